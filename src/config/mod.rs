@@ -1,0 +1,2 @@
+//! Layered configuration (figment): defaults < file `[default]` < file `[<profile>]` <
+//! `SCOUT_*` environment < flags.

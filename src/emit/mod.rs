@@ -1,0 +1,1 @@
+//! Emitters: pure functions of a finished, redacted `Report`, one module per format.

@@ -1,0 +1,5 @@
+//! The `scout` binary: parse, hand over, return the exit code.
+
+fn main() -> std::process::ExitCode {
+    scout::run()
+}

@@ -1,0 +1,1 @@
+//! The safety policy, schema-driven arguments, output validation and the rate limiter.

@@ -1,0 +1,91 @@
+//! The Session the phases share for one server: the connections, the recorder, what has
+//! been learnt so far, and the findings.
+
+use serde_json::Value;
+
+use crate::client::Connection;
+use crate::probe::spec::ServerSpec;
+use crate::report::finding::{Era, Finding, FindingBuilder};
+use crate::report::model::EraKind;
+use crate::telemetry::Recorder;
+
+/// What the catalog phase learnt on one wire, for the phases after it.
+#[derive(Debug, Clone, Default)]
+pub struct Catalog {
+    pub era: Option<Era>,
+    pub tools: Vec<Value>,
+    pub resources: Vec<Value>,
+    pub resource_templates: Vec<Value>,
+    pub prompts: Vec<Value>,
+}
+
+/// The state of one server run.
+pub struct Session {
+    pub spec: ServerSpec,
+    pub recorder: Recorder,
+    pub findings: Vec<Finding>,
+    /// Which generations the server speaks (decided by the handshake phase).
+    pub era: EraKind,
+    /// One connection per era spoken (two for a dual-era server). Empty until the handshake.
+    pub wires: Vec<Connection>,
+    /// Catalogues per wire, filled by the catalog phase.
+    pub catalogs: Vec<Catalog>,
+    /// Versions used on the wire.
+    pub protocol_versions: Vec<String>,
+    pub server_info: Option<Value>,
+    /// Set when the run cannot go on; every later phase is skipped as blocked.
+    pub blocked: Option<String>,
+    /// Internal errors (a phase that tried to record an invalid finding), logged, never shown
+    /// as findings.
+    pub internal_errors: Vec<String>,
+}
+
+impl Session {
+    /// A fresh session for `spec`.
+    pub fn new(spec: ServerSpec) -> Self {
+        Session {
+            spec,
+            recorder: Recorder::new(),
+            findings: Vec::new(),
+            era: EraKind::Unknown,
+            wires: Vec::new(),
+            catalogs: Vec::new(),
+            protocol_versions: Vec::new(),
+            server_info: None,
+            blocked: None,
+            internal_errors: Vec::new(),
+        }
+    }
+
+    /// Records a finding after checking its invariants (evidence must have been recorded).
+    pub fn add(&mut self, finding: FindingBuilder) {
+        let recorder = self.recorder.clone();
+        match finding.build(|seq| recorder.contains(seq)) {
+            Ok(f) => self.findings.push(f),
+            Err(e) => {
+                tracing::error!("internal: {e}");
+                debug_assert!(false, "invalid finding: {e}");
+                self.internal_errors.push(e.to_string());
+            }
+        }
+    }
+
+    /// Records several findings.
+    pub fn add_all(&mut self, findings: impl IntoIterator<Item = FindingBuilder>) {
+        for f in findings {
+            self.add(f);
+        }
+    }
+
+    /// Marks the run blocked: later phases are skipped with this reason.
+    pub fn block(&mut self, why: impl Into<String>) {
+        if self.blocked.is_none() {
+            self.blocked = Some(why.into());
+        }
+    }
+
+    /// The wire of `era`, if the server speaks it.
+    pub fn wire(&self, era: Era) -> Option<&Connection> {
+        self.wires.iter().find(|w| w.era() == era)
+    }
+}

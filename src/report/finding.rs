@@ -1,0 +1,363 @@
+//! The one `Finding` model every emitter reads, and the builder that enforces its invariants.
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe::registry::Check;
+use crate::telemetry::Seq;
+
+/// The nine phases, in run order. Their `as_str` names are the category names in every report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Discovery,
+    Auth,
+    Handshake,
+    Protocol,
+    Catalog,
+    Execution,
+    Performance,
+    Resilience,
+    Security,
+}
+
+impl Phase {
+    /// Every phase in run order.
+    pub const ALL: [Phase; 9] = [
+        Phase::Discovery,
+        Phase::Auth,
+        Phase::Handshake,
+        Phase::Protocol,
+        Phase::Catalog,
+        Phase::Execution,
+        Phase::Performance,
+        Phase::Resilience,
+        Phase::Security,
+    ];
+
+    /// The stable lower-case name (`protocol`), used in ids, config keys and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Discovery => "discovery",
+            Phase::Auth => "auth",
+            Phase::Handshake => "handshake",
+            Phase::Protocol => "protocol",
+            Phase::Catalog => "catalog",
+            Phase::Execution => "execution",
+            Phase::Performance => "performance",
+            Phase::Resilience => "resilience",
+            Phase::Security => "security",
+        }
+    }
+
+    /// Parses a phase name as written on the command line or in config.
+    pub fn parse(s: &str) -> Option<Phase> {
+        Phase::ALL.into_iter().find(|p| p.as_str() == s.trim())
+    }
+}
+
+impl std::fmt::Display for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a check concluded (DESIGN §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A request showed the property.
+    Pass,
+    /// An observation, no judgement.
+    Info,
+    /// A deviation an agent can live with (costs 5 points).
+    Warn,
+    /// A deviation an agent cannot live with (costs by severity).
+    Fail,
+    /// Not assessed, with a typed reason.
+    Skip,
+}
+
+impl Status {
+    /// Lower-case name as in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Info => "info",
+            Status::Warn => "warn",
+            Status::Fail => "fail",
+            Status::Skip => "skip",
+        }
+    }
+}
+
+/// How bad a failure is; drives the score (critical zeroes the category, major −40, minor −15).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Minor,
+    Major,
+    Critical,
+}
+
+impl Severity {
+    /// Lower-case name as in the JSON report and on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Minor => "minor",
+            Severity::Major => "major",
+            Severity::Critical => "critical",
+        }
+    }
+
+    /// Parses `critical|major|minor`.
+    pub fn parse(s: &str) -> Option<Severity> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "critical" => Some(Severity::Critical),
+            "major" => Some(Severity::Major),
+            "minor" => Some(Severity::Minor),
+            _ => None,
+        }
+    }
+}
+
+/// Why a check was not assessed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    /// The check has no subject here (wrong era or transport, capability not declared).
+    NotApplicable,
+    /// The safety policy forbade the request that would have assessed it.
+    Policy,
+    /// An earlier phase found the server unreachable or locked; nothing later could run.
+    Blocked,
+    /// The check could not be assessed this run (deadline, interrupted, phase not selected).
+    NotAssessed,
+}
+
+impl SkipReason {
+    /// Lower-case name as in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SkipReason::NotApplicable => "not_applicable",
+            SkipReason::Policy => "policy",
+            SkipReason::Blocked => "blocked",
+            SkipReason::NotAssessed => "not_assessed",
+        }
+    }
+}
+
+/// The protocol generation a finding is about (a dual-era server is probed on both wires).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Era {
+    /// The handshake revisions, 2024-11-05 … 2025-11-25 (`initialize`).
+    Legacy,
+    /// The stateless 2026-07-28 revision (`server/discover`, `_meta` on every request).
+    Modern,
+}
+
+impl Era {
+    /// Lower-case name as in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Era::Legacy => "legacy",
+            Era::Modern => "modern",
+        }
+    }
+}
+
+/// Why a finding does not count for the gate although it is reported.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Suppression {
+    /// Listed in `[checks] ignore` with this reason.
+    Ignored { reason: String },
+    /// Listed in the `--baseline` file with this reason.
+    Baselined { reason: String },
+}
+
+/// One conclusion of one check about one subject, citing the exchanges that showed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable `phase.snake_case` id from the registry.
+    pub id: String,
+    /// The category it is scored in.
+    pub phase: Phase,
+    /// The check's title.
+    pub title: String,
+    pub status: Status,
+    /// Set exactly when `status` is `fail`.
+    pub severity: Option<Severity>,
+    /// What was seen, in one or a few sentences.
+    pub detail: String,
+    /// What to do about it.
+    pub advice: String,
+    /// The spec section the check enforces.
+    pub spec: Option<String>,
+    /// What it is about: a tool name, a method, a header.
+    pub subject: Option<String>,
+    /// Which wire it was observed on, for servers probed on both.
+    pub era: Option<Era>,
+    /// Recorder sequence numbers of the exchanges that showed it.
+    pub evidence: Vec<Seq>,
+    /// Set exactly when `status` is `skip`.
+    pub skip_reason: Option<SkipReason>,
+    /// Reported but not counted (ignored in config or baselined).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<Suppression>,
+}
+
+impl Finding {
+    /// True when the finding takes part in scoring and gating.
+    pub fn counts(&self) -> bool {
+        self.suppressed.is_none()
+    }
+}
+
+/// Why a finding could not be built. These are programming errors in a phase; the session
+/// logs them and records nothing, so a broken check can never produce a false finding.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum FindingError {
+    #[error("{id}: a {status} finding must cite at least one exchange (or say it has none)")]
+    NoEvidence {
+        id: &'static str,
+        status: &'static str,
+    },
+    #[error("{id}: evidence #{seq} was never recorded")]
+    UnknownEvidence { id: &'static str, seq: Seq },
+    #[error("{id}: a skip needs a reason")]
+    SkipWithoutReason { id: &'static str },
+}
+
+/// Builds a [`Finding`] from a registered [`Check`]; see `Check::pass` and friends.
+#[derive(Debug, Clone)]
+#[must_use = "a finding builder does nothing until it is recorded"]
+pub struct FindingBuilder {
+    check: &'static Check,
+    status: Status,
+    severity: Option<Severity>,
+    detail: String,
+    advice: Option<String>,
+    subject: Option<String>,
+    era: Option<Era>,
+    evidence: Vec<Seq>,
+    skip_reason: Option<SkipReason>,
+    no_exchange: bool,
+}
+
+impl FindingBuilder {
+    pub(crate) fn new(check: &'static Check, status: Status, detail: String) -> Self {
+        FindingBuilder {
+            check,
+            status,
+            severity: (status == Status::Fail).then_some(check.severity),
+            detail,
+            advice: None,
+            subject: None,
+            era: None,
+            evidence: Vec::new(),
+            skip_reason: None,
+            no_exchange: false,
+        }
+    }
+
+    pub(crate) fn skip_reason(mut self, reason: SkipReason) -> Self {
+        self.skip_reason = Some(reason);
+        self
+    }
+
+    /// The check this finding belongs to.
+    pub fn check(&self) -> &'static Check {
+        self.check
+    }
+
+    /// The status it will be recorded with.
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    /// Overrides the registry's default severity (only meaningful on a fail).
+    pub fn severity(mut self, severity: Severity) -> Self {
+        if self.status == Status::Fail {
+            self.severity = Some(severity);
+        }
+        self
+    }
+
+    /// Cites exchanges by sequence number (duplicates are removed, order kept sorted).
+    pub fn evidence(mut self, seqs: impl IntoIterator<Item = Seq>) -> Self {
+        self.evidence.extend(seqs);
+        self.evidence.sort_unstable();
+        self.evidence.dedup();
+        self
+    }
+
+    /// What the finding is about (a tool, a method, a header).
+    pub fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// The wire it was observed on.
+    pub fn era(mut self, era: Era) -> Self {
+        self.era = Some(era);
+        self
+    }
+
+    /// Replaces the registry's advice with something specific to what was seen.
+    pub fn advice(mut self, advice: impl Into<String>) -> Self {
+        self.advice = Some(advice.into());
+        self
+    }
+
+    /// Declares that this observation was not an exchange (a process that did not start,
+    /// what was handed to a child), so it legitimately cites none.
+    pub fn without_exchange(mut self) -> Self {
+        self.no_exchange = true;
+        self
+    }
+
+    /// Checks the invariants and produces the finding. `known` says whether a sequence
+    /// number was recorded in this run.
+    pub fn build(self, known: impl Fn(Seq) -> bool) -> Result<Finding, FindingError> {
+        let id = self.check.id;
+        if matches!(self.status, Status::Pass | Status::Fail | Status::Warn)
+            && self.evidence.is_empty()
+            && !self.no_exchange
+        {
+            return Err(FindingError::NoEvidence {
+                id,
+                status: self.status.as_str(),
+            });
+        }
+        if let Some(seq) = self.evidence.iter().copied().find(|s| !known(*s)) {
+            return Err(FindingError::UnknownEvidence { id, seq });
+        }
+        if self.status == Status::Skip && self.skip_reason.is_none() {
+            return Err(FindingError::SkipWithoutReason { id });
+        }
+        Ok(Finding {
+            id: id.to_string(),
+            phase: self.check.phase,
+            title: self.check.title.to_string(),
+            status: self.status,
+            severity: if self.status == Status::Fail {
+                self.severity.or(Some(self.check.severity))
+            } else {
+                None
+            },
+            detail: self.detail,
+            advice: self.advice.unwrap_or_else(|| self.check.advice.to_string()),
+            spec: (!self.check.spec.is_empty()).then(|| self.check.spec.to_string()),
+            subject: self.subject,
+            era: self.era,
+            evidence: self.evidence,
+            skip_reason: if self.status == Status::Skip {
+                self.skip_reason
+            } else {
+                None
+            },
+            suppressed: None,
+        })
+    }
+}

@@ -1,0 +1,10 @@
+//! The report model: findings, per-server reports, scoring and the gate.
+
+pub mod finding;
+pub mod gate;
+pub mod model;
+pub mod score;
+
+pub use finding::{Era, Finding, FindingBuilder, Phase, Severity, SkipReason, Status, Suppression};
+pub use gate::{GateConfig, GateResult};
+pub use model::{Anchor, CategoryScore, EraKind, Report, ServerReport, TransportKind};

@@ -1,0 +1,117 @@
+//! `Report` and `ServerReport`: what a run produced. Emitters read a finished, redacted
+//! `Report` and nothing else.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::report::finding::{Finding, Phase};
+use crate::report::gate::GateResult;
+use crate::telemetry::Exchange;
+
+/// How scout reached the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TransportKind {
+    /// Streamable HTTP.
+    Http,
+    /// The deprecated 2024-11-05 HTTP+SSE transport.
+    LegacySse,
+    /// A child process on stdin/stdout.
+    Stdio,
+}
+
+impl TransportKind {
+    /// Name as in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TransportKind::Http => "http",
+            TransportKind::LegacySse => "legacy_sse",
+            TransportKind::Stdio => "stdio",
+        }
+    }
+}
+
+/// Which protocol generations the server speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EraKind {
+    /// Only the handshake revisions (≤ 2025-11-25).
+    Legacy,
+    /// Only 2026-07-28.
+    Modern,
+    /// Both, on one endpoint or process.
+    Dual,
+    /// Not decided (the server could not be reached).
+    Unknown,
+}
+
+impl EraKind {
+    /// Name as in the JSON report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EraKind::Legacy => "legacy",
+            EraKind::Modern => "modern",
+            EraKind::Dual => "dual",
+            EraKind::Unknown => "unknown",
+        }
+    }
+}
+
+/// The score of one category (phase).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CategoryScore {
+    pub phase: Phase,
+    /// 0–100; meaningful only when `assessed`.
+    pub score: u8,
+    /// False when no check of this phase was assessed (all skipped, or the phase did not run).
+    pub assessed: bool,
+}
+
+/// Where a server was declared, for SARIF / JUnit / annotation anchors (repository-relative).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Anchor {
+    /// Repository-relative path, never a URI with a scheme.
+    pub path: String,
+    /// 1-based line.
+    pub line: u32,
+}
+
+/// Everything learnt about one server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerReport {
+    pub name: String,
+    pub transport: TransportKind,
+    /// The URL, or the command line for stdio servers (arguments as given, no environment).
+    pub target: String,
+    pub era: EraKind,
+    /// Versions actually used on the wire (negotiated or sent in `_meta`).
+    pub protocol_versions: Vec<String>,
+    /// `serverInfo` as the server gave it.
+    #[serde(default)]
+    pub server_info: Option<serde_json::Value>,
+    /// Overall score; `None` when no category was assessed.
+    pub score: Option<u8>,
+    pub categories: Vec<CategoryScore>,
+    pub findings: Vec<Finding>,
+    /// Every recorded exchange, already redacted.
+    pub exchanges: Vec<Exchange>,
+    /// Why the run could not go on (unreachable, process died), when it could not.
+    pub blocked: Option<String>,
+    /// The run was cut short by Ctrl-C or the deadline.
+    pub interrupted: bool,
+    /// The config line that declared the server, when it came from a config file.
+    pub anchor: Option<Anchor>,
+    pub duration_ms: u64,
+}
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub run_id: String,
+    pub scout_version: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub started_at: OffsetDateTime,
+    pub duration_ms: u64,
+    pub servers: Vec<ServerReport>,
+    pub gate: GateResult,
+}

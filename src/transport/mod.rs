@@ -1,0 +1,201 @@
+//! Transports: Streamable HTTP (both shapes) with our own SSE parser, the legacy HTTP+SSE
+//! transport, and stdio child processes. Every exchange goes through the recorder.
+//!
+//! The types here are the contract between the transports and the phases: a phase asks for
+//! a [`Probe`] to be sent and judges the [`Reply`], citing `reply.evidence`.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::telemetry::Seq;
+
+/// The JSON-RPC id a probe carries.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum IdKind {
+    /// The connection picks one (alternating integers and strings over a run).
+    #[default]
+    Auto,
+    /// This string id.
+    Str(String),
+    /// This integer id.
+    Int(i64),
+    /// `"id": null` (a deliberate protocol violation).
+    Null,
+    /// No id at all: a notification.
+    Absent,
+}
+
+/// How the 2026-07-28 `_meta` envelope is handled for a probe.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum MetaMode {
+    /// Add the connection's envelope (modern wires only).
+    #[default]
+    Auto,
+    /// Send no `_meta` at all.
+    Omit,
+    /// Use exactly this `_meta` object.
+    Custom(Value),
+}
+
+/// Which session id an HTTP probe carries.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum SessionMode {
+    /// The connection's current session, if any.
+    #[default]
+    Auto,
+    /// No `Mcp-Session-Id` header.
+    None,
+    /// This value (a bogus or ended session).
+    Custom(String),
+}
+
+/// One deliberate request. `Probe::request("tools/list", json!({}))` is an ordinary request;
+/// the other fields bend it into a protocol violation or a transport probe.
+#[derive(Debug, Clone, Default)]
+pub struct Probe {
+    /// JSON-RPC method (`None` only with `raw_body` or a non-POST `http_method`).
+    pub method: Option<String>,
+    pub id: IdKind,
+    /// `params` (without `_meta`; it is added per `meta`). `None` omits params.
+    pub params: Option<Value>,
+    pub meta: MetaMode,
+    /// Send these bytes instead of a built message (stdio: one line; a newline is added).
+    pub raw_body: Option<String>,
+    /// HTTP only: `GET` or `DELETE` instead of `POST`.
+    pub http_method: Option<String>,
+    /// HTTP only: header overrides, applied last. `None` removes a header the connection
+    /// would otherwise send (e.g. `Mcp-Method`).
+    pub headers: Vec<(String, Option<String>)>,
+    pub session: SessionMode,
+    /// Overrides the per-request timeout.
+    pub timeout: Option<Duration>,
+    /// The probe expects no JSON-RPC reply (notifications, raw garbage on stdio): the
+    /// transport waits only briefly (stdio) or for the HTTP status (HTTP).
+    pub expect_no_reply: bool,
+    /// Use the bare HTTP client (no credentials, no fixed headers).
+    pub bare: bool,
+}
+
+impl Probe {
+    /// An ordinary request.
+    pub fn request(method: &str, params: Value) -> Self {
+        Probe {
+            method: Some(method.to_string()),
+            params: Some(params),
+            ..Probe::default()
+        }
+    }
+
+    /// An ordinary notification.
+    pub fn notification(method: &str, params: Option<Value>) -> Self {
+        Probe {
+            method: Some(method.to_string()),
+            params,
+            id: IdKind::Absent,
+            expect_no_reply: true,
+            ..Probe::default()
+        }
+    }
+}
+
+/// How a probe ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// A JSON-RPC response with the probe's id arrived (see `Reply::response`).
+    Answered,
+    /// The transport answered without a matching JSON-RPC response (an HTTP status with a
+    /// non-JSON-RPC body, 202, an empty body, nothing on stdio when none was expected).
+    NoResponse,
+    /// Nothing (or not all of it) arrived within the timeout; the call is abandoned.
+    TimedOut,
+    /// The body exceeded the size cap and was cut.
+    Truncated,
+    /// Connection refused, reset, process gone …
+    TransportError(String),
+}
+
+/// What an SSE response stream looked like.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SseInfo {
+    /// Number of events (including priming events with empty data).
+    pub events: usize,
+    /// Irregularities the parser saw (an event without data, events after the response,
+    /// a stream that never ended, non-JSON data …), one sentence each.
+    pub anomalies: Vec<String>,
+    /// The server closed the stream after the response.
+    pub ended: bool,
+}
+
+/// The HTTP side of a reply.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HttpInfo {
+    pub status: u16,
+    /// Response headers, names lower-cased, in order.
+    pub headers: Vec<(String, String)>,
+    pub content_type: Option<String>,
+    /// The body as text (SSE verbatim), up to the cap.
+    pub body: String,
+    /// Set when the body was an SSE stream.
+    pub sse: Option<SseInfo>,
+}
+
+impl HttpInfo {
+    /// First value of a response header (case-insensitive name).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Everything a probe produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    /// Every exchange that belongs to this probe (HTTP: one; stdio: the sent line and each
+    /// received line attributed to it). Cite these.
+    pub evidence: Vec<Seq>,
+    pub outcome: Outcome,
+    /// The JSON-RPC response (or, on a transport that answered with a JSON-RPC error object
+    /// without an id, that object).
+    pub response: Option<Value>,
+    /// Notifications that came with it (SSE stream, or stdio lines for this request).
+    pub notifications: Vec<Value>,
+    /// Server→client requests seen while waiting (a violation on a 2026-07-28 response stream).
+    pub server_requests: Vec<Value>,
+    /// The HTTP status, headers and body, on HTTP wires.
+    pub http: Option<HttpInfo>,
+    pub elapsed: Duration,
+}
+
+impl Reply {
+    /// `result`, when the response has one.
+    pub fn result(&self) -> Option<&Value> {
+        self.response.as_ref().and_then(|r| r.get("result"))
+    }
+
+    /// `error.code`, when the response is an error.
+    pub fn error_code(&self) -> Option<i64> {
+        self.response
+            .as_ref()
+            .and_then(|r| r.get("error"))
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_i64)
+    }
+
+    /// `error.message`, when the response is an error.
+    pub fn error_message(&self) -> Option<&str> {
+        self.response
+            .as_ref()
+            .and_then(|r| r.get("error"))
+            .and_then(|e| e.get("message"))
+            .and_then(Value::as_str)
+    }
+
+    /// The HTTP status, on HTTP wires.
+    pub fn status(&self) -> Option<u16> {
+        self.http.as_ref().map(|h| h.status)
+    }
+}
