@@ -1,0 +1,1 @@
+//! github output. SKELETON: filled in by the emitter work.

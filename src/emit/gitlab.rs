@@ -1,0 +1,1 @@
+//! gitlab output. SKELETON: filled in by the emitter work.

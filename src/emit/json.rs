@@ -1,0 +1,1 @@
+//! json output. SKELETON: filled in by the emitter work.

@@ -1,0 +1,1 @@
+//! junit output. SKELETON: filled in by the emitter work.

@@ -1,0 +1,1 @@
+//! markdown output. SKELETON: filled in by the emitter work.

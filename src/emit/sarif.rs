@@ -1,0 +1,1 @@
+//! sarif output. SKELETON: filled in by the emitter work.

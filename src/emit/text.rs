@@ -1,0 +1,1 @@
+//! text output. SKELETON: filled in by the emitter work.
