@@ -1,11 +1,112 @@
-//! Performance: latencies of what an agent does most. The probes of this phase belong to a
-//! later issue; until then the category is reported as not assessed.
+//! Performance: how quickly the server answers what an agent does most. The latency probe
+//! repeats one cheap read-only request (`server/discover` on 2026-07-28 wires, `tools/list`
+//! otherwise) and reports percentiles. (`cold_start`, `throughput` and `payload_size` are
+//! later work and not registered yet.)
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::probe::Session;
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::transport::{Outcome, Reply};
 
 crate::checks! { phase: Performance;
     LATENCY = "performance.latency", Minor, "Requests are answered quickly", "",
-        "p50/p95/p99 of the read-only requests made during the run.",
-        "Profile the slow methods named in the detail.";
+        "scout repeats one cheap read-only request (server/discover on 2026-07-28 wires, tools/list otherwise) and reports p50, p95 and p99. A p95 above 1 s is a warning: agents call these on every turn.",
+        "Profile the method named in the detail; list and discover results should come from memory.";
+}
+
+/// Requests per wire.
+const SAMPLES: usize = 10;
+/// p95 above this is a warning.
+const WARN_P95: Duration = Duration::from_secs(1);
+
+/// The `q`-quantile (0..=1) of sorted durations, nearest-rank.
+pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
+/// Judges the samples of one wire.
+pub fn judge(method: &str, era: Option<Era>, replies: &[Reply]) -> FindingBuilder {
+    let evidence: Vec<_> = replies
+        .iter()
+        .flat_map(|r| r.evidence.iter().copied())
+        .collect();
+    let ok: Vec<&Reply> = replies
+        .iter()
+        .filter(|r| r.outcome == Outcome::Answered && r.result().is_some())
+        .collect();
+    let mut f = if ok.len() < replies.len() / 2 + 1 {
+        LATENCY.skip(
+            SkipReason::NotAssessed,
+            format!("Only {} of {} {method} requests were answered with a result; no latency to measure.", ok.len(), replies.len()),
+        )
+    } else {
+        let mut d: Vec<Duration> = ok.iter().map(|r| r.elapsed).collect();
+        d.sort();
+        let (p50, p95, p99) = (quantile(&d, 0.5), quantile(&d, 0.95), quantile(&d, 0.99));
+        let detail = format!(
+            "{method} over {} requests: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms.",
+            d.len(),
+            p50.as_secs_f64() * 1000.0,
+            p95.as_secs_f64() * 1000.0,
+            p99.as_secs_f64() * 1000.0
+        );
+        if p95 > WARN_P95 {
+            LATENCY.warn(detail)
+        } else {
+            LATENCY.info(detail)
+        }
+        .subject(method)
+        .evidence(evidence)
+    };
+    if let Some(e) = era {
+        f = f.era(e);
+    }
+    f
 }
 
 /// Runs this phase's probes against the session.
-pub async fn run(_s: &mut crate::probe::Session) {}
+pub async fn run(s: &mut Session) {
+    let wires = s.wires.clone();
+    if wires.is_empty() {
+        s.add(LATENCY.skip(
+            SkipReason::NotAssessed,
+            "No connection was open to measure.",
+        ));
+        return;
+    }
+    let dual = wires.len() > 1;
+    for w in wires {
+        let method = if w.era() == Era::Modern {
+            "server/discover"
+        } else {
+            "tools/list"
+        };
+        let mut replies = Vec::with_capacity(SAMPLES);
+        // Sequential on purpose: latency, not throughput.
+        for _ in 0..SAMPLES {
+            replies.push(w.request(method, json!({})).await);
+        }
+        s.add(judge(method, dual.then_some(w.era()), &replies));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_quantiles() {
+        let d: Vec<Duration> = (1..=10).map(Duration::from_millis).collect();
+        assert_eq!(quantile(&d, 0.5), Duration::from_millis(5));
+        assert_eq!(quantile(&d, 0.95), Duration::from_millis(10));
+        assert_eq!(quantile(&d[..1], 0.99), Duration::from_millis(1));
+        assert_eq!(quantile(&[], 0.5), Duration::ZERO);
+    }
+}
