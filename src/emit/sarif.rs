@@ -173,10 +173,8 @@ fn rule(r: &RuleInfo) -> sarif::ReportingDescriptor {
         );
     }
     props.insert("precision".to_string(), json!("high"));
-    let mut tags = vec!["mcp".to_string(), r.phase.as_str().to_string()];
-    if r.phase == Phase::Security {
-        tags.push("security".to_string());
-    }
+    // Tags must be unique (the schema says so); the security phase is its own tag.
+    let tags = vec!["mcp".to_string(), r.phase.as_str().to_string()];
     let markdown = format!("{}\n\nSee [{}]({}).", r.advice, r.help_uri, r.help_uri);
     sarif::ReportingDescriptor::builder()
         .id(r.id.clone())

@@ -8,11 +8,14 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 
 # SARIF multitool (a .NET tool shipped inside the npm package, so no extra download).
-if [ ! -x "$here/node/node_modules/.bin/sarif-multitool" ]; then
+# 5.x: the 4.x single-file build crashes in `validate` (empty Assembly.Location).
+multitool_version=5.7.0
+installed="$(node -p "require('$here/node/node_modules/@microsoft/sarif-multitool/package.json').version" 2>/dev/null || true)"
+if [ "$installed" != "$multitool_version" ]; then
   command -v npm >/dev/null || { echo "setup.sh: npm is required (Node.js 18+)" >&2; exit 1; }
   mkdir -p "$here/node"
   [ -f "$here/node/package.json" ] || echo '{"private":true}' > "$here/node/package.json"
-  npm install --prefix "$here/node" --no-audit --no-fund --loglevel=error @microsoft/sarif-multitool@4
+  npm install --prefix "$here/node" --no-audit --no-fund --loglevel=error "@microsoft/sarif-multitool@$multitool_version"
 fi
 
 # junitparser in a private venv.
