@@ -51,7 +51,8 @@ fn finding_time(server: &ServerReport, f: &Finding) -> Duration {
 /// The body of a failure, and the system-out of other cases.
 fn body(f: &Finding) -> String {
     let mut lines = vec![f.detail.clone()];
-    if !f.advice.is_empty() {
+    // Advice is what to do about a problem; on a pass it would only be noise.
+    if !f.advice.is_empty() && matches!(f.status, Status::Warn | Status::Fail) {
         lines.push(format!("advice: {}", f.advice));
     }
     if !f.evidence.is_empty() {

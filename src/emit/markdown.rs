@@ -165,11 +165,15 @@ fn server_section(out: &mut String, report: &Report, s: &ServerReport) {
         }
         out.push('\n');
     }
-    let rest = sorted(
-        s.findings
-            .iter()
-            .filter(|f| matches!(f.status, Status::Pass | Status::Info | Status::Skip)),
-    );
+    // The collapsed list is for looking things up, so it is ordered by check id.
+    let mut rest: Vec<&Finding> = s
+        .findings
+        .iter()
+        .filter(|f| matches!(f.status, Status::Pass | Status::Info | Status::Skip))
+        .collect();
+    rest.sort_by(|a, b| {
+        (&a.id, &a.subject, a.era, a.status).cmp(&(&b.id, &b.subject, b.era, b.status))
+    });
     if !rest.is_empty() {
         let count = |st: Status| rest.iter().filter(|f| f.status == st).count();
         out.push_str(&format!(
