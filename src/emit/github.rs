@@ -42,6 +42,13 @@ fn command(level: &str, server: &ServerReport, f: &Finding) -> String {
     if !f.evidence.is_empty() {
         msg.push_str(&format!("\nEvidence: {}", evidence_text(&f.evidence)));
     }
+    // Other control characters (ANSI escapes from a server) have no business in a log line.
+    let strip = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !c.is_control() || matches!(c, '\n' | '\r'))
+            .collect()
+    };
+    let (title, msg) = (strip(&title), strip(&msg));
     format!(
         "::{level} file={},line={},title={}::{}",
         escape_property(&anchor.path),

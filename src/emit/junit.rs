@@ -34,7 +34,9 @@ fn base_name(f: &Finding) -> String {
     if let Some(era) = f.era {
         name.push_str(&format!(" ({})", era.as_str()));
     }
-    name
+    // De-duplicate what will be written: XmlString drops control characters and ANSI
+    // escapes, which could otherwise turn two distinct subjects into one name.
+    XmlString::new(name).into_string()
 }
 
 /// Seconds spent in the exchanges a finding cites.

@@ -3,7 +3,8 @@
 //! One run for the whole report. Rules come from the registry for the check ids that have a
 //! result; results are the warn and fail findings (levels `warning` / `error`). GitHub
 //! rejects a whole upload when one result lacks a physical location, so every result gets
-//! one: the server's [`Anchor`] (the config line that declared it), else the stable
+//! one: the server's [`Anchor`] (the config line that declared it, or the workflow file from
+//! [`workflow_anchor`] when the CLI set that), else the stable
 //! repository-relative pseudo-path `mcp/<server>` line 1 — never a URI with a scheme.
 //! `partialFingerprints.primaryLocationLineHash` is derived from (check id, server, subject,
 //! era), not from the line, so alerts survive reruns and close when fixed.
@@ -35,6 +36,25 @@ const MAX_MESSAGE: usize = 4096;
 pub fn anchor_of(server: &ServerReport) -> Anchor {
     server.anchor.clone().unwrap_or_else(|| Anchor {
         path: format!("mcp/{}", sanitize_path_segment(&server.name)),
+        line: 1,
+    })
+}
+
+/// The workflow file named by `$GITHUB_WORKFLOW_REF`
+/// (`owner/repo/.github/workflows/ci.yml@refs/heads/main` → `.github/workflows/ci.yml`
+/// line 1). The CLI sets it as the anchor of servers given on the command line when running
+/// under GitHub Actions, so their alerts point at the workflow that checked them; `None`
+/// when the value does not have that shape.
+pub fn workflow_anchor(workflow_ref: &str) -> Option<Anchor> {
+    let path = workflow_ref.split('@').next()?;
+    let mut parts = path.splitn(3, '/');
+    let (_owner, _repo, rest) = (parts.next()?, parts.next()?, parts.next()?);
+    let ok = rest.starts_with(".github/")
+        && !rest.contains("..")
+        && !rest.contains(':')
+        && rest.chars().all(|c| !c.is_control());
+    ok.then(|| Anchor {
+        path: rest.to_string(),
         line: 1,
     })
 }
@@ -409,6 +429,16 @@ mod tests {
     fn pseudo_paths_stay_one_relative_segment() {
         assert_eq!(sanitize_path_segment("a/b:c d"), "a_b_c_d");
         assert_eq!(sanitize_path_segment(".."), "server");
+    }
+
+    #[test]
+    fn workflow_ref_gives_the_workflow_file() {
+        let a = workflow_anchor("octo/repo/.github/workflows/mcp.yml@refs/heads/main")
+            .expect("a workflow path");
+        assert_eq!(a.path, ".github/workflows/mcp.yml");
+        assert_eq!(a.line, 1);
+        assert_eq!(workflow_anchor("nonsense"), None);
+        assert_eq!(workflow_anchor("o/r/../../etc/passwd@x"), None);
     }
 
     #[test]

@@ -754,3 +754,42 @@ fn merging_shards_equals_the_unsharded_run() {
         Err(MergeError::Empty)
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Hostile text from a server stays inert in every format
+
+#[test]
+fn hostile_server_text_stays_inert() {
+    let mut report = sample::report();
+    let f = &mut report.servers[0].findings[6]; // protocol.batch, a warn
+    f.detail = "\u{1b}[31mred\u{0}\n::error title=fake::owned\r\n<script>alert(1)</script>".into();
+    f.subject = Some("a\u{1}b".into());
+
+    let annotations = emit::github::annotations(&report);
+    assert!(!annotations.contains('\u{1b}') && !annotations.contains('\u{0}'));
+    assert!(
+        annotations
+            .lines()
+            .all(|l| !l.starts_with("::error title=fake")),
+        "{annotations}"
+    );
+
+    let md = emit::markdown::render(&report);
+    assert!(!md.contains("<script>"), "markdown must escape HTML");
+
+    let seen = junitparser_read(&emit::junit::render(&report));
+    let names: Vec<String> = seen["suites"]
+        .as_array()
+        .expect("suites")
+        .iter()
+        .flat_map(|s| s["cases"].as_array().expect("cases").iter())
+        .map(|c| c["name"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert!(names.iter().any(|n| n == "protocol.batch[ab]"), "{names:?}");
+
+    let back = emit::json::parse(&emit::json::render(&report)).expect("round trip");
+    assert_eq!(
+        back.servers[0].findings[6].detail,
+        report.servers[0].findings[6].detail
+    );
+}
