@@ -25,8 +25,10 @@ use crate::report::model::{Anchor, Report, ServerReport};
 pub const DOCS_CHECKS: &str = "https://github.com/scout-mcp/scout/blob/main/docs/checks.md";
 /// `tool.driver.informationUri`.
 pub const INFORMATION_URI: &str = "https://github.com/scout-mcp/scout";
-/// GitHub code scanning accepts at most this many results per run.
-pub const MAX_RESULTS: usize = 25_000;
+/// Results kept per run. GitHub accepts 25 000 but shows only the 5 000 most severe; with
+/// messages capped at [`MAX_MESSAGE`] this bound also keeps a log well under GitHub's
+/// 10 MB gzip limit (about 30 MB uncompressed at worst, of very repetitive JSON).
+pub const MAX_RESULTS: usize = 5_000;
 /// Descriptions longer than this are cut (GitHub's limit for rule descriptions).
 const MAX_DESCRIPTION: usize = 1024;
 /// Messages longer than this are cut, which keeps a full run far below 10 MB gzip.
@@ -365,7 +367,7 @@ pub fn render(report: &Report) -> String {
         run_props.insert(
             "truncated".to_string(),
             json!(format!(
-                "{dropped} results beyond GitHub's limit of {MAX_RESULTS} were left out (least severe first)"
+                "{dropped} results beyond the first {MAX_RESULTS} were left out (least severe first)"
             )),
         );
     }

@@ -793,3 +793,25 @@ fn hostile_server_text_stays_inert() {
         report.servers[0].findings[6].detail
     );
 }
+
+#[test]
+fn sarif_caps_results_and_says_so() {
+    let mut report = sample::report();
+    let template = report.servers[0].findings[6].clone(); // a warn
+    report.servers[0]
+        .findings
+        .extend((0..emit::sarif::MAX_RESULTS).map(|i| {
+            let mut f = template.clone();
+            f.subject = Some(format!("tool_{i}"));
+            f
+        }));
+    let log: Value = serde_json::from_str(&emit::sarif::render(&report)).expect("json");
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), emit::sarif::MAX_RESULTS);
+    // The most severe are kept.
+    assert!(results.iter().any(|r| r["ruleId"] == "catalog.tools_list"));
+    let note = log["runs"][0]["properties"]["truncated"]
+        .as_str()
+        .expect("a note");
+    assert!(note.starts_with("10 results"), "{note}");
+}
