@@ -1,1 +1,451 @@
-//! sarif output. SKELETON: filled in by the emitter work.
+//! SARIF 2.1.0 for GitHub code scanning (and Jenkins' warnings-ng), built with `serde-sarif`.
+//!
+//! One run for the whole report. Rules come from the registry for the check ids that have a
+//! result; results are the warn and fail findings (levels `warning` / `error`). GitHub
+//! rejects a whole upload when one result lacks a physical location, so every result gets
+//! one: the server's [`Anchor`] (the config line that declared it, or the workflow file from
+//! [`workflow_anchor`] when the CLI set that), else the stable
+//! repository-relative pseudo-path `mcp/<server>` line 1 — never a URI with a scheme.
+//! `partialFingerprints.primaryLocationLineHash` is derived from (check id, server, subject,
+//! era), not from the line, so alerts survive reruns and close when fixed.
+//! `automationDetails.id` is `scout/<server>/`, or `scout/<a>+<b>/` (names sorted) when one
+//! report covers several servers: one upload is one category.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+use serde_sarif::sarif;
+use sha2::{Digest, Sha256};
+
+use crate::probe::registry::{self, Check};
+use crate::report::finding::{Finding, Phase, Severity, Status, Suppression};
+use crate::report::model::{Anchor, Report, ServerReport};
+
+/// Where scout's docs live; `helpUri` falls back to a check's anchor there.
+pub const DOCS_CHECKS: &str = "https://github.com/scout-mcp/scout/blob/main/docs/checks.md";
+/// `tool.driver.informationUri`.
+pub const INFORMATION_URI: &str = "https://github.com/scout-mcp/scout";
+/// Results kept per run. GitHub accepts 25 000 but shows only the 5 000 most severe; with
+/// messages capped at [`MAX_MESSAGE`] this bound also keeps a log well under GitHub's
+/// 10 MB gzip limit (about 30 MB uncompressed at worst, of very repetitive JSON).
+pub const MAX_RESULTS: usize = 5_000;
+/// Descriptions longer than this are cut (GitHub's limit for rule descriptions).
+const MAX_DESCRIPTION: usize = 1024;
+/// Messages longer than this are cut, which keeps a full run far below 10 MB gzip.
+const MAX_MESSAGE: usize = 4096;
+
+/// The file and line a server's results point at (SARIF, JUnit, annotations, GitLab).
+pub fn anchor_of(server: &ServerReport) -> Anchor {
+    server.anchor.clone().unwrap_or_else(|| Anchor {
+        path: format!("mcp/{}", sanitize_path_segment(&server.name)),
+        line: 1,
+    })
+}
+
+/// The workflow file named by `$GITHUB_WORKFLOW_REF`
+/// (`owner/repo/.github/workflows/ci.yml@refs/heads/main` → `.github/workflows/ci.yml`
+/// line 1). The CLI sets it as the anchor of servers given on the command line when running
+/// under GitHub Actions, so their alerts point at the workflow that checked them; `None`
+/// when the value does not have that shape.
+pub fn workflow_anchor(workflow_ref: &str) -> Option<Anchor> {
+    let path = workflow_ref.split('@').next()?;
+    let mut parts = path.splitn(3, '/');
+    let (_owner, _repo, rest) = (parts.next()?, parts.next()?, parts.next()?);
+    let ok = rest.starts_with(".github/")
+        && !rest.contains("..")
+        && !rest.contains(':')
+        && rest.chars().all(|c| !c.is_control());
+    ok.then(|| Anchor {
+        path: rest.to_string(),
+        line: 1,
+    })
+}
+
+/// Keeps a server name usable as one relative path segment (no `/`, `:`, `\` or spaces).
+fn sanitize_path_segment(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.chars().all(|c| c == '.') {
+        "server".to_string()
+    } else {
+        s
+    }
+}
+
+/// A stable hex fingerprint of (check id, server, subject, era): the same problem on the
+/// same server keeps its fingerprint across runs whatever the line numbers.
+pub fn fingerprint(server: &str, f: &Finding) -> String {
+    let mut h = Sha256::new();
+    for part in [
+        f.id.as_str(),
+        server,
+        f.subject.as_deref().unwrap_or(""),
+        f.era.map(|e| e.as_str()).unwrap_or(""),
+    ] {
+        h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    h.finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The `automationDetails.id` (code-scanning category) of a report.
+pub fn automation_id(report: &Report) -> String {
+    let mut names: Vec<&str> = report.servers.iter().map(|s| s.name.as_str()).collect();
+    names.sort_unstable();
+    names.dedup();
+    format!("scout/{}/", names.join("+"))
+}
+
+/// Cuts `s` to at most `max` characters, marking the cut.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// `security-severity` (CVSS-like, as a string) for security checks.
+fn security_severity(sev: Severity) -> &'static str {
+    match sev {
+        Severity::Critical => "9.5",
+        Severity::Major => "7.5",
+        Severity::Minor => "4.0",
+    }
+}
+
+/// `protocol.unknown_method` → `ProtocolUnknownMethod` (SARIF's human-readable rule name).
+fn rule_name(id: &str) -> String {
+    id.split(['.', '_'])
+        .map(|w| {
+            let mut c = w.chars();
+            match c.next() {
+                Some(first) => first.to_ascii_uppercase().to_string() + c.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect()
+}
+
+/// What a rule says about a check: from the registry, or from the finding itself when the
+/// report was written by a scout that knew a check this one does not.
+struct RuleInfo {
+    id: String,
+    phase: Phase,
+    severity: Severity,
+    title: String,
+    description: String,
+    advice: String,
+    help_uri: String,
+}
+
+fn rule_info(f: &Finding) -> RuleInfo {
+    match registry::lookup(&f.id) {
+        Some(c) => from_check(c),
+        None => RuleInfo {
+            id: f.id.clone(),
+            phase: f.phase,
+            severity: f.severity.unwrap_or(Severity::Major),
+            title: f.title.clone(),
+            description: f.title.clone(),
+            advice: f.advice.clone(),
+            help_uri: f
+                .spec
+                .clone()
+                .unwrap_or_else(|| format!("{DOCS_CHECKS}#{}", f.id.replace(['.', '_'], "-"))),
+        },
+    }
+}
+
+fn from_check(c: &Check) -> RuleInfo {
+    RuleInfo {
+        id: c.id.to_string(),
+        phase: c.phase,
+        severity: c.severity,
+        title: c.title.to_string(),
+        description: c.description.to_string(),
+        advice: c.advice.to_string(),
+        help_uri: if c.spec.is_empty() {
+            format!("{DOCS_CHECKS}#{}", c.anchor())
+        } else {
+            c.spec.to_string()
+        },
+    }
+}
+
+fn rule(r: &RuleInfo) -> sarif::ReportingDescriptor {
+    let mut props = BTreeMap::new();
+    if r.phase == Phase::Security {
+        props.insert(
+            "security-severity".to_string(),
+            json!(security_severity(r.severity)),
+        );
+    }
+    props.insert("precision".to_string(), json!("high"));
+    // Tags must be unique (the schema says so); the security phase is its own tag.
+    let tags = vec!["mcp".to_string(), r.phase.as_str().to_string()];
+    let markdown = format!("{}\n\nSee [{}]({}).", r.advice, r.help_uri, r.help_uri);
+    sarif::ReportingDescriptor::builder()
+        .id(r.id.clone())
+        .name(rule_name(&r.id))
+        .short_description(
+            sarif::MultiformatMessageString::builder()
+                .text(clip(&r.title, MAX_DESCRIPTION))
+                .build(),
+        )
+        .full_description(
+            sarif::MultiformatMessageString::builder()
+                .text(clip(&r.description, MAX_DESCRIPTION))
+                .build(),
+        )
+        .help(
+            sarif::MultiformatMessageString::builder()
+                .text(r.advice.clone())
+                .markdown(markdown)
+                .build(),
+        )
+        .help_uri(r.help_uri.clone())
+        .default_configuration(
+            sarif::ReportingConfiguration::builder()
+                .level(json!("error"))
+                .build(),
+        )
+        .properties(
+            sarif::PropertyBag::builder()
+                .tags(tags)
+                .additional_properties(props)
+                .build(),
+        )
+        .build()
+}
+
+/// `req#3, req#4` for a message.
+pub(crate) fn evidence_text(evidence: &[u64]) -> String {
+    evidence
+        .iter()
+        .map(|s| format!("req#{s}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn result(server: &ServerReport, anchor: &Anchor, f: &Finding, rule_index: usize) -> sarif::Result {
+    let mut text = format!("{}. {}", f.title, f.detail);
+    if !f.evidence.is_empty() {
+        text.push_str(&format!(" (evidence: {})", evidence_text(&f.evidence)));
+    }
+    let mut logical = vec![
+        sarif::LogicalLocation::builder()
+            .name(server.name.clone())
+            .kind("module")
+            .build(),
+    ];
+    if let Some(subject) = &f.subject {
+        logical.push(
+            sarif::LogicalLocation::builder()
+                .name(subject.clone())
+                .fully_qualified_name(format!("{}/{}", server.name, subject))
+                .kind("function")
+                .build(),
+        );
+    }
+    let location = sarif::Location::builder()
+        .physical_location(
+            sarif::PhysicalLocation::builder()
+                .artifact_location(
+                    sarif::ArtifactLocation::builder()
+                        .uri(anchor.path.clone())
+                        .build(),
+                )
+                .region(
+                    sarif::Region::builder()
+                        .start_line(i64::from(anchor.line.max(1)))
+                        .build(),
+                )
+                .build(),
+        )
+        .logical_locations(logical)
+        .build();
+    let mut props = BTreeMap::new();
+    props.insert("server".to_string(), json!(server.name));
+    props.insert("evidence".to_string(), json!(f.evidence));
+    if let Some(sev) = f.severity {
+        props.insert("severity".to_string(), json!(sev.as_str()));
+    }
+    if let Some(era) = f.era {
+        props.insert("era".to_string(), json!(era.as_str()));
+    }
+    let mut fingerprints = BTreeMap::new();
+    fingerprints.insert(
+        "primaryLocationLineHash".to_string(),
+        fingerprint(&server.name, f),
+    );
+    let level = if f.status == Status::Fail {
+        sarif::ResultLevel::Error
+    } else {
+        sarif::ResultLevel::Warning
+    };
+    let mut b = sarif::Result::builder()
+        .rule_id(f.id.clone())
+        .rule_index(rule_index as i64)
+        .level(level)
+        .message(
+            sarif::Message::builder()
+                .text(clip(&text, MAX_MESSAGE))
+                .build(),
+        )
+        .locations(vec![location])
+        .partial_fingerprints(fingerprints)
+        .properties(
+            sarif::PropertyBag::builder()
+                .additional_properties(props)
+                .build(),
+        )
+        .build();
+    // A baselined or ignored finding is reported as an accepted external suppression, which
+    // code scanning shows as dismissed instead of open.
+    if let Some(s) = &f.suppressed {
+        let reason = match s {
+            Suppression::Baselined { reason } => format!("baselined: {reason}"),
+            Suppression::Ignored { reason } => format!("ignored: {reason}"),
+        };
+        b.suppressions = Some(vec![
+            sarif::Suppression::builder()
+                .kind(json!("external"))
+                .status(json!("accepted"))
+                .justification(reason)
+                .build(),
+        ]);
+    }
+    b
+}
+
+/// Renders the SARIF log (pretty JSON, trailing newline).
+pub fn render(report: &Report) -> String {
+    let mut rules: Vec<sarif::ReportingDescriptor> = Vec::new();
+    let mut rule_ids: Vec<String> = Vec::new();
+    let mut results = Vec::new();
+    let mut dropped = 0usize;
+    // Most severe first so that a capped run keeps what matters.
+    let mut judged: Vec<(&ServerReport, &Finding)> = report
+        .servers
+        .iter()
+        .flat_map(|s| s.findings.iter().map(move |f| (s, f)))
+        .filter(|(_, f)| matches!(f.status, Status::Warn | Status::Fail))
+        .collect();
+    judged.sort_by_key(|(_, f)| std::cmp::Reverse(rank(f)));
+    for (server, f) in judged {
+        if results.len() >= MAX_RESULTS {
+            dropped += 1;
+            continue;
+        }
+        let index = match rule_ids.iter().position(|id| *id == f.id) {
+            Some(i) => i,
+            None => {
+                rules.push(rule(&rule_info(f)));
+                rule_ids.push(f.id.clone());
+                rules.len() - 1
+            }
+        };
+        results.push(result(server, &anchor_of(server), f, index));
+    }
+    let mut run_props = BTreeMap::new();
+    run_props.insert("runId".to_string(), json!(report.run_id));
+    if dropped > 0 {
+        run_props.insert(
+            "truncated".to_string(),
+            json!(format!(
+                "{dropped} results beyond the first {MAX_RESULTS} were left out (least severe first)"
+            )),
+        );
+    }
+    let driver = sarif::ToolComponent::builder()
+        .name("scout")
+        .full_name(format!("scout {}", report.scout_version))
+        .version(report.scout_version.clone())
+        .semantic_version(report.scout_version.clone())
+        .information_uri(INFORMATION_URI)
+        .rules(rules)
+        .build();
+    let run = sarif::Run::builder()
+        .tool(sarif::Tool::builder().driver(driver).build())
+        .automation_details(
+            sarif::RunAutomationDetails::builder()
+                .id(automation_id(report))
+                .build(),
+        )
+        .results(results)
+        .properties(
+            sarif::PropertyBag::builder()
+                .additional_properties(run_props)
+                .build(),
+        )
+        .build();
+    let log = sarif::Sarif::builder()
+        .schema("https://json.schemastore.org/sarif-2.1.0.json")
+        .version(json!("2.1.0"))
+        .runs(vec![run])
+        .build();
+    let mut out = serde_json::to_string_pretty(&log).unwrap_or_default();
+    out.push('\n');
+    out
+}
+
+/// Orders findings for capped outputs: fail before warn, then by severity.
+pub(crate) fn rank(f: &Finding) -> u8 {
+    match (f.status, f.severity) {
+        (Status::Fail, Some(Severity::Critical)) => 5,
+        (Status::Fail, Some(Severity::Major)) | (Status::Fail, None) => 4,
+        (Status::Fail, Some(Severity::Minor)) => 3,
+        (Status::Warn, _) => 2,
+        (Status::Info, _) => 1,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rule_names_are_camel_case() {
+        assert_eq!(
+            rule_name("protocol.unknown_method"),
+            "ProtocolUnknownMethod"
+        );
+    }
+
+    #[test]
+    fn pseudo_paths_stay_one_relative_segment() {
+        assert_eq!(sanitize_path_segment("a/b:c d"), "a_b_c_d");
+        assert_eq!(sanitize_path_segment(".."), "server");
+    }
+
+    #[test]
+    fn workflow_ref_gives_the_workflow_file() {
+        let a = workflow_anchor("octo/repo/.github/workflows/mcp.yml@refs/heads/main")
+            .expect("a workflow path");
+        assert_eq!(a.path, ".github/workflows/mcp.yml");
+        assert_eq!(a.line, 1);
+        assert_eq!(workflow_anchor("nonsense"), None);
+        assert_eq!(workflow_anchor("o/r/../../etc/passwd@x"), None);
+    }
+
+    #[test]
+    fn clip_marks_the_cut() {
+        assert_eq!(clip("abcdef", 4), "abc…");
+        assert_eq!(clip("abc", 4), "abc");
+    }
+}

@@ -129,6 +129,7 @@ fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerRepor
         categories,
         findings: s.findings,
         exchanges: s.recorder.snapshot(),
+        exchange_count: None,
         blocked: s.blocked,
         interrupted,
         anchor: s.spec.anchor.clone(),

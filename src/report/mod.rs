@@ -1,7 +1,9 @@
 //! The report model: findings, per-server reports, scoring and the gate.
 
+pub mod baseline;
 pub mod finding;
 pub mod gate;
+pub mod merge;
 pub mod model;
 pub mod score;
 

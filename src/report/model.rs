@@ -95,6 +95,10 @@ pub struct ServerReport {
     pub findings: Vec<Finding>,
     /// Every recorded exchange, already redacted.
     pub exchanges: Vec<Exchange>,
+    /// How many exchanges were recorded when `exchanges` was not kept (a report read back
+    /// from JSON, where v1 carries only the count); `None` means `exchanges.len()`.
+    #[serde(default)]
+    pub exchange_count: Option<u64>,
     /// Why the run could not go on (unreachable, process died), when it could not.
     pub blocked: Option<String>,
     /// The run was cut short by Ctrl-C or the deadline.
@@ -102,6 +106,15 @@ pub struct ServerReport {
     /// The config line that declared the server, when it came from a config file.
     pub anchor: Option<Anchor>,
     pub duration_ms: u64,
+}
+
+impl ServerReport {
+    /// The number of recorded exchanges, whether or not they were kept.
+    pub fn exchange_total(&self) -> u64 {
+        self.exchange_count
+            .unwrap_or(self.exchanges.len() as u64)
+            .max(self.exchanges.len() as u64)
+    }
 }
 
 /// A whole run.

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs the report validators the emitter tests drive (tests/integration/emit.rs):
+#   - @microsoft/sarif-multitool (npm) into tests/tools/node/   -> `sarif-multitool validate`
+#   - junitparser (PyPI) into the venv tests/tools/.venv/        -> tests/tools/junit_read.py
+#   - xmllint (Debian libxml2-utils), when apt-get is available  -> JUnit XSD validation
+# Idempotent: each tool is installed only when it is missing. Run it from anywhere.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+
+# SARIF multitool (a .NET tool shipped inside the npm package, so no extra download).
+# 5.x: the 4.x single-file build crashes in `validate` (empty Assembly.Location).
+multitool_version=5.7.0
+installed="$(node -p "require('$here/node/node_modules/@microsoft/sarif-multitool/package.json').version" 2>/dev/null || true)"
+if [ "$installed" != "$multitool_version" ]; then
+  command -v npm >/dev/null || { echo "setup.sh: npm is required (Node.js 18+)" >&2; exit 1; }
+  mkdir -p "$here/node"
+  [ -f "$here/node/package.json" ] || echo '{"private":true}' > "$here/node/package.json"
+  npm install --prefix "$here/node" --no-audit --no-fund --loglevel=error "@microsoft/sarif-multitool@$multitool_version"
+fi
+
+# junitparser in a private venv.
+if [ ! -x "$here/.venv/bin/python" ] || ! "$here/.venv/bin/python" -c 'import junitparser' 2>/dev/null; then
+  command -v python3 >/dev/null || { echo "setup.sh: python3 is required" >&2; exit 1; }
+  python3 -m venv "$here/.venv"
+  "$here/.venv/bin/pip" install --quiet --disable-pip-version-check 'junitparser>=3,<5'
+fi
+
+# xmllint for the JUnit XSD check.
+if ! command -v xmllint >/dev/null; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libxml2-utils >/dev/null
+  else
+    echo "setup.sh: please install xmllint (Debian/Ubuntu: libxml2-utils; macOS: it ships with the OS)" >&2
+    exit 1
+  fi
+fi
+echo "setup.sh: sarif-multitool, junitparser and xmllint are ready"
