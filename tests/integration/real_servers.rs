@@ -1,0 +1,373 @@
+//! Smoke tests for the test harness itself: every real server starts, answers one
+//! `initialize` or `server/discover` from a tiny raw client written here (independent of
+//! scout's own transports), and is gone after it is stopped.
+
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::servers::{self, HttpServer};
+
+/// Per-request bound for the raw client.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(30);
+
+const LEGACY_VERSION: &str = "2025-11-25";
+const MODERN_VERSION: &str = "2026-07-28";
+
+fn initialize(id: u64) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "initialize",
+        "params": {
+            "protocolVersion": LEGACY_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "scout-harness-smoke", "version": "0"}
+        }
+    })
+}
+
+fn discover(id: u64) -> Value {
+    json!({
+        "jsonrpc": "2.0", "id": id, "method": "server/discover",
+        "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "scout-harness-smoke", "version": "0"}
+        }}
+    })
+}
+
+/// The JSON-RPC message in `body` whose `id` is `id`: the body is either one JSON object or an
+/// SSE stream whose `data:` lines carry messages (priming events with empty data are skipped).
+fn reply_in_body(body: &str, id: u64) -> Option<Value> {
+    let candidates: Vec<Value> = match serde_json::from_str::<Value>(body) {
+        Ok(v) => vec![v],
+        Err(_) => body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .filter_map(|d| serde_json::from_str(d.trim()).ok())
+            .collect(),
+    };
+    candidates
+        .into_iter()
+        .find(|m| m.get("id") == Some(&json!(id)))
+}
+
+/// POSTs one JSON-RPC request the way a client of that era would and returns the HTTP status
+/// and the reply with the same id.
+async fn post(url: &str, request: &Value) -> (u16, Value) {
+    let id = request["id"].as_u64().expect("request id");
+    let method = request["method"].as_str().expect("method");
+    let client = reqwest::Client::builder()
+        .timeout(REPLY_TIMEOUT)
+        .build()
+        .expect("http client");
+    let mut req = client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(request.to_string());
+    if method != "initialize" {
+        // The 2026-07-28 request headers (SPEC-NOTES §3): the version and the method again.
+        req = req
+            .header("mcp-protocol-version", MODERN_VERSION)
+            .header("mcp-method", method);
+    }
+    let resp = req
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("POST {url}: {e}"));
+    let status = resp.status().as_u16();
+    let body = resp.text().await.expect("response body");
+    let reply = reply_in_body(&body, id)
+        .unwrap_or_else(|| panic!("no reply with id {id} from {url} (HTTP {status}): {body}"));
+    (status, reply)
+}
+
+/// Runs a stdio server, writes `requests` one per line, and returns the reply to the last one.
+/// The child is killed and reaped whatever happens; a silent server costs `REPLY_TIMEOUT`.
+fn stdio_roundtrip(argv: &[String], requests: &[Value]) -> Value {
+    stdio_roundtrip_with(argv, &[], requests)
+}
+
+/// [`stdio_roundtrip`] with extra environment for the server.
+fn stdio_roundtrip_with(argv: &[String], env: &[(&str, &str)], requests: &[Value]) -> Value {
+    let (program, args) = argv.split_first().expect("a server command");
+    let mut child = Command::new(program)
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap_or_else(|e| panic!("could not start {argv:?}: {e}"));
+    let want = requests
+        .last()
+        .and_then(|r| r.get("id"))
+        .cloned()
+        .expect("last request has an id");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let (tx, rx) = mpsc::channel();
+    // Reads on a thread so that the wait below can time out.
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if let Ok(msg) = serde_json::from_str::<Value>(&line)
+                && tx.send(msg).is_err()
+            {
+                return;
+            }
+        }
+    });
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    for request in requests {
+        writeln!(stdin, "{request}").expect("write a request");
+    }
+    stdin.flush().expect("flush stdin");
+    let deadline = std::time::Instant::now() + REPLY_TIMEOUT;
+    let reply = loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(msg) if msg.get("id") == Some(&want) => break Some(msg),
+            Ok(_) => continue,
+            Err(_) => break None,
+        }
+    };
+    drop(stdin);
+    servers::stop_group(&mut child);
+    reply
+        .unwrap_or_else(|| panic!("{argv:?} sent no reply with id {want} within {REPLY_TIMEOUT:?}"))
+}
+
+fn assert_initialized(reply: &Value, who: &str) {
+    assert_eq!(
+        reply["result"]["protocolVersion"], LEGACY_VERSION,
+        "{who}: initialize did not negotiate {LEGACY_VERSION}: {reply}"
+    );
+    assert!(
+        reply["result"]["serverInfo"]["name"].is_string(),
+        "{who}: no serverInfo: {reply}"
+    );
+}
+
+fn assert_discovered(reply: &Value, who: &str) {
+    let versions = reply["result"]["supportedVersions"].as_array();
+    assert!(
+        versions.is_some_and(|v| v.contains(&json!(MODERN_VERSION))),
+        "{who}: server/discover does not list {MODERN_VERSION}: {reply}"
+    );
+}
+
+/// The process (group leader) is gone: `kill(pid, 0)` fails once it has been reaped.
+fn assert_gone(pid: u32) {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).expect("pid fits i32"));
+    assert!(
+        nix::sys::signal::kill(pid, None).is_err(),
+        "process {pid} is still alive after its HttpServer was dropped"
+    );
+}
+
+// ------------------------------------------------------------------ HTTP
+
+#[tokio::test]
+async fn everything_http_answers_initialize_and_is_stopped_on_drop() {
+    let server = servers::everything_http();
+    let pid = server.pid();
+    let (status, reply) = post(&server.url, &initialize(1)).await;
+    assert_eq!(status, 200);
+    assert_initialized(&reply, "server-everything http");
+    drop(server);
+    assert_gone(pid);
+}
+
+#[tokio::test]
+async fn everything_sse_announces_its_message_endpoint() {
+    let server = servers::everything_sse();
+    let client = reqwest::Client::new();
+    let mut resp = client
+        .get(&server.url)
+        .header("accept", "text/event-stream")
+        .send()
+        .await
+        .expect("GET /sse");
+    assert_eq!(resp.status().as_u16(), 200);
+    // The stream never ends: read chunks until the endpoint event, bounded in time.
+    let mut seen = String::new();
+    let read = tokio::time::timeout(REPLY_TIMEOUT, async {
+        while let Ok(Some(chunk)) = resp.chunk().await {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            if seen.contains("event: endpoint") && seen.contains("sessionId=") {
+                return true;
+            }
+        }
+        false
+    })
+    .await;
+    assert_eq!(
+        read,
+        Ok(true),
+        "no endpoint event from {}: {seen:?}",
+        server.url
+    );
+    assert!(
+        seen.contains("data: /message?sessionId="),
+        "unexpected endpoint event: {seen:?}"
+    );
+}
+
+#[tokio::test]
+async fn py_http_speaks_both_eras() {
+    let server = servers::py_http();
+    let (_, reply) = post(&server.url, &initialize(1)).await;
+    assert_initialized(&reply, "python sdk http");
+    let (status, reply) = post(&server.url, &discover(2)).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_discovered(&reply, "python sdk http");
+}
+
+#[tokio::test]
+async fn py_http_stateless_json_answers_with_json() {
+    let server = servers::py_http_stateless_json();
+    let client = reqwest::Client::builder()
+        .timeout(REPLY_TIMEOUT)
+        .build()
+        .expect("client");
+    let resp = client
+        .post(&server.url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(initialize(1).to_string())
+        .send()
+        .await
+        .expect("POST initialize");
+    let content_type = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(
+        resp.headers().get("mcp-session-id").is_none(),
+        "stateless mode issued a session id"
+    );
+    assert!(
+        content_type.starts_with("application/json"),
+        "content-type {content_type}"
+    );
+    let reply: Value = serde_json::from_str(&resp.text().await.expect("body")).expect("JSON body");
+    assert_initialized(&reply, "python sdk stateless json");
+}
+
+#[tokio::test]
+async fn ts_http_serves_modern_and_fallback_and_strict_rejects_legacy() {
+    let server = servers::ts_http();
+    let (status, reply) = post(&server.url, &discover(1)).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_discovered(&reply, "ts sdk v2 /mcp");
+    let (_, reply) = post(&server.url, &initialize(2)).await;
+    assert_initialized(&reply, "ts sdk v2 /mcp legacy fallback");
+
+    let strict = server.url_with_path("/mcp-strict");
+    let (status, reply) = post(&strict, &discover(3)).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_discovered(&reply, "ts sdk v2 /mcp-strict");
+    // The lab recorded 400 with -32022 for a legacy initialize on the strict endpoint.
+    let (status, reply) = post(&strict, &initialize(4)).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["error"]["code"], -32022, "{reply}");
+}
+
+#[tokio::test]
+async fn demo_http_speaks_both_eras() {
+    let server: HttpServer = servers::demo_http();
+    let (_, reply) = post(&server.url, &initialize(1)).await;
+    assert_initialized(&reply, "demo http");
+    assert_eq!(reply["result"]["serverInfo"]["name"], "scout-demo");
+    let (status, reply) = post(&server.url, &discover(2)).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_discovered(&reply, "demo http");
+}
+
+// ------------------------------------------------------------------ stdio
+
+#[test]
+fn everything_stdio_answers_initialize() {
+    let reply = stdio_roundtrip(&servers::everything_stdio(), &[initialize(1)]);
+    assert_initialized(&reply, "server-everything stdio");
+}
+
+#[test]
+fn py_stdio_answers_discover_and_initialize() {
+    assert_discovered(
+        &stdio_roundtrip(&servers::py_stdio(), &[discover(1)]),
+        "python sdk stdio",
+    );
+    assert_initialized(
+        &stdio_roundtrip(&servers::py_stdio(), &[initialize(1)]),
+        "python sdk stdio",
+    );
+}
+
+#[test]
+fn ts_stdio_answers_discover_and_initialize() {
+    assert_discovered(
+        &stdio_roundtrip(&servers::ts_stdio(), &[discover(1)]),
+        "ts sdk v2 stdio",
+    );
+    assert_initialized(
+        &stdio_roundtrip(&servers::ts_stdio(), &[initialize(1)]),
+        "ts sdk v2 stdio",
+    );
+}
+
+#[test]
+fn time_stdio_answers_discover_and_initialize() {
+    assert_discovered(
+        &stdio_roundtrip(&servers::time_stdio(), &[discover(1)]),
+        "mcp-server-time",
+    );
+    assert_initialized(
+        &stdio_roundtrip(&servers::time_stdio(), &[initialize(1)]),
+        "mcp-server-time",
+    );
+}
+
+#[test]
+fn demo_stdio_answers_discover_and_initialize() {
+    assert_discovered(
+        &stdio_roundtrip(&servers::demo_stdio(), &[discover(1)]),
+        "demo stdio",
+    );
+    assert_initialized(
+        &stdio_roundtrip(&servers::demo_stdio(), &[initialize(1)]),
+        "demo stdio",
+    );
+}
+
+#[test]
+fn tool_calls_are_logged_to_the_call_log() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("calls.log");
+    let call = |id: u64, name: &str, args: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": name, "arguments": args,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+                "io.modelcontextprotocol/clientCapabilities": {}
+            }
+        }})
+    };
+    for argv in [servers::py_stdio(), servers::ts_stdio()] {
+        let env = [(
+            "SCOUT_TEST_CALL_LOG",
+            log.to_str().expect("utf-8 temp path"),
+        )];
+        let reply = stdio_roundtrip_with(&argv, &env, &[call(1, "echo", json!({"message": "hi"}))]);
+        assert_eq!(reply["result"]["content"][0]["text"], "hi", "{reply}");
+    }
+    let logged = std::fs::read_to_string(&log).expect("call log written");
+    assert_eq!(logged, "echo\necho\n");
+}
