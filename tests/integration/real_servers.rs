@@ -371,3 +371,90 @@ fn tool_calls_are_logged_to_the_call_log() {
     let logged = std::fs::read_to_string(&log).expect("call log written");
     assert_eq!(logged, "echo\necho\n");
 }
+
+// ------------------------------------------------------------------ examples/demo.toml
+
+/// One `[[default.servers]]` entry of `examples/demo.toml`, as far as this test needs it.
+fn demo_config_servers() -> Vec<toml::Table> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/demo.toml");
+    let text = std::fs::read_to_string(&path).expect("read examples/demo.toml");
+    let config: toml::Table = toml::from_str(&text).expect("examples/demo.toml is valid TOML");
+    let default = config["default"].as_table().expect("[default]");
+    let formats: Vec<&str> = default["formats"]
+        .as_array()
+        .expect("formats")
+        .iter()
+        .filter_map(toml::Value::as_str)
+        .collect();
+    for format in ["json", "har", "junit", "sarif", "markdown"] {
+        assert!(
+            formats.contains(&format),
+            "demo.toml does not write {format}: {formats:?}"
+        );
+    }
+    default["servers"]
+        .as_array()
+        .expect("[[default.servers]]")
+        .iter()
+        .map(|s| s.as_table().expect("server table").clone())
+        .collect()
+}
+
+fn argv_of(server: &toml::Table, key: &str) -> Vec<String> {
+    let argv: Vec<String> = server[key]
+        .as_array()
+        .unwrap_or_else(|| panic!("{key} is an array"))
+        .iter()
+        .map(|v| v.as_str().expect("string argument").to_owned())
+        .collect();
+    // Paths in the config are relative to the repository root, where README runs scout.
+    let program = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(&argv[0]);
+    assert!(
+        program.exists(),
+        "examples/demo.toml runs {}, which does not exist (build it with \
+         `cargo build --example demo-server`; is CARGO_TARGET_DIR set?)",
+        argv[0]
+    );
+    let mut argv = argv;
+    argv[0] = program.to_string_lossy().into_owned();
+    argv
+}
+
+#[test]
+fn demo_config_stdio_target_answers() {
+    let servers = demo_config_servers();
+    let stdio = servers
+        .iter()
+        .find(|s| s.get("name").and_then(toml::Value::as_str) == Some("demo-stdio"))
+        .expect("a demo-stdio server");
+    let reply = stdio_roundtrip(&argv_of(stdio, "command"), &[initialize(1)]);
+    assert_initialized(&reply, "demo.toml demo-stdio");
+}
+
+#[tokio::test]
+async fn demo_config_http_target_starts_and_answers_at_its_url() {
+    let servers = demo_config_servers();
+    let http = servers
+        .iter()
+        .find(|s| s.get("name").and_then(toml::Value::as_str) == Some("demo-http"))
+        .expect("a demo-http server");
+    let url = http["url"].as_str().expect("url").to_owned();
+    let port: u16 = url::Url::parse(&url)
+        .expect("a valid url")
+        .port()
+        .expect("an explicit port");
+    let start = argv_of(http, "start");
+    assert!(
+        start.contains(&port.to_string()),
+        "start {start:?} does not use the url's port {port}"
+    );
+    // `start` is run as scout runs it: its own argv, nothing substituted.
+    let server = HttpServer::start_on(&start, port, "/mcp");
+    assert_eq!(
+        server.url, url,
+        "the harness and demo.toml disagree on the URL"
+    );
+    let (status, reply) = post(&url, &initialize(1)).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_initialized(&reply, "demo.toml demo-http");
+}

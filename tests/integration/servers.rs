@@ -114,6 +114,16 @@ impl HttpServer {
             .iter()
             .map(|a| a.replace("{port}", &port.to_string()))
             .collect();
+        Self::launch(&argv, env, port, path)
+    }
+
+    /// Starts `argv` exactly as given, for a server whose port is fixed by its own arguments
+    /// (as in a config's `start`), and waits until `port` accepts connections.
+    pub fn start_on(argv: &[String], port: u16, path: &str) -> Self {
+        Self::launch(argv, &[], port, path)
+    }
+
+    fn launch(argv: &[String], env: &[(&str, &str)], port: u16, path: &str) -> Self {
         let (program, args) = argv.split_first().expect("a server command");
         let log = tempfile::NamedTempFile::new().expect("temporary log file");
         let out = log.reopen().expect("reopen log");
@@ -138,7 +148,7 @@ impl HttpServer {
             child,
             log,
         };
-        server.wait_until_listening(&argv);
+        server.wait_until_listening(argv);
         server
     }
 
