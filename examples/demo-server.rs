@@ -301,3 +301,66 @@ async fn main() -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn modes_parse() {
+        assert!(matches!(parse_args(&args(&["stdio"])), Ok(Mode::Stdio)));
+        assert!(matches!(
+            parse_args(&args(&["http"])),
+            Ok(Mode::Http { port: 0 })
+        ));
+        assert!(matches!(
+            parse_args(&args(&["http", "--port", "38417"])),
+            Ok(Mode::Http { port: 38417 })
+        ));
+    }
+
+    #[test]
+    fn bad_arguments_give_the_usage_line() {
+        for bad in [
+            &[][..],
+            &["serve"],
+            &["http", "--port"],
+            &["stdio", "extra"],
+        ] {
+            let err = parse_args(&args(bad)).err().unwrap_or_default();
+            assert!(err.contains("usage: demo-server"), "{bad:?}: {err:?}");
+        }
+        let err = parse_args(&args(&["http", "--port", "70000"]))
+            .err()
+            .unwrap_or_default();
+        assert!(err.contains("got \"70000\""), "{err}");
+    }
+
+    #[test]
+    fn add_reports_overflow_as_a_tool_error() {
+        let demo = Demo::new(Arc::default());
+        let sum = demo.add(Parameters(AddArgs { a: 2, b: 3 }));
+        assert_eq!(sum.map(|Json(r)| r.sum), Ok(5));
+        assert!(demo.add(Parameters(AddArgs { a: i64::MAX, b: 1 })).is_err());
+    }
+
+    #[test]
+    fn remember_and_forget_all_share_state() {
+        let demo = Demo::new(Arc::default());
+        let note = |n: &str| RememberArgs { note: n.to_owned() };
+        assert_eq!(
+            demo.remember(Parameters(note("a"))),
+            "remembered; 1 note(s) stored"
+        );
+        assert_eq!(
+            demo.remember(Parameters(note("b"))),
+            "remembered; 2 note(s) stored"
+        );
+        assert_eq!(demo.forget_all(), "forgot 2 note(s)");
+        assert_eq!(demo.forget_all(), "forgot 0 note(s)");
+    }
+}
