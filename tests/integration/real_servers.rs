@@ -597,3 +597,41 @@ fn readme_demo_command_checks_both_demo_targets() {
         );
     }
 }
+
+/// The annotations that policy tests rely on are really what our servers declare.
+#[test]
+fn our_sdk_servers_declare_the_annotations_tests_rely_on() {
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": MODERN_VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {}
+    }}});
+    // (read-only, destructive) per tool
+    let expected = [
+        ("get_time", true, false),
+        ("echo", true, false),
+        ("add_note", false, false),
+        ("delete_note", false, true),
+    ];
+    for argv in [servers::py_stdio(), servers::ts_stdio()] {
+        let reply = stdio_roundtrip(&argv, std::slice::from_ref(&list));
+        let tools = reply["result"]["tools"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for (name, read_only, destructive) in expected {
+            let tool = tools
+                .iter()
+                .find(|t| t["name"] == name)
+                .unwrap_or_else(|| panic!("{argv:?} has no tool {name}: {reply}"));
+            let hints = &tool["annotations"];
+            assert_eq!(
+                hints["readOnlyHint"], read_only,
+                "{name} in {argv:?}: {hints}"
+            );
+            assert_eq!(
+                hints["destructiveHint"], destructive,
+                "{name} in {argv:?}: {hints}"
+            );
+        }
+    }
+}

@@ -5,6 +5,12 @@
 //! server runs as its own process group on a free loopback port and is killed (the whole
 //! group) and reaped when its [`HttpServer`] is dropped, so a failing test leaves nothing
 //! behind. A stdio server is only described here, as the argv scout (or a test) should run.
+//!
+//! Our own SDK servers (`py_server.py`, `ts_server.mjs`) append the name of every tool they run
+//! to the file named by `SCOUT_TEST_CALL_LOG`. For HTTP servers pass it with `py_http_with` /
+//! `ts_http_with`; scout gives a stdio child only the variables it is told to, so pass it to
+//! scout as `--stdio-set SCOUT_TEST_CALL_LOG=<path>` (and never in scout's own environment,
+//! where `SCOUT_*` is configuration).
 
 #![allow(dead_code)] // each test area uses a different subset of the servers
 

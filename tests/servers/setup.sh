@@ -39,7 +39,7 @@ install_node() {
   local cmd=(npm install)
   [ -f package-lock.json ] && cmd=(npm ci)
   if ! timeout "$step_timeout" "${cmd[@]}" --no-audit --no-fund --loglevel=error >"$log" 2>&1; then
-    tail -n 20 "$log" >&2
+    tail -n 8 "$log" >&2
     rm -f "$log"
     die "npm could not install the test servers (is the npm registry reachable?)"
   fi
@@ -66,7 +66,7 @@ install_python() {
   log=$(mktemp)
   if ! timeout "$step_timeout" .venv/bin/python -m pip install --disable-pip-version-check -q \
     --timeout 60 -r requirements.txt >"$log" 2>&1; then
-    tail -n 20 "$log" >&2
+    tail -n 8 "$log" >&2
     rm -f "$log"
     die "pip could not install the test servers (is PyPI reachable?)"
   fi
