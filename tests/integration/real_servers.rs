@@ -186,12 +186,18 @@ async fn everything_http_answers_initialize_and_is_stopped_on_drop() {
 #[tokio::test]
 async fn everything_sse_announces_its_message_endpoint() {
     let server = servers::everything_sse();
-    let client = reqwest::Client::new();
-    let mut resp = client
+    // No overall timeout on the client (the stream never ends); each step is bounded below.
+    let client = reqwest::Client::builder()
+        .connect_timeout(REPLY_TIMEOUT)
+        .build()
+        .expect("http client");
+    let request = client
         .get(&server.url)
         .header("accept", "text/event-stream")
-        .send()
+        .send();
+    let mut resp = tokio::time::timeout(REPLY_TIMEOUT, request)
         .await
+        .expect("GET /sse answered in time")
         .expect("GET /sse");
     assert_eq!(resp.status().as_u16(), 200);
     // The stream never ends: read chunks until the endpoint event, bounded in time.
