@@ -59,7 +59,7 @@ install_python() {
   py_ready && return 0
   if [ ! -x .venv/bin/python ]; then
     say "creating tests/servers/.venv"
-    python3 -m venv .venv || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
+    timeout "$step_timeout" python3 -m venv .venv || die "python3 -m venv failed (on Debian: apt-get install python3-venv)"
   fi
   say "installing PyPI packages (requirements.txt) into tests/servers/.venv"
   local log
@@ -75,6 +75,12 @@ install_python() {
   py_ready || die "pip finished but the venv is incomplete"
 }
 
+installed=no
+node_ready || installed=yes
+py_ready || installed=yes
 install_node
 install_python
-say "ready"
+# Quiet when there was nothing to do.
+if [ "$installed" = yes ]; then
+  say "ready"
+fi
