@@ -1,6 +1,8 @@
 //! Shared helpers for integration tests: commands with a scrubbed environment, and the
 //! report validators that `tests/tools/setup.sh` installs.
 
+#![allow(dead_code)] // each test area uses a different part of this
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -43,4 +45,12 @@ pub fn on_path(program: &str) -> PathBuf {
         .unwrap_or_else(|| {
             panic!("{program} is not installed: run `tests/tools/setup.sh` to install it")
         })
+}
+
+/// A `Command` for the scout binary built by this `cargo test`, with its environment scrubbed
+/// and its working directory at the crate root.
+pub fn scout() -> Command {
+    let mut cmd = scrubbed(Command::new(env!("CARGO_BIN_EXE_scout")));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cmd
 }
