@@ -1,1 +1,9 @@
-//! markdown output. SKELETON: filled in by the emitter work.
+//! markdown output. SKELETON: filled in by the emitter work (branch `emit`).
+
+use crate::report::Report;
+
+/// Renders the markdown report. SKELETON: returns an empty document until the emitter branch lands.
+pub fn render(_report: &Report) -> String {
+    // SKELETON
+    String::new()
+}

@@ -1,1 +1,9 @@
-//! sarif output. SKELETON: filled in by the emitter work.
+//! sarif output. SKELETON: filled in by the emitter work (branch `emit`).
+
+use crate::report::Report;
+
+/// Renders the sarif report. SKELETON: returns an empty document until the emitter branch lands.
+pub fn render(_report: &Report) -> String {
+    // SKELETON
+    String::new()
+}
