@@ -214,6 +214,10 @@ fn figment_error(e: &figment::Error, file: Option<&ConfigFile>) -> ConfigError {
     let origin = match &e.metadata {
         Some(m) => match &m.source {
             Some(figment::Source::File(p)) => file::display_path(p),
+            // Name the exact variable, not figment's generic "`SCOUT_` environment".
+            _ if m.name.contains("environment") && !key.is_empty() => {
+                format!("environment variable SCOUT_{}", key.to_ascii_uppercase())
+            }
             _ => m.name.to_string(),
         },
         None => file
