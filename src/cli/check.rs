@@ -184,6 +184,10 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
                     std::process::exit(130);
                 }
             }
+            // Keep the sender alive: a dropped sender would read as "cancelled" to the
+            // servers still running (e.g. where signals cannot be listened for).
+            std::future::pending::<()>().await;
+            drop(tx);
         });
         let flag = rx.clone();
         let report = runner::run(loaded.servers, options, rx).await;

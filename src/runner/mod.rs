@@ -76,6 +76,10 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
         let handle = set.spawn(async move {
             // The semaphore is never closed, so acquire only fails if it was; then run anyway.
             let _permit = permits.acquire_owned().await.ok();
+            // Cancelled while waiting for a slot: report it as not run rather than start it.
+            if *cancel.borrow() {
+                return not_started(spec, "interrupted (Ctrl-C) before this server started");
+            }
             progress.started(&spec.name);
             let name = spec.name.clone();
             let report = probe::run_server(spec, cancel).await;
@@ -154,6 +158,38 @@ pub fn evaluate(servers: &[ServerReport], gates: &[(String, GateConfig)]) -> Gat
     }
 }
 
+/// The report of a server that never ran: every check skipped as not assessed, marked
+/// interrupted so the gate cannot pass.
+pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
+    let findings: Vec<_> = probe::registry::all()
+        .filter_map(|c| {
+            c.skip(crate::report::SkipReason::NotAssessed, why)
+                .build(|_| false)
+                .ok()
+        })
+        .collect();
+    let categories = score::categories(&findings);
+    ServerReport {
+        name: spec.name.clone(),
+        transport: match spec.target {
+            probe::spec::TargetSpec::Http { .. } => crate::report::TransportKind::Http,
+            probe::spec::TargetSpec::Stdio { .. } => crate::report::TransportKind::Stdio,
+        },
+        target: spec.target_display(),
+        era: EraKind::Unknown,
+        protocol_versions: Vec::new(),
+        server_info: None,
+        score: score::overall(&categories),
+        categories,
+        findings,
+        exchanges: Vec::new(),
+        blocked: None,
+        interrupted: true,
+        anchor: spec.anchor.clone(),
+        duration_ms: 0,
+    }
+}
+
 /// The report of a server whose run panicked.
 fn crashed(name: &str, why: &str) -> ServerReport {
     ServerReport {
@@ -228,6 +264,25 @@ mod tests {
         ));
         // Nothing counted is left, so the category is no longer assessed.
         assert_eq!(s.score, None);
+    }
+
+    #[test]
+    fn a_server_that_never_ran_fails_the_gate() {
+        let spec = ServerSpec::new(
+            "late",
+            probe::spec::TargetSpec::Stdio {
+                command: vec!["srv".into()],
+                env_forward: vec![],
+                env_set: vec![],
+                dir: None,
+            },
+        );
+        let r = not_started(spec, "interrupted");
+        assert!(r.interrupted);
+        assert_eq!(r.score, None);
+        assert!(r.findings.iter().all(|f| f.status == Status::Skip));
+        assert_eq!(r.findings.len(), probe::registry::all().count());
+        assert!(!evaluate(&[r], &[]).passed);
     }
 
     #[test]

@@ -33,6 +33,18 @@ fn scrubbed(name: &str) -> bool {
         || name == "RUST_LOG"
 }
 
+/// A plain `std::process::Command` for `scout` with the same scrubbed environment, for tests
+/// that must talk to the running process (signals).
+pub fn command() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_scout"));
+    for (name, _) in std::env::vars_os() {
+        if scrubbed(&name.to_string_lossy()) {
+            cmd.env_remove(&name);
+        }
+    }
+    cmd
+}
+
 impl Scout {
     /// `scout` with the inherited environment scrubbed and a 60 s safety timeout.
     pub fn new() -> Scout {
