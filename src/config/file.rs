@@ -46,19 +46,41 @@ pub fn read(path: &Path, explicit: bool) -> Result<Option<ConfigFile>, ConfigErr
             )));
         }
     };
+    let tables: BTreeMap<String, toml::Table> = match toml::from_str::<toml::Table>(&text) {
+        Err(e) => return Err(ConfigError::new(describe(&display, &text, &e))),
+        Ok(top) => profiles(&display, top)?,
+    };
     // Strict pass: every profile table must be a valid layer (unknown keys refused).
     let strict: Result<BTreeMap<String, Layer>, toml::de::Error> = toml::from_str(&text);
     if let Err(e) = strict {
         return Err(ConfigError::new(describe(&display, &text, &e)));
     }
-    let tables: BTreeMap<String, toml::Table> =
-        toml::from_str(&text).map_err(|e| ConfigError::new(describe(&display, &text, &e)))?;
     Ok(Some(ConfigFile {
         path: path.to_path_buf(),
         server_lines: server_lines(&text),
         display,
         tables,
     }))
+}
+
+/// The top level must hold only profile tables; keys that belong inside a profile (a common
+/// slip: `fail_under = 80` or `[checks]` at the top) get a pointed message.
+fn profiles(display: &str, top: toml::Table) -> Result<BTreeMap<String, toml::Table>, ConfigError> {
+    let mut out = BTreeMap::new();
+    for (name, value) in top {
+        let is_key = crate::config::layer::KEYS.contains(&name.as_str());
+        match value {
+            toml::Value::Table(t) if !is_key => {
+                out.insert(name, t);
+            }
+            _ => {
+                return Err(ConfigError::new(format!(
+                    "invalid config {display}: `{name}` is at the top level, but every setting belongs to a profile; write it under [default] (e.g. [default.{name}] or `{name} = …` below [default])"
+                )));
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// One line naming the file, the line and what was wrong.

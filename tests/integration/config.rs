@@ -296,3 +296,21 @@ fn config_show_never_prints_a_secret() {
         assert!(all.contains("X-Tenant") && all.contains("\"ci\""), "{all}");
     }
 }
+
+#[test]
+fn settings_outside_a_profile_are_explained() {
+    for text in [
+        "fail_under = 80\n",
+        "[checks]\nignore = []\n",
+        "[[servers]]\nname = \"a\"\n",
+    ] {
+        let dir = workspace(Some(text));
+        let r = Scout::new().dir(dir.path()).args(["config", "show"]).run();
+        assert_eq!(r.code, Some(2), "{text}");
+        assert!(
+            r.stderr.contains("[default]") && r.stderr.contains("scout.toml"),
+            "{}",
+            r.stderr
+        );
+    }
+}
