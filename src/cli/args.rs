@@ -112,27 +112,34 @@ pub struct CheckArgs {
 #[derive(Debug, Clone, Default, Args)]
 pub struct TargetArgs {
     /// URL of a Streamable HTTP (or legacy HTTP+SSE) endpoint, e.g. http://127.0.0.1:3001/mcp
-    #[arg(value_name = "URL", conflicts_with = "stdio", help_heading = "Target")]
+    #[arg(
+        value_name = "URL",
+        conflicts_with = "stdio",
+        display_order = 1,
+        help_heading = "Target"
+    )]
     pub url: Option<String>,
     /// Start the command after `--` as a stdio server (no shell, no splitting)
-    #[arg(long, requires = "command", help_heading = "Target")]
+    #[arg(long, requires = "command", display_order = 5, help_heading = "Target")]
     pub stdio: bool,
     /// Forward this variable from scout's environment to the stdio server (repeatable)
     #[arg(
         long = "stdio-env",
         value_name = "NAME",
         requires = "stdio",
+        display_order = 6,
         help_heading = "Target"
     )]
     pub stdio_env: Vec<String>,
     /// Set a variable for the stdio server (repeatable)
-    #[arg(long = "stdio-set", value_name = "NAME=VALUE", value_parser = parse_assignment, requires = "stdio", help_heading = "Target")]
+    #[arg(long = "stdio-set", value_name = "NAME=VALUE", value_parser = parse_assignment, requires = "stdio", display_order = 7, help_heading = "Target")]
     pub stdio_set: Vec<(String, String)>,
     /// Working directory of the stdio server
     #[arg(
         long = "stdio-dir",
         value_name = "DIR",
         requires = "stdio",
+        display_order = 8,
         help_heading = "Target"
     )]
     pub stdio_dir: Option<PathBuf>,
@@ -141,20 +148,27 @@ pub struct TargetArgs {
         last = true,
         value_name = "CMD",
         requires = "stdio",
+        display_order = 9,
         help_heading = "Target"
     )]
     pub command: Vec<String>,
     /// Send this header to the HTTP server (repeatable); VALUE may be env:VAR
-    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_assignment, help_heading = "Target")]
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_assignment, display_order = 2, help_heading = "Target")]
     pub header: Vec<(String, String)>,
     /// Read a bearer token for the HTTP server from this environment variable
-    #[arg(long = "token-env", value_name = "VAR", help_heading = "Target")]
+    #[arg(
+        long = "token-env",
+        value_name = "VAR",
+        display_order = 3,
+        help_heading = "Target"
+    )]
     pub token_env: Option<String>,
     /// Start the HTTP server first: one program argument per --start, in order (no shell)
     #[arg(
         long,
         value_name = "ARG",
         allow_hyphen_values = true,
+        display_order = 4,
         help_heading = "Target"
     )]
     pub start: Vec<String>,
