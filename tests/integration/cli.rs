@@ -181,3 +181,44 @@ fn completions_and_man_are_generated() {
         &r.stdout[..r.stdout.len().min(300)]
     );
 }
+
+/// `--shard I/N` splits the config's servers into disjoint, stable subsets that together
+/// cover every server.
+#[test]
+fn shards_partition_the_servers() {
+    let names: Vec<String> = (1..=8).map(|i| format!("srv-{i}")).collect();
+    let mut config = String::new();
+    for n in &names {
+        config.push_str(&format!(
+            "[[default.servers]]\nname = \"{n}\"\nurl = \"http://127.0.0.1:{}/mcp\"\n\n",
+            closed_port()
+        ));
+    }
+    let dir = workspace(Some(&config));
+    let checked = |shard: &str| -> Vec<String> {
+        let r = Scout::new()
+            .dir(dir.path())
+            .args(["check", "--timeout", "2s", "--shard", shard])
+            .run();
+        assert!(matches!(r.code, Some(0 | 1)), "{shard}: {}", r.stderr);
+        names
+            .iter()
+            .filter(|n| r.stdout.lines().any(|l| l.starts_with(&format!("{n}  "))))
+            .cloned()
+            .collect()
+    };
+    let first = checked("1/2");
+    let second = checked("2/2");
+    assert_eq!(first, checked("1/2"), "stable between runs");
+    assert!(
+        first.iter().all(|n| !second.contains(n)),
+        "{first:?} {second:?}"
+    );
+    assert_eq!(
+        first.len() + second.len(),
+        names.len(),
+        "{first:?} {second:?}"
+    );
+    // Without a shard, every server is in the one report.
+    assert_eq!(checked("1/1").len(), names.len());
+}
