@@ -77,35 +77,54 @@ pub struct LoadOptions {
 /// The merged, validated configuration.
 #[derive(Debug, Clone)]
 pub struct Settings {
+    /// The run's thresholds (a server's own `fail_under` may replace the overall one).
     pub gate: GateConfig,
+    /// Folder for the `formats` reports.
     pub out_dir: Option<PathBuf>,
+    /// Reports written into `out_dir`.
     pub formats: Vec<Format>,
+    /// Per-request timeout.
     pub timeout: Duration,
+    /// Whole-server deadline.
     pub deadline: Duration,
+    /// Requests per second towards remote hosts.
     pub rps: f64,
+    /// Servers checked at the same time.
     pub jobs: usize,
+    /// Call non-destructive mutating tools too.
     pub allow_mutations: bool,
+    /// Call every tool. Dangerous.
     pub allow_destructive: bool,
+    /// Allow the performance burst.
     pub allow_load: bool,
+    /// Go straight to the handshake path.
     pub skip_era_check: bool,
+    /// Response body cap in bytes.
     pub max_body: usize,
+    /// Warn when the catalogue costs more tokens than this.
     pub context_warn_tokens: u64,
+    /// Phases to run (empty = all).
     pub only: Vec<Phase>,
+    /// Phases to skip.
     pub skip: Vec<Phase>,
     /// `[checks] ignore`: (check id, reason).
     pub ignore: Vec<(String, String)>,
+    /// Baseline file (refused in this version).
     pub baseline: Option<PathBuf>,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
 #[derive(Debug, Clone)]
 pub struct Loaded {
+    /// The config file, when one was read.
     pub file: Option<ConfigFile>,
     /// The selected profile (`default` when none was named).
     pub profile: String,
+    /// The flags layer as given.
     pub flags: Layer,
     /// The merged layer, before validation.
     pub merged: Layer,
+    /// The merged layer, validated.
     pub settings: Settings,
     /// The servers to check, in config order (or the one named on the command line).
     pub servers: Vec<Planned>,
