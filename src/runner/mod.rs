@@ -20,6 +20,9 @@ use crate::report::model::{EraKind, Report, ServerReport};
 use crate::report::score;
 pub use shard::Shard;
 
+/// How long past its deadline a server run may take to shut down before the runner gives up.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// One server to run and the gate its report must meet.
 #[derive(Debug, Clone)]
 pub struct Planned {
@@ -82,7 +85,24 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
             }
             progress.started(&spec.name);
             let name = spec.name.clone();
-            let report = probe::run_server(spec, cancel).await;
+            // Safety net: run_server honours the deadline itself; if shutting a server down
+            // hangs anyway, give up after a grace period instead of hanging the whole run.
+            let limit = spec.deadline + SHUTDOWN_GRACE;
+            let fallback = spec.clone();
+            let report = match tokio::time::timeout(limit, probe::run_server(spec, cancel)).await {
+                Ok(r) => r,
+                Err(_) => {
+                    let mut r = not_started(
+                        fallback,
+                        "scout gave up on this server: it did not finish within its deadline",
+                    );
+                    r.blocked = Some(format!(
+                        "the run did not finish within the deadline plus {}s",
+                        SHUTDOWN_GRACE.as_secs()
+                    ));
+                    r
+                }
+            };
             progress.finished(&name);
             report
         });
