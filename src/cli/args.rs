@@ -336,6 +336,33 @@ mod tests {
         Cli::command().debug_assert();
     }
 
+    /// Every argument of every command explains itself in `--help`.
+    #[test]
+    fn every_flag_has_help_text() {
+        fn walk(cmd: &clap::Command, path: &str) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                assert!(
+                    arg.get_help()
+                        .is_some_and(|h| !h.to_string().trim().is_empty()),
+                    "{path} {id} has no help text"
+                );
+            }
+            for sub in cmd.get_subcommands() {
+                assert!(
+                    sub.get_about().is_some(),
+                    "{path} {} has no about",
+                    sub.get_name()
+                );
+                walk(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        walk(&Cli::command(), "scout");
+    }
+
     #[test]
     fn category_thresholds() {
         assert_eq!(
