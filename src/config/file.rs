@@ -69,6 +69,13 @@ fn profiles(display: &str, top: toml::Table) -> Result<BTreeMap<String, toml::Ta
     let mut out = BTreeMap::new();
     for (name, value) in top {
         let is_key = crate::config::layer::KEYS.contains(&name.as_str());
+        // figment gives a `global` profile precedence over the selected one; a table of that
+        // name would silently beat every profile, so it is refused.
+        if name == "global" {
+            return Err(ConfigError::new(format!(
+                "invalid config {display}: `[global]` is a reserved name; put shared settings in [default]"
+            )));
+        }
         match value {
             toml::Value::Table(t) if !is_key => {
                 out.insert(name, t);

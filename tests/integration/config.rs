@@ -303,6 +303,7 @@ fn settings_outside_a_profile_are_explained() {
         "fail_under = 80\n",
         "[checks]\nignore = []\n",
         "[[servers]]\nname = \"a\"\n",
+        "[global]\nfail_under = 1\n",
     ] {
         let dir = workspace(Some(text));
         let r = Scout::new().dir(dir.path()).args(["config", "show"]).run();
