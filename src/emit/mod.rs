@@ -14,6 +14,9 @@ pub mod text;
 use std::io::Write;
 use std::path::Path;
 
+#[allow(unused_imports)]
+use crate::report::Report;
+
 /// Writes `bytes` to `path` atomically (temp file in the same folder, then rename), creating
 /// the folder if needed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
