@@ -60,6 +60,15 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     let started_at = OffsetDateTime::now_utc();
     let clock = Instant::now();
     let plan = select(plan, options.shard);
+    if plan.is_empty()
+        && let Some(s) = options.shard
+    {
+        tracing::warn!(
+            "shard {}/{} holds none of the configured servers",
+            s.index,
+            s.count
+        );
+    }
     let progress = progress::Progress::new(plan.len(), options.progress);
     let ticker = progress.spawn();
     let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
