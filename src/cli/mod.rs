@@ -1,8 +1,91 @@
-//! The command line (clap). SKELETON: the core issue builds the real command tree.
+//! The command line: parse (clap), set up diagnostics, dispatch, and map every outcome to an
+//! exit code (0 gate passed · 1 gate failed · 2 usage/config error · 3 could not finish).
+//! Errors are printed here as one line on stderr; nothing below prints errors itself.
+
+pub mod args;
+pub mod check;
+pub mod generate;
+pub mod logging;
 
 use std::process::ExitCode;
 
+use clap::Parser;
+
+pub use args::{Cli, Command, ConfigCommand, OutputArgs, TargetArgs};
+
+/// Why a command could not complete normally.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad flags or config (exit 2).
+    #[error("{0}")]
+    Usage(String),
+    /// scout could not finish (exit 3).
+    #[error("{0}")]
+    Internal(String),
+}
+
+impl From<crate::config::ConfigError> for CliError {
+    fn from(e: crate::config::ConfigError) -> Self {
+        CliError::Usage(e.0)
+    }
+}
+
 /// Entry point used by `main.rs`.
 pub fn main() -> ExitCode {
-    ExitCode::from(crate::exit::USAGE)
+    install_panic_hook();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and version are successes; every other clap error is a usage error.
+            let code = if e.use_stderr() {
+                crate::exit::USAGE
+            } else {
+                crate::exit::PASSED
+            };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    logging::init(cli.verbosity);
+    let result = match cli.command {
+        Command::Check(a) => check::run(*a, cli.verbosity),
+        Command::Config(ConfigCommand::Show(a)) => check::show_config(*a),
+        Command::Completions { shell } => generate::completions(shell),
+        Command::Man => generate::man(),
+    };
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(CliError::Usage(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(crate::exit::USAGE)
+        }
+        Err(CliError::Internal(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(crate::exit::INTERNAL)
+        }
+    }
+}
+
+/// A panic is a scout bug: one line on stderr (no backtrace), exit 3.
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_string());
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "error: scout hit an internal error ({what}{at}); this is a bug, please report it with the command you ran"
+        );
+        #[allow(
+            clippy::exit,
+            reason = "a panic must end the process with the documented code 3"
+        )]
+        std::process::exit(i32::from(crate::exit::INTERNAL));
+    }));
 }

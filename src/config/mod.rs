@@ -1,2 +1,374 @@
-//! Layered configuration (figment): defaults < file `[default]` < file `[<profile>]` <
-//! `SCOUT_*` environment < flags.
+//! Layered configuration (DESIGN §7), merged with figment: built-in defaults < file
+//! `[default]` < file `[<profile>]` (`--profile` / `SCOUT_PROFILE`) < `SCOUT_*` environment <
+//! flags. The result is validated into [`Settings`] and turned into the per-server
+//! [`ServerSpec`](crate::probe::ServerSpec)s the runner executes.
+
+pub mod duration;
+pub mod file;
+pub mod layer;
+pub mod servers;
+pub mod show;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use figment::Figment;
+use figment::providers::{Env, Format as _, Serialized};
+
+use crate::report::finding::{Phase, Severity};
+use crate::report::gate::GateConfig;
+use crate::runner::Planned;
+use crate::runner::outputs::Format;
+pub use file::ConfigFile;
+pub use layer::{Layer, ServerEntry};
+
+/// The implicit config file looked for in the current directory.
+pub const DEFAULT_FILE: &str = "scout.toml";
+
+/// Top-level keys that may come from `SCOUT_*` variables (tables and server lists may not:
+/// they do not fit in one variable). Other `SCOUT_*` variables (`SCOUT_LOG`,
+/// `SCOUT_PROFILE`) are not config keys and are left alone.
+pub const ENV_KEYS: &[&str] = &[
+    "fail_under",
+    "fail_on",
+    "out_dir",
+    "formats",
+    "timeout",
+    "deadline",
+    "rps",
+    "jobs",
+    "allow_mutations",
+    "allow_destructive",
+    "allow_load",
+    "skip_era_check",
+    "max_body",
+    "context_warn_tokens",
+    "only",
+    "skip",
+    "baseline",
+];
+
+/// A usage or config error: one line saying what was expected, what came and what to do.
+/// Always exit code 2.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct ConfigError(pub String);
+
+impl ConfigError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ConfigError(message.into())
+    }
+}
+
+/// What the command line contributes to loading.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// `--config FILE` (must exist); `None` = the implicit `./scout.toml`, if any.
+    pub config: Option<PathBuf>,
+    /// `--profile` / `SCOUT_PROFILE`.
+    pub profile: Option<String>,
+    /// The flags, as the highest layer (only what was given).
+    pub flags: Layer,
+    /// A server named on the command line (URL or `--stdio`); replaces the config's list.
+    pub target: Option<ServerEntry>,
+}
+
+/// The merged, validated configuration.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// The run's thresholds (a server's own `fail_under` may replace the overall one).
+    pub gate: GateConfig,
+    /// Folder for the `formats` reports.
+    pub out_dir: Option<PathBuf>,
+    /// Reports written into `out_dir`.
+    pub formats: Vec<Format>,
+    /// Per-request timeout.
+    pub timeout: Duration,
+    /// Whole-server deadline.
+    pub deadline: Duration,
+    /// Requests per second towards remote hosts.
+    pub rps: f64,
+    /// Servers checked at the same time.
+    pub jobs: usize,
+    /// Call non-destructive mutating tools too.
+    pub allow_mutations: bool,
+    /// Call every tool. Dangerous.
+    pub allow_destructive: bool,
+    /// Allow the performance burst.
+    pub allow_load: bool,
+    /// Go straight to the handshake path.
+    pub skip_era_check: bool,
+    /// Response body cap in bytes.
+    pub max_body: usize,
+    /// Warn when the catalogue costs more tokens than this.
+    pub context_warn_tokens: u64,
+    /// Phases to run (empty = all).
+    pub only: Vec<Phase>,
+    /// Phases to skip.
+    pub skip: Vec<Phase>,
+    /// `[checks] ignore`: (check id, reason).
+    pub ignore: Vec<(String, String)>,
+    /// Baseline file (refused in this version).
+    pub baseline: Option<PathBuf>,
+}
+
+/// Everything loading produced: the layers (for `config show`) and the validated result.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The config file, when one was read.
+    pub file: Option<ConfigFile>,
+    /// The selected profile (`default` when none was named).
+    pub profile: String,
+    /// The flags layer as given.
+    pub flags: Layer,
+    /// The merged layer, before validation.
+    pub merged: Layer,
+    /// The merged layer, validated.
+    pub settings: Settings,
+    /// The servers to check, in config order (or the one named on the command line).
+    pub servers: Vec<Planned>,
+    /// True when the servers came from the command line.
+    pub target_from_cli: bool,
+}
+
+/// Loads and validates the configuration.
+pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
+    let (path, explicit) = match &options.config {
+        Some(p) => (p.clone(), true),
+        None => (PathBuf::from(DEFAULT_FILE), false),
+    };
+    let file = file::read(&path, explicit)?;
+    let profile = select_profile(options.profile.as_deref(), file.as_ref())?;
+
+    let mut figment = Figment::new().merge(Serialized::defaults(layer::defaults()));
+    if let Some(f) = &file {
+        figment = figment.merge(figment::providers::Toml::file(&f.path).nested());
+    }
+    let figment = figment
+        .merge(Env::prefixed("SCOUT_").only(ENV_KEYS).global())
+        .merge(Serialized::globals(&options.flags))
+        .select(profile.as_str());
+    let merged: Layer = figment
+        .extract()
+        .map_err(|e| figment_error(&e, file.as_ref()))?;
+
+    let settings = validate(&merged)?;
+    let target_from_cli = options.target.is_some();
+    let entries: Vec<(ServerEntry, Option<crate::report::Anchor>)> = match options.target {
+        Some(t) => vec![(t, None)],
+        None => merged
+            .servers
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|e| {
+                let anchor = file.as_ref().and_then(|f| anchor_of(f, &profile, &e.name));
+                (e, anchor)
+            })
+            .collect(),
+    };
+    let servers = servers::plan(entries, &settings, &options.flags)?;
+    Ok(Loaded {
+        file,
+        profile,
+        flags: options.flags,
+        merged,
+        settings,
+        servers,
+        target_from_cli,
+    })
+}
+
+/// The selected profile: named ones must exist in the file.
+fn select_profile(named: Option<&str>, file: Option<&ConfigFile>) -> Result<String, ConfigError> {
+    let name = match named.map(str::trim) {
+        None | Some("") => return Ok("default".to_string()),
+        Some(n) => n,
+    };
+    if name == "default" {
+        return Ok(name.to_string());
+    }
+    match file {
+        Some(f) if f.tables.contains_key(name) => Ok(name.to_string()),
+        Some(f) => Err(ConfigError::new(format!(
+            "profile `{name}` is not defined in {}: it has {}; add a [{name}] table or pick one of those",
+            f.display,
+            f.tables
+                .keys()
+                .map(|k| format!("[{k}]"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+        None => Err(ConfigError::new(format!(
+            "profile `{name}` was selected (--profile or SCOUT_PROFILE) but there is no config file; create {DEFAULT_FILE} or pass --config FILE"
+        ))),
+    }
+}
+
+/// Where a config server was declared: its entry in the selected profile, else in `[default]`.
+fn anchor_of(file: &ConfigFile, profile: &str, name: &str) -> Option<crate::report::Anchor> {
+    let line = file
+        .server_lines
+        .get(&(profile.to_string(), name.to_string()))
+        .or_else(|| {
+            file.server_lines
+                .get(&("default".to_string(), name.to_string()))
+        })?;
+    Some(crate::report::Anchor {
+        path: file.display.clone(),
+        line: *line,
+    })
+}
+
+/// A figment error as one line naming the key and where the bad value came from.
+fn figment_error(e: &figment::Error, file: Option<&ConfigFile>) -> ConfigError {
+    let key = e
+        .path
+        .iter()
+        .filter(|p| !p.is_empty())
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(".");
+    let origin = match &e.metadata {
+        Some(m) => match &m.source {
+            Some(figment::Source::File(p)) => file::display_path(p),
+            // Name the exact variable, not figment's generic "`SCOUT_` environment".
+            _ if m.name.contains("environment") && !key.is_empty() => {
+                format!("environment variable SCOUT_{}", key.to_ascii_uppercase())
+            }
+            _ => m.name.to_string(),
+        },
+        None => file
+            .map(|f| f.display.clone())
+            .unwrap_or_else(|| "the configuration".to_string()),
+    };
+    let key = if key.is_empty() {
+        String::new()
+    } else {
+        format!(" for key `{key}`")
+    };
+    ConfigError::new(format!("invalid config{key} in {origin}: {}", e.kind))
+}
+
+/// Turns the merged layer into typed settings, refusing bad values with the key's name.
+fn validate(m: &Layer) -> Result<Settings, ConfigError> {
+    let duration = |key: &str, v: &Option<layer::DurationText>, fallback: u64| match v {
+        Some(d) => duration::parse(&d.text())
+            .map_err(|e| ConfigError::new(format!("invalid `{key}`: {e}"))),
+        None => Ok(Duration::from_secs(fallback)),
+    };
+    let fail_on = match &m.fail_on {
+        Some(s) => Some(Severity::parse(s).ok_or_else(|| {
+            ConfigError::new(format!(
+                "invalid `fail_on`: expected critical, major or minor, got `{s}`"
+            ))
+        })?),
+        None => None,
+    };
+    if let Some(n) = m.fail_under
+        && n > 100
+    {
+        return Err(ConfigError::new(format!(
+            "invalid `fail_under`: expected 0–100, got {n}"
+        )));
+    }
+    let mut fail_under_category = Vec::new();
+    for (phase, n) in m.fail_under_category.clone().unwrap_or_default() {
+        let p = parse_phase("fail_under_category", &phase)?;
+        if n > 100 {
+            return Err(ConfigError::new(format!(
+                "invalid `fail_under_category.{phase}`: expected 0–100, got {n}"
+            )));
+        }
+        fail_under_category.push((p, n));
+    }
+    let phases = |key: &str, l: &Option<layer::List>| -> Result<Vec<Phase>, ConfigError> {
+        l.as_ref()
+            .map(|l| l.items())
+            .unwrap_or_default()
+            .iter()
+            .map(|s| parse_phase(key, s))
+            .collect()
+    };
+    let formats = m
+        .formats
+        .as_ref()
+        .map(|l| l.items())
+        .unwrap_or_default()
+        .iter()
+        .map(|s| {
+            Format::parse(s).ok_or_else(|| {
+                ConfigError::new(format!(
+                    "invalid `formats` entry `{s}`: expected one of {}",
+                    Format::ALL
+                        .iter()
+                        .map(|f| f.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut ignore = Vec::new();
+    for entry in m.checks.clone().unwrap_or_default().ignore {
+        if crate::probe::registry::lookup(&entry.id).is_none() {
+            return Err(ConfigError::new(format!(
+                "`[checks] ignore` names `{}`, which is not a check id; see docs/checks.md for the ids",
+                entry.id
+            )));
+        }
+        if entry.reason.trim().is_empty() {
+            return Err(ConfigError::new(format!(
+                "`[checks] ignore` entry `{}` has an empty reason; say why it is ignored",
+                entry.id
+            )));
+        }
+        ignore.push((entry.id, entry.reason));
+    }
+    let jobs = m.jobs.unwrap_or(4);
+    if jobs == 0 {
+        return Err(ConfigError::new(
+            "invalid `jobs`: expected at least 1, got 0",
+        ));
+    }
+    let rps = m.rps.unwrap_or(2.0);
+    if !(rps.is_finite() && rps > 0.0) {
+        return Err(ConfigError::new(format!(
+            "invalid `rps`: expected a number above 0, got {rps}"
+        )));
+    }
+    Ok(Settings {
+        gate: GateConfig {
+            fail_under: m.fail_under,
+            fail_under_category,
+            fail_on,
+        },
+        out_dir: m.out_dir.clone(),
+        formats,
+        timeout: duration("timeout", &m.timeout, 10)?,
+        deadline: duration("deadline", &m.deadline, 120)?,
+        rps,
+        jobs,
+        allow_mutations: m.allow_mutations.unwrap_or(false),
+        allow_destructive: m.allow_destructive.unwrap_or(false),
+        allow_load: m.allow_load.unwrap_or(false),
+        skip_era_check: m.skip_era_check.unwrap_or(false),
+        max_body: usize::try_from(m.max_body.unwrap_or(16 * 1024 * 1024)).unwrap_or(usize::MAX),
+        context_warn_tokens: m.context_warn_tokens.unwrap_or(20_000),
+        only: phases("only", &m.only)?,
+        skip: phases("skip", &m.skip)?,
+        ignore,
+        baseline: m.baseline.clone(),
+    })
+}
+
+/// Parses a phase name, naming the key on error.
+pub fn parse_phase(key: &str, s: &str) -> Result<Phase, ConfigError> {
+    Phase::parse(s).ok_or_else(|| {
+        ConfigError::new(format!(
+            "invalid `{key}`: `{s}` is not a phase; expected one of {}",
+            Phase::ALL.map(|p| p.as_str()).join(", ")
+        ))
+    })
+}

@@ -1,1 +1,471 @@
-//! text output. SKELETON: filled in by the emitter work.
+//! The terminal report: a pure function of a finished [`Report`]. Per server a headline
+//! (name, target, era, versions, score, verdict), the score of each category with its failing
+//! and warning checks (fails first, with advice and evidence), counts of the rest, and a final
+//! gate line. Colour is decided by the caller ([`TextStyle`]); nothing here looks at the
+//! terminal or the environment.
+
+use std::io::Write;
+
+use crate::report::finding::{Finding, Phase, Status, Suppression};
+use crate::report::model::{Report, ServerReport};
+use crate::telemetry::Seq;
+
+/// How to render.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextStyle {
+    /// ANSI colours (only on a TTY and without `NO_COLOR`; the caller decides).
+    pub color: bool,
+}
+
+/// ANSI styles used, by meaning rather than by colour.
+#[derive(Clone, Copy)]
+enum Paint {
+    Bad,
+    Warn,
+    Good,
+    Dim,
+    Bold,
+}
+
+impl TextStyle {
+    fn paint(&self, p: Paint, text: &str) -> String {
+        if !self.color {
+            return text.to_string();
+        }
+        let code = match p {
+            Paint::Bad => "1;31",
+            Paint::Warn => "33",
+            Paint::Good => "32",
+            Paint::Dim => "2",
+            Paint::Bold => "1",
+        };
+        format!("\x1b[{code}m{text}\x1b[0m")
+    }
+}
+
+/// Renders the whole report.
+pub fn render(report: &Report, style: TextStyle) -> String {
+    let mut out = String::new();
+    for server in &report.servers {
+        render_server(&mut out, report, server, style);
+        out.push('\n');
+    }
+    if report.servers.is_empty() {
+        out.push_str("no servers were checked\n\n");
+    }
+    if report.gate.passed {
+        out.push_str(&format!("gate: {}\n", style.paint(Paint::Good, "passed")));
+    } else {
+        out.push_str(&format!("gate: {}\n", style.paint(Paint::Bad, "FAILED")));
+        for r in &report.gate.reasons {
+            out.push_str(&format!("  - {r}\n"));
+        }
+    }
+    out
+}
+
+/// Writes the rendered report to stdout; a closed pipe (`scout check | head`) is not an error.
+pub fn print(report: &Report, style: TextStyle) -> std::io::Result<()> {
+    let text = render(report, style);
+    let mut stdout = std::io::stdout().lock();
+    match stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
+    }
+}
+
+fn render_server(out: &mut String, report: &Report, s: &ServerReport, style: TextStyle) {
+    let prefix = format!("{}: ", s.name);
+    let server_failed = report.gate.reasons.iter().any(|r| r.starts_with(&prefix));
+    let verdict = if server_failed {
+        style.paint(Paint::Bad, "FAILED")
+    } else {
+        style.paint(Paint::Good, "passed")
+    };
+    let score = s
+        .score
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| "n/a".into());
+    out.push_str(&format!(
+        "{}  {}\n",
+        style.paint(Paint::Bold, &s.name),
+        s.target
+    ));
+    let versions = if s.protocol_versions.is_empty() {
+        "none".to_string()
+    } else {
+        s.protocol_versions.join(", ")
+    };
+    out.push_str(&format!(
+        "  {} · era {} · versions {versions} · score {score} · {verdict}\n",
+        s.transport.as_str(),
+        s.era.as_str(),
+    ));
+    if let Some(why) = &s.blocked {
+        out.push_str(&format!(
+            "  {} {why}\n",
+            style.paint(Paint::Bad, "blocked:")
+        ));
+    }
+    if s.interrupted {
+        out.push_str(&format!(
+            "  {}\n",
+            style.paint(
+                Paint::Warn,
+                "interrupted: the run stopped before every phase finished"
+            )
+        ));
+    }
+    for phase in Phase::ALL {
+        let Some(cat) = s.categories.iter().find(|c| c.phase == phase) else {
+            continue;
+        };
+        let mine: Vec<&Finding> = s.findings.iter().filter(|f| f.phase == phase).collect();
+        let score = if cat.assessed {
+            let text = format!("{:>3}", cat.score);
+            let paint = match cat.score {
+                90..=100 => Paint::Good,
+                60..=89 => Paint::Warn,
+                _ => Paint::Bad,
+            };
+            style.paint(paint, &text)
+        } else {
+            style.paint(Paint::Dim, "  -")
+        };
+        let tally = tally(&mine, cat.assessed);
+        out.push_str(&format!(
+            "  {:<12}{score}  {}\n",
+            phase.as_str(),
+            style.paint(Paint::Dim, &tally)
+        ));
+        let mut shown: Vec<&&Finding> = mine
+            .iter()
+            .filter(|f| matches!(f.status, Status::Fail | Status::Warn))
+            .collect();
+        // Counted before ignored, fails before warns, the worst fails first; report order
+        // otherwise (the sort is stable).
+        shown.sort_by_key(|f| {
+            (
+                f.suppressed.is_some(),
+                f.status != Status::Fail,
+                std::cmp::Reverse(f.severity),
+            )
+        });
+        for f in shown {
+            render_finding(out, f, style);
+        }
+    }
+}
+
+/// `1 passed, 2 skipped (blocked), 1 ignored`: the counts that are not zero.
+fn tally(mine: &[&Finding], assessed: bool) -> String {
+    let count = |st: Status| {
+        mine.iter()
+            .filter(|f| f.status == st && f.suppressed.is_none())
+            .count()
+    };
+    let mut parts = Vec::new();
+    if !assessed {
+        parts.push("not assessed".to_string());
+    }
+    for (st, word) in [
+        (Status::Fail, "failed"),
+        (Status::Warn, "warned"),
+        (Status::Pass, "passed"),
+        (Status::Info, "info"),
+    ] {
+        let n = count(st);
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    let skips: Vec<&&Finding> = mine
+        .iter()
+        .filter(|f| f.status == Status::Skip && f.suppressed.is_none())
+        .collect();
+    if !skips.is_empty() {
+        let mut reasons: Vec<&str> = skips
+            .iter()
+            .filter_map(|f| f.skip_reason.map(|r| r.as_str()))
+            .collect();
+        reasons.sort_unstable();
+        reasons.dedup();
+        parts.push(format!("{} skipped ({})", skips.len(), reasons.join(", ")));
+    }
+    let ignored = mine.iter().filter(|f| f.suppressed.is_some()).count();
+    if ignored > 0 {
+        parts.push(format!("{ignored} ignored"));
+    }
+    parts.join(", ")
+}
+
+fn render_finding(out: &mut String, f: &Finding, style: TextStyle) {
+    let label = match (f.status, f.severity) {
+        _ if f.suppressed.is_some() => style.paint(Paint::Dim, "IGNORED"),
+        (Status::Fail, Some(sev)) => style.paint(Paint::Bad, &format!("FAIL {}", sev.as_str())),
+        (Status::Fail, None) => style.paint(Paint::Bad, "FAIL"),
+        _ => style.paint(Paint::Warn, "WARN"),
+    };
+    let subject = f
+        .subject
+        .as_ref()
+        .map(|s| format!(" [{s}]"))
+        .unwrap_or_default();
+    let era = f
+        .era
+        .map(|e| format!(" ({})", e.as_str()))
+        .unwrap_or_default();
+    out.push_str(&format!(
+        "    {label}  {}{subject}{era}: {}\n",
+        f.id, f.title
+    ));
+    if let Some(Suppression::Ignored { reason } | Suppression::Baselined { reason }) = &f.suppressed
+    {
+        out.push_str(&format!(
+            "      {}\n",
+            style.paint(Paint::Dim, &format!("not counted: {reason}"))
+        ));
+    }
+    if !f.detail.is_empty() {
+        out.push_str(&format!("      {}\n", f.detail));
+    }
+    if !f.advice.is_empty() {
+        out.push_str(&format!("      → {}\n", f.advice));
+    }
+    if !f.evidence.is_empty() {
+        out.push_str(&format!(
+            "      {}\n",
+            style.paint(Paint::Dim, &format!("evidence {}", evidence(&f.evidence)))
+        ));
+    }
+}
+
+/// `req#12,13` for two numbers, `req#12-14` for runs of three or more, mixed as needed.
+pub fn evidence(seqs: &[Seq]) -> String {
+    let mut sorted = seqs.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    while i < sorted.len() {
+        let start = sorted[i];
+        let mut end = start;
+        while i + 1 < sorted.len() && sorted[i + 1] == end + 1 {
+            i += 1;
+            end = sorted[i];
+        }
+        match end - start {
+            0 => parts.push(start.to_string()),
+            1 => parts.push(format!("{start},{end}")),
+            _ => parts.push(format!("{start}-{end}")),
+        }
+        i += 1;
+    }
+    format!("req#{}", parts.join(","))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::finding::{Era, Severity, SkipReason};
+    use crate::report::gate::GateResult;
+    use crate::report::model::{Anchor, EraKind, TransportKind};
+    use crate::report::score;
+
+    #[test]
+    fn evidence_ranges() {
+        assert_eq!(evidence(&[12]), "req#12");
+        assert_eq!(evidence(&[12, 13]), "req#12,13");
+        assert_eq!(evidence(&[14, 12, 13]), "req#12-14");
+        assert_eq!(evidence(&[1, 2, 3, 7, 9, 10]), "req#1-3,7,9,10");
+    }
+
+    fn finding(
+        id: &str,
+        phase: Phase,
+        status: Status,
+        severity: Option<Severity>,
+        evidence: Vec<Seq>,
+    ) -> Finding {
+        Finding {
+            id: id.into(),
+            phase,
+            title: format!("title of {id}"),
+            status,
+            severity,
+            detail: format!("detail of {id}"),
+            advice: format!("advice for {id}"),
+            spec: Some("https://modelcontextprotocol.io/specification/2025-11-25/basic".into()),
+            subject: None,
+            era: None,
+            evidence,
+            skip_reason: (status == Status::Skip).then_some(SkipReason::NotApplicable),
+            suppressed: None,
+        }
+    }
+
+    /// A report with a pass, info, warn, fail, skip and an ignored fail, two servers, one
+    /// blocked.
+    fn sample() -> Report {
+        let mut warn = finding(
+            "protocol.content_type",
+            Phase::Protocol,
+            Status::Warn,
+            None,
+            vec![7],
+        );
+        warn.subject = Some("tools/list".into());
+        warn.era = Some(Era::Legacy);
+        let mut ignored = finding(
+            "protocol.batch",
+            Phase::Protocol,
+            Status::Fail,
+            Some(Severity::Minor),
+            vec![9],
+        );
+        ignored.suppressed = Some(Suppression::Ignored {
+            reason: "batching is off by design".into(),
+        });
+        let findings = vec![
+            finding(
+                "discovery.reachable",
+                Phase::Discovery,
+                Status::Pass,
+                None,
+                vec![1],
+            ),
+            finding(
+                "handshake.server_info",
+                Phase::Handshake,
+                Status::Info,
+                None,
+                vec![2],
+            ),
+            finding(
+                "protocol.parse_error",
+                Phase::Protocol,
+                Status::Pass,
+                None,
+                vec![3],
+            ),
+            warn,
+            finding(
+                "protocol.unknown_method",
+                Phase::Protocol,
+                Status::Fail,
+                Some(Severity::Major),
+                vec![12, 13, 14],
+            ),
+            ignored,
+            finding(
+                "catalog.prompts",
+                Phase::Catalog,
+                Status::Skip,
+                None,
+                vec![],
+            ),
+        ];
+        let categories = score::categories(&findings);
+        let good = ServerReport {
+            name: "everything".into(),
+            transport: TransportKind::Http,
+            target: "http://127.0.0.1:3001/mcp".into(),
+            era: EraKind::Legacy,
+            protocol_versions: vec!["2025-11-25".into()],
+            server_info: None,
+            score: score::overall(&categories),
+            categories,
+            findings,
+            exchanges: vec![],
+            blocked: None,
+            interrupted: false,
+            anchor: Some(Anchor {
+                path: "scout.toml".into(),
+                line: 4,
+            }),
+            duration_ms: 812,
+            exchange_count: None,
+        };
+        let down_findings = vec![
+            finding(
+                "discovery.reachable",
+                Phase::Discovery,
+                Status::Fail,
+                Some(Severity::Critical),
+                vec![1],
+            ),
+            {
+                let mut s = finding(
+                    "handshake.initialize",
+                    Phase::Handshake,
+                    Status::Skip,
+                    None,
+                    vec![],
+                );
+                s.skip_reason = Some(SkipReason::Blocked);
+                s
+            },
+        ];
+        let categories = score::categories(&down_findings);
+        let down = ServerReport {
+            name: "down".into(),
+            transport: TransportKind::Http,
+            target: "http://127.0.0.1:9/mcp".into(),
+            era: EraKind::Unknown,
+            protocol_versions: vec![],
+            server_info: None,
+            score: score::overall(&categories),
+            categories,
+            findings: down_findings,
+            exchanges: vec![],
+            blocked: Some("connection refused".into()),
+            interrupted: false,
+            anchor: None,
+            duration_ms: 3,
+            exchange_count: None,
+        };
+        Report {
+            run_id: "00000000-0000-4000-8000-000000000000".into(),
+            scout_version: "0.1.0".into(),
+            started_at: time::macros::datetime!(2026-01-01 00:00 UTC),
+            duration_ms: 815,
+            servers: vec![down, good],
+            gate: GateResult {
+                passed: false,
+                reasons: vec![
+                    "down: run blocked: connection refused".into(),
+                    "everything: score 85 < 90".into(),
+                ],
+            },
+        }
+    }
+
+    #[test]
+    fn snapshot_without_colour() {
+        insta::assert_snapshot!(render(&sample(), TextStyle { color: false }));
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let plain = render(&sample(), TextStyle { color: false });
+        assert!(!plain.contains('\x1b'));
+        let coloured = render(&sample(), TextStyle { color: true });
+        assert!(coloured.contains("\x1b[1;31mFAILED\x1b[0m"));
+    }
+
+    #[test]
+    fn passing_gate_line() {
+        let mut r = sample();
+        r.servers.retain(|s| s.name == "everything");
+        r.gate = GateResult {
+            passed: true,
+            reasons: vec![],
+        };
+        let text = render(&r, TextStyle::default());
+        assert!(text.ends_with("gate: passed\n"), "{text}");
+        assert!(text.contains("score 85 · passed"), "{text}");
+    }
+}

@@ -1,1 +1,335 @@
-//! Runs the servers of a config with bounded parallelism and shards, gathering Reports.
+//! Runs the servers of a config with bounded parallelism (`--jobs`) and shards, and gathers
+//! their reports into one [`Report`]: `[checks] ignore` applied and re-scored, servers sorted
+//! by name, the gate evaluated. One server's failure never stops the others.
+
+pub mod outputs;
+pub mod progress;
+pub mod shard;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use time::OffsetDateTime;
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+
+use crate::probe::{self, ServerSpec};
+use crate::report::finding::Suppression;
+use crate::report::gate::{self, GateConfig, GateResult};
+use crate::report::model::{EraKind, Report, ServerReport};
+use crate::report::score;
+pub use shard::Shard;
+
+/// How long past its deadline a server run may take to shut down before the runner gives up.
+const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// One server to run and the gate its report must meet.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub spec: ServerSpec,
+    pub gate: GateConfig,
+}
+
+/// How to run the plan.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// Servers checked at the same time (at least 1).
+    pub jobs: usize,
+    /// Only the servers of this shard.
+    pub shard: Option<Shard>,
+    /// `[checks] ignore`: (id, reason).
+    pub ignore: Vec<(String, String)>,
+    /// Draw the progress line (on a TTY).
+    pub progress: bool,
+}
+
+/// The servers of `plan` that belong to `shard`.
+pub fn select(plan: Vec<Planned>, shard: Option<Shard>) -> Vec<Planned> {
+    match shard {
+        Some(s) => plan
+            .into_iter()
+            .filter(|p| s.contains(&p.spec.name))
+            .collect(),
+        None => plan,
+    }
+}
+
+/// Runs every planned server and builds the finished, gated report. `cancel` flips to true
+/// on Ctrl-C: running servers stop at their next phase and are reported as interrupted.
+pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receiver<bool>) -> Report {
+    let started_at = OffsetDateTime::now_utc();
+    let clock = Instant::now();
+    let plan = select(plan, options.shard);
+    if plan.is_empty()
+        && let Some(s) = options.shard
+    {
+        tracing::warn!(
+            "shard {}/{} holds none of the configured servers",
+            s.index,
+            s.count
+        );
+    }
+    let progress = progress::Progress::new(plan.len(), options.progress);
+    let ticker = progress.spawn();
+    let permits = Arc::new(Semaphore::new(options.jobs.max(1)));
+    let gates: Vec<(String, GateConfig)> = plan
+        .iter()
+        .map(|p| (p.spec.name.clone(), p.gate.clone()))
+        .collect();
+
+    let mut set = JoinSet::new();
+    let mut names = std::collections::HashMap::new();
+    for p in plan {
+        let permits = permits.clone();
+        let cancel = cancel.clone();
+        let progress = progress.clone();
+        let spec = p.spec;
+        let name = spec.name.clone();
+        let handle = set.spawn(async move {
+            // The semaphore is never closed, so acquire only fails if it was; then run anyway.
+            let _permit = permits.acquire_owned().await.ok();
+            // Cancelled while waiting for a slot: report it as not run rather than start it.
+            if *cancel.borrow() {
+                return not_started(spec, "interrupted (Ctrl-C) before this server started");
+            }
+            progress.started(&spec.name);
+            let name = spec.name.clone();
+            // Safety net: run_server honours the deadline itself; if shutting a server down
+            // hangs anyway, give up after a grace period instead of hanging the whole run.
+            let limit = spec.deadline + SHUTDOWN_GRACE;
+            let fallback = spec.clone();
+            let report = match tokio::time::timeout(limit, probe::run_server(spec, cancel)).await {
+                Ok(r) => r,
+                Err(_) => {
+                    let mut r = not_started(
+                        fallback,
+                        "scout gave up on this server: it did not finish within its deadline",
+                    );
+                    r.blocked = Some(format!(
+                        "the run did not finish within the deadline plus {}s",
+                        SHUTDOWN_GRACE.as_secs()
+                    ));
+                    r
+                }
+            };
+            progress.finished(&name);
+            report
+        });
+        names.insert(handle.id(), (name, p.gate.clone()));
+    }
+
+    let mut servers = Vec::new();
+    while let Some(joined) = set.join_next_with_id().await {
+        match joined {
+            Ok((_, report)) => servers.push(report),
+            Err(e) => {
+                // A panicking server run is a scout bug; the others still finish and this
+                // one is reported as blocked, so the gate cannot pass by accident.
+                if let Some((name, _)) = names.get(&e.id()) {
+                    tracing::error!(server = %name, "internal error: {e}");
+                    servers.push(crashed(name, &e.to_string()));
+                }
+            }
+        }
+    }
+    if let Some(t) = ticker {
+        t.abort();
+    }
+    progress.clear();
+
+    for s in &mut servers {
+        apply_ignores(s, &options.ignore);
+    }
+    servers.sort_by(|a, b| a.name.cmp(&b.name));
+    let gate = evaluate(&servers, &gates);
+    Report {
+        run_id: uuid::Uuid::new_v4().to_string(),
+        scout_version: env!("CARGO_PKG_VERSION").to_string(),
+        started_at,
+        duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
+        servers,
+        gate,
+    }
+}
+
+/// Marks the findings of ignored checks as suppressed and re-scores the server.
+pub fn apply_ignores(server: &mut ServerReport, ignore: &[(String, String)]) {
+    if ignore.is_empty() {
+        return;
+    }
+    for f in &mut server.findings {
+        if let Some((_, reason)) = ignore.iter().find(|(id, _)| *id == f.id) {
+            f.suppressed = Some(Suppression::Ignored {
+                reason: reason.clone(),
+            });
+        }
+    }
+    server.categories = score::categories(&server.findings);
+    server.score = score::overall(&server.categories);
+}
+
+/// The gate over every server, each with its own thresholds.
+pub fn evaluate(servers: &[ServerReport], gates: &[(String, GateConfig)]) -> GateResult {
+    let reasons: Vec<String> = servers
+        .iter()
+        .flat_map(|s| {
+            let g = gates
+                .iter()
+                .find(|(n, _)| *n == s.name)
+                .map(|(_, g)| g.clone())
+                .unwrap_or_default();
+            gate::server_reasons(s, &g)
+        })
+        .collect();
+    GateResult {
+        passed: reasons.is_empty(),
+        reasons,
+    }
+}
+
+/// The report of a server that never ran: every check skipped as not assessed, marked
+/// interrupted so the gate cannot pass.
+pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
+    let findings: Vec<_> = probe::registry::all()
+        .filter_map(|c| {
+            c.skip(crate::report::SkipReason::NotAssessed, why)
+                .build(|_| false)
+                .ok()
+        })
+        .collect();
+    let categories = score::categories(&findings);
+    ServerReport {
+        name: spec.name.clone(),
+        transport: match spec.target {
+            probe::spec::TargetSpec::Http { .. } => crate::report::TransportKind::Http,
+            probe::spec::TargetSpec::Stdio { .. } => crate::report::TransportKind::Stdio,
+        },
+        target: spec.target_display(),
+        era: EraKind::Unknown,
+        protocol_versions: Vec::new(),
+        server_info: None,
+        score: score::overall(&categories),
+        categories,
+        findings,
+        exchanges: Vec::new(),
+        blocked: None,
+        interrupted: true,
+        anchor: spec.anchor.clone(),
+        duration_ms: 0,
+        exchange_count: None,
+    }
+}
+
+/// The report of a server whose run panicked.
+fn crashed(name: &str, why: &str) -> ServerReport {
+    ServerReport {
+        name: name.to_string(),
+        transport: crate::report::TransportKind::Http,
+        target: String::new(),
+        era: EraKind::Unknown,
+        protocol_versions: Vec::new(),
+        server_info: None,
+        score: None,
+        categories: score::categories(&[]),
+        findings: Vec::new(),
+        exchanges: Vec::new(),
+        blocked: Some(format!("scout internal error: {why}")),
+        interrupted: true,
+        anchor: None,
+        duration_ms: 0,
+        exchange_count: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::finding::{Finding, Phase, Severity, Status};
+
+    fn server(name: &str, findings: Vec<Finding>) -> ServerReport {
+        let categories = score::categories(&findings);
+        ServerReport {
+            name: name.into(),
+            transport: crate::report::TransportKind::Stdio,
+            target: "x".into(),
+            era: EraKind::Legacy,
+            protocol_versions: vec![],
+            server_info: None,
+            score: score::overall(&categories),
+            categories,
+            findings,
+            exchanges: vec![],
+            blocked: None,
+            interrupted: false,
+            anchor: None,
+            duration_ms: 1,
+            exchange_count: None,
+        }
+    }
+
+    fn fail(id: &str) -> Finding {
+        Finding {
+            id: id.into(),
+            phase: Phase::Protocol,
+            title: "t".into(),
+            status: Status::Fail,
+            severity: Some(Severity::Critical),
+            detail: String::new(),
+            advice: String::new(),
+            spec: None,
+            subject: None,
+            era: None,
+            evidence: vec![1],
+            skip_reason: None,
+            suppressed: None,
+        }
+    }
+
+    #[test]
+    fn ignores_are_applied_before_scoring() {
+        let mut s = server("a", vec![fail("protocol.batch")]);
+        assert_eq!(s.score, Some(0));
+        apply_ignores(&mut s, &[("protocol.batch".into(), "known".into())]);
+        assert!(matches!(
+            s.findings[0].suppressed,
+            Some(Suppression::Ignored { .. })
+        ));
+        // Nothing counted is left, so the category is no longer assessed.
+        assert_eq!(s.score, None);
+    }
+
+    #[test]
+    fn a_server_that_never_ran_fails_the_gate() {
+        let spec = ServerSpec::new(
+            "late",
+            probe::spec::TargetSpec::Stdio {
+                command: vec!["srv".into()],
+                env_forward: vec![],
+                env_set: vec![],
+                dir: None,
+            },
+        );
+        let r = not_started(spec, "interrupted");
+        assert!(r.interrupted);
+        assert_eq!(r.score, None);
+        assert!(r.findings.iter().all(|f| f.status == Status::Skip));
+        assert_eq!(r.findings.len(), probe::registry::all().count());
+        assert!(!evaluate(&[r], &[]).passed);
+    }
+
+    #[test]
+    fn each_server_meets_its_own_gate() {
+        let a = server("a", vec![fail("protocol.batch")]);
+        let gates = vec![(
+            "a".to_string(),
+            GateConfig {
+                fail_under: Some(50),
+                ..GateConfig::default()
+            },
+        )];
+        let g = evaluate(std::slice::from_ref(&a), &gates);
+        assert!(!g.passed);
+        assert_eq!(g.reasons, vec!["a: score 0 < 50".to_string()]);
+        assert!(evaluate(&[a], &[]).passed);
+    }
+}

@@ -1,21 +1,129 @@
-//! Shared helpers for integration tests: commands with a scrubbed environment, and the
-//! report validators that `tests/tools/setup.sh` installs.
+//! Shared helpers for integration tests: running the real `scout` binary with a scrubbed
+//! environment (so a developer's or CI's own `CI`, `GITHUB_*`, `NO_COLOR` or `SCOUT_*`
+//! variables never change what a test sees), fixtures' locations, and the report validators
+//! that `tests/tools/setup.sh` installs.
 
 #![allow(dead_code)] // each test area uses a different part of this
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::Duration;
 
-/// Environment variables that change scout's behaviour (CI detection, colours, config)
-/// and must not leak from the developer's shell or the CI runner into a test.
-const SCRUBBED_PREFIXES: &[&str] = &["GITHUB_", "SCOUT_", "GITLAB_"];
-const SCRUBBED: &[&str] = &["CI", "NO_COLOR", "RUNNER_TEMP"];
+/// What a run produced.
+#[derive(Debug)]
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    /// stdout and stderr together, for "never printed anywhere" assertions.
+    pub fn all_output(&self) -> String {
+        format!("{}\n{}", self.stdout, self.stderr)
+    }
+}
+
+/// A `scout` invocation being built.
+pub struct Scout {
+    cmd: assert_cmd::Command,
+}
+
+/// True for variables a test must not inherit.
+fn is_scrubbed(name: &str) -> bool {
+    name == "CI"
+        || name == "NO_COLOR"
+        || name.starts_with("GITHUB_")
+        || name.starts_with("SCOUT_")
+        || name.starts_with("GITLAB_")
+        || name == "RUNNER_TEMP"
+        || name == "RUST_LOG"
+}
+
+/// A plain `std::process::Command` for `scout` with the same scrubbed environment, for tests
+/// that must talk to the running process (signals).
+pub fn command() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_scout"));
+    for (name, _) in std::env::vars_os() {
+        if is_scrubbed(&name.to_string_lossy()) {
+            cmd.env_remove(&name);
+        }
+    }
+    cmd
+}
+
+impl Scout {
+    /// `scout` with the inherited environment scrubbed and a 60 s safety timeout.
+    pub fn new() -> Scout {
+        let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_scout"));
+        for (name, _) in std::env::vars_os() {
+            if is_scrubbed(&name.to_string_lossy()) {
+                cmd.env_remove(&name);
+            }
+        }
+        cmd.timeout(Duration::from_secs(60));
+        Scout { cmd }
+    }
+
+    /// Appends arguments.
+    pub fn args<I, S>(mut self, args: I) -> Scout
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.cmd.args(args);
+        self
+    }
+
+    /// Sets one variable.
+    pub fn env(mut self, name: &str, value: &str) -> Scout {
+        self.cmd.env(name, value);
+        self
+    }
+
+    /// Runs in this directory.
+    pub fn dir(mut self, dir: &Path) -> Scout {
+        self.cmd.current_dir(dir);
+        self
+    }
+
+    /// Runs to completion.
+    pub fn run(mut self) -> Run {
+        let out = self.cmd.output().expect("scout runs");
+        Run {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// A fresh temporary folder holding `scout.toml` with `text` (when given).
+pub fn workspace(config: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    if let Some(text) = config {
+        std::fs::write(dir.path().join("scout.toml"), text).expect("write config");
+    }
+    dir
+}
+
+/// The crate root (fixtures live below it).
+pub fn crate_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A loopback port nothing listens on: bound, read, released.
+pub fn closed_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = l.local_addr().expect("addr").port();
+    drop(l);
+    port
+}
 
 /// `cmd` with every variable that could change scout's behaviour removed.
 pub fn scrubbed(mut cmd: Command) -> Command {
     for (key, _) in std::env::vars_os() {
-        let k = key.to_string_lossy();
-        if SCRUBBED.contains(&k.as_ref()) || SCRUBBED_PREFIXES.iter().any(|p| k.starts_with(p)) {
+        if is_scrubbed(&key.to_string_lossy()) {
             cmd.env_remove(&key);
         }
     }

@@ -1,0 +1,437 @@
+//! The command tree (clap derive). Flag groups are reusable: [`TargetArgs`] (what to connect
+//! to) and [`OutputArgs`] (where reports go) are shared by the commands that need them, and
+//! [`SettingsArgs`] are the flags that are also config keys (the highest config layer).
+
+use std::path::PathBuf;
+
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+
+use crate::report::finding::{Phase, Severity};
+use crate::runner::Shard;
+
+/// Checks MCP servers the way an agent uses them, and tells CI whether they really work.
+///
+/// Exit codes: 0 gate passed · 1 gate failed · 2 usage or config error · 3 scout could not
+/// finish.
+#[derive(Debug, Parser)]
+#[command(
+    name = "scout",
+    version,
+    propagate_version = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub verbosity: Verbosity,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// `-v` / `-q`, accepted before or after the subcommand.
+#[derive(Debug, Clone, Copy, Args)]
+pub struct Verbosity {
+    /// More diagnostics on stderr: -v debug, -vv trace (SCOUT_LOG overrides)
+    #[arg(short, long, action = ArgAction::Count, global = true, help_heading = "Diagnostics")]
+    pub verbose: u8,
+    /// Only errors on stderr, and no terminal report
+    #[arg(
+        short,
+        long,
+        global = true,
+        conflicts_with = "verbose",
+        help_heading = "Diagnostics"
+    )]
+    pub quiet: bool,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run every phase against one server (URL or --stdio) or the servers of the config
+    Check(Box<CheckArgs>),
+    /// Inspect the configuration
+    #[command(subcommand)]
+    Config(ConfigCommand),
+    /// Print a shell completion script
+    Completions {
+        /// The shell to generate for
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page (roff) on stdout
+    Man,
+}
+
+/// `scout config …`.
+#[derive(Debug, Subcommand)]
+pub enum ConfigCommand {
+    /// Print the merged configuration and where each value came from
+    Show(Box<ShowArgs>),
+}
+
+/// `scout config show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub format: ShowFormat,
+    #[command(flatten)]
+    pub source: ConfigSourceArgs,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+}
+
+/// How `config show` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShowFormat {
+    /// `key = value  # source` lines
+    Text,
+    /// One JSON document
+    Json,
+}
+
+/// `scout check`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  scout check http://127.0.0.1:3001/mcp --fail-under 80\n  scout check --stdio --stdio-env TZ -- python3 -m mcp_server_time\n  scout check --config scout.toml --profile ci --out-dir scout-report"
+)]
+pub struct CheckArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub source: ConfigSourceArgs,
+    #[command(flatten)]
+    pub outputs: OutputArgs,
+    #[command(flatten)]
+    pub settings: SettingsArgs,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// What to connect to. Without a URL or --stdio, the servers of the config are checked.
+#[derive(Debug, Clone, Default, Args)]
+pub struct TargetArgs {
+    /// URL of a Streamable HTTP (or legacy HTTP+SSE) endpoint, e.g. http://127.0.0.1:3001/mcp
+    #[arg(
+        value_name = "URL",
+        conflicts_with = "stdio",
+        display_order = 1,
+        help_heading = "Target"
+    )]
+    pub url: Option<String>,
+    /// Start the command after `--` as a stdio server (no shell, no splitting)
+    #[arg(long, requires = "command", display_order = 5, help_heading = "Target")]
+    pub stdio: bool,
+    /// Forward this variable from scout's environment to the stdio server (repeatable)
+    #[arg(
+        long = "stdio-env",
+        value_name = "NAME",
+        requires = "stdio",
+        display_order = 6,
+        help_heading = "Target"
+    )]
+    pub stdio_env: Vec<String>,
+    /// Set a variable for the stdio server (repeatable)
+    #[arg(long = "stdio-set", value_name = "NAME=VALUE", value_parser = parse_assignment, requires = "stdio", display_order = 7, help_heading = "Target")]
+    pub stdio_set: Vec<(String, String)>,
+    /// Working directory of the stdio server
+    #[arg(
+        long = "stdio-dir",
+        value_name = "DIR",
+        requires = "stdio",
+        display_order = 8,
+        help_heading = "Target"
+    )]
+    pub stdio_dir: Option<PathBuf>,
+    /// The stdio server's program and arguments, after `--`
+    #[arg(
+        last = true,
+        value_name = "CMD",
+        requires = "stdio",
+        display_order = 9,
+        help_heading = "Target"
+    )]
+    pub command: Vec<String>,
+    /// Send this header to the HTTP server (repeatable); VALUE may be env:VAR
+    #[arg(long, value_name = "NAME=VALUE", value_parser = parse_assignment, display_order = 2, help_heading = "Target")]
+    pub header: Vec<(String, String)>,
+    /// Read a bearer token for the HTTP server from this environment variable
+    #[arg(
+        long = "token-env",
+        value_name = "VAR",
+        display_order = 3,
+        help_heading = "Target"
+    )]
+    pub token_env: Option<String>,
+    /// Start the HTTP server first: one program argument per --start, in order (no shell)
+    #[arg(
+        long,
+        value_name = "ARG",
+        allow_hyphen_values = true,
+        display_order = 4,
+        help_heading = "Target"
+    )]
+    pub start: Vec<String>,
+}
+
+/// Which config file and profile.
+#[derive(Debug, Clone, Default, Args)]
+pub struct ConfigSourceArgs {
+    /// Config file (default: ./scout.toml if present)
+    #[arg(long, value_name = "FILE", help_heading = "Config")]
+    pub config: Option<PathBuf>,
+    /// Profile of the config file to apply over [default]
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "SCOUT_PROFILE",
+        help_heading = "Config"
+    )]
+    pub profile: Option<String>,
+}
+
+/// Where reports are written.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OutputArgs {
+    /// Write the JSON report (scout/report/v1) here
+    #[arg(long, value_name = "PATH", help_heading = "Reports")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report here
+    #[arg(long, value_name = "PATH", help_heading = "Reports")]
+    pub junit: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 report here
+    #[arg(long, value_name = "PATH", help_heading = "Reports")]
+    pub sarif: Option<PathBuf>,
+    /// Write a Markdown summary here
+    #[arg(long, value_name = "PATH", help_heading = "Reports")]
+    pub markdown: Option<PathBuf>,
+    /// Write a GitLab Code Quality report here
+    #[arg(long, value_name = "PATH", help_heading = "Reports")]
+    pub gitlab: Option<PathBuf>,
+    /// Write one HAR file per server into this folder
+    #[arg(long, value_name = "DIR", help_heading = "Reports")]
+    pub har: Option<PathBuf>,
+    /// Write the run's events as NDJSON here
+    #[arg(long, value_name = "FILE", help_heading = "Reports")]
+    pub events: Option<PathBuf>,
+}
+
+/// Flags that are also config keys: the highest config layer.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SettingsArgs {
+    /// Write every report (or the config's `formats`) into this folder under fixed names
+    #[arg(long = "out-dir", value_name = "DIR", help_heading = "Reports")]
+    pub out_dir: Option<PathBuf>,
+    /// Fail when a server's overall score is below N (0-100)
+    #[arg(long = "fail-under", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100), help_heading = "Gate")]
+    pub fail_under: Option<u8>,
+    /// Fail when a category's score is below N, e.g. protocol=90 (repeatable)
+    #[arg(long = "fail-under-category", value_name = "PHASE=N", value_parser = parse_category_threshold, help_heading = "Gate")]
+    pub fail_under_category: Vec<(Phase, u8)>,
+    /// Fail on any failing check at or above this severity
+    #[arg(long = "fail-on", value_name = "SEVERITY", value_parser = parse_severity, help_heading = "Gate")]
+    pub fail_on: Option<Severity>,
+    /// Compare with this baseline file: findings listed there do not count
+    #[arg(long, value_name = "FILE", help_heading = "Gate")]
+    pub baseline: Option<PathBuf>,
+    /// Run only these phases (comma-separated)
+    #[arg(long, value_name = "PHASE,…", value_delimiter = ',', value_parser = parse_phase, help_heading = "Run")]
+    pub only: Vec<Phase>,
+    /// Skip these phases (comma-separated)
+    #[arg(long, value_name = "PHASE,…", value_delimiter = ',', value_parser = parse_phase, help_heading = "Run")]
+    pub skip: Vec<Phase>,
+    /// Timeout of a single request, e.g. 10s or 500ms [default: 10s]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_text, help_heading = "Run")]
+    pub timeout: Option<String>,
+    /// Deadline for a whole server run, e.g. 2m [default: 120s]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration_text, help_heading = "Run")]
+    pub deadline: Option<String>,
+    /// Servers checked at the same time [default: 4]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Run")]
+    pub jobs: Option<u32>,
+    /// Cap on a response body in bytes [default: 16 MiB]
+    #[arg(long = "max-body", value_name = "BYTES", help_heading = "Run")]
+    pub max_body: Option<u64>,
+    /// Go straight to the handshake (initialize) path, skipping era detection
+    #[arg(long = "skip-era-check", help_heading = "Run")]
+    pub skip_era_check: bool,
+    /// Also call tools that change state but are not destructive
+    #[arg(long = "allow-mutations", help_heading = "Safety")]
+    pub allow_mutations: bool,
+    /// Call every tool, destructive ones included. DANGEROUS: only against throwaway servers
+    #[arg(long = "allow-destructive", help_heading = "Safety")]
+    pub allow_destructive: bool,
+    /// Requests per second towards remote (non-loopback) hosts [default: 2]
+    #[arg(long, value_name = "N", help_heading = "Safety")]
+    pub rps: Option<f64>,
+    /// Allow the performance burst (many requests in a short time)
+    #[arg(long = "allow-load", help_heading = "Safety")]
+    pub allow_load: bool,
+}
+
+/// Flags of a check run that are not config keys.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunArgs {
+    /// Check only shard I of N (servers chosen by a stable hash of their name)
+    #[arg(long, value_name = "I/N", value_parser = Shard::parse, help_heading = "Run")]
+    pub shard: Option<Shard>,
+    /// Write the current findings as a new baseline file
+    #[arg(long = "write-baseline", value_name = "FILE", help_heading = "Gate")]
+    pub write_baseline: Option<PathBuf>,
+    /// Do not fail the gate because baseline entries no longer occur
+    #[arg(long = "allow-stale-baseline", help_heading = "Gate")]
+    pub allow_stale_baseline: bool,
+}
+
+/// `NAME=VALUE`.
+pub fn parse_assignment(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((n, v)) if !n.trim().is_empty() => Ok((n.trim().to_string(), v.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got `{s}`")),
+    }
+}
+
+/// `PHASE=N` for `--fail-under-category`.
+pub fn parse_category_threshold(s: &str) -> Result<(Phase, u8), String> {
+    let (p, n) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected PHASE=N (e.g. protocol=90), got `{s}`"))?;
+    let phase = parse_phase(p)?;
+    let n: u8 = n
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n| *n <= 100)
+        .ok_or_else(|| format!("expected a score 0-100 after `=`, got `{}`", n.trim()))?;
+    Ok((phase, n))
+}
+
+/// A phase name.
+pub fn parse_phase(s: &str) -> Result<Phase, String> {
+    Phase::parse(s).ok_or_else(|| {
+        format!(
+            "`{s}` is not a phase; expected one of {}",
+            Phase::ALL.map(|p| p.as_str()).join(", ")
+        )
+    })
+}
+
+/// `critical|major|minor`.
+pub fn parse_severity(s: &str) -> Result<Severity, String> {
+    Severity::parse(s).ok_or_else(|| format!("expected critical, major or minor, got `{s}`"))
+}
+
+/// A duration, validated now but kept as text (it becomes a config value).
+pub fn parse_duration_text(s: &str) -> Result<String, String> {
+    crate::config::duration::parse(s).map(|_| s.trim().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_tree_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    /// Every argument of every command explains itself in `--help`.
+    #[test]
+    fn every_flag_has_help_text() {
+        fn walk(cmd: &clap::Command, path: &str) {
+            for arg in cmd.get_arguments() {
+                let id = arg.get_id().as_str();
+                if matches!(id, "help" | "version") {
+                    continue;
+                }
+                assert!(
+                    arg.get_help()
+                        .is_some_and(|h| !h.to_string().trim().is_empty()),
+                    "{path} {id} has no help text"
+                );
+            }
+            for sub in cmd.get_subcommands() {
+                assert!(
+                    sub.get_about().is_some(),
+                    "{path} {} has no about",
+                    sub.get_name()
+                );
+                walk(sub, &format!("{path} {}", sub.get_name()));
+            }
+        }
+        walk(&Cli::command(), "scout");
+    }
+
+    #[test]
+    fn category_thresholds() {
+        assert_eq!(
+            parse_category_threshold("protocol=90"),
+            Ok((Phase::Protocol, 90))
+        );
+        assert_eq!(
+            parse_category_threshold(" security = 0"),
+            Ok((Phase::Security, 0))
+        );
+        for bad in [
+            "protocol",
+            "protocol=101",
+            "protocl=90",
+            "protocol=x",
+            "=90",
+        ] {
+            assert!(parse_category_threshold(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn assignments() {
+        assert_eq!(
+            parse_assignment("X-Api-Key=env:KEY"),
+            Ok(("X-Api-Key".into(), "env:KEY".into()))
+        );
+        assert_eq!(parse_assignment("A=b=c"), Ok(("A".into(), "b=c".into())));
+        assert!(parse_assignment("novalue").is_err());
+    }
+
+    #[test]
+    fn stdio_command_after_double_dash() {
+        let cli = Cli::try_parse_from([
+            "scout",
+            "check",
+            "--stdio",
+            "--stdio-env",
+            "TZ",
+            "--",
+            "python3",
+            "-m",
+            "srv",
+            "--x",
+        ])
+        .expect("parses");
+        let Command::Check(c) = cli.command else {
+            panic!("check");
+        };
+        assert!(c.target.stdio);
+        assert_eq!(c.target.command, ["python3", "-m", "srv", "--x"]);
+        assert_eq!(c.target.stdio_env, ["TZ"]);
+    }
+
+    #[test]
+    fn start_builds_argv() {
+        let cli = Cli::try_parse_from([
+            "scout",
+            "check",
+            "http://127.0.0.1:1/mcp",
+            "--start",
+            "node",
+            "--start",
+            "--port=1",
+        ])
+        .expect("parses");
+        let Command::Check(c) = cli.command else {
+            panic!("check");
+        };
+        assert_eq!(c.target.start, ["node", "--port=1"]);
+    }
+}

@@ -1,0 +1,245 @@
+//! `scout check` and `scout config show`: flags → config layer → plan → run → reports → exit
+//! code. The only place that turns the command line into [`LoadOptions`].
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use tokio::sync::watch;
+
+use crate::cli::CliError;
+use crate::cli::args::{
+    CheckArgs, OutputArgs, SettingsArgs, ShowArgs, ShowFormat, TargetArgs, Verbosity,
+};
+use crate::config::layer::{DurationText, Layer, List, ServerEntry};
+use crate::config::{self, LoadOptions, servers::name_from_target};
+use crate::emit::text::{self, TextStyle};
+use crate::runner::outputs::{Format, Outputs};
+use crate::runner::{self, RunOptions};
+
+/// The folder the config's `formats` go to when no `out_dir` is set.
+const DEFAULT_OUT_DIR: &str = "scout-report";
+
+/// The flags that are config keys, as the highest layer (only what was given).
+pub fn flags_layer(s: &SettingsArgs) -> Layer {
+    Layer {
+        fail_under: s.fail_under,
+        fail_under_category: (!s.fail_under_category.is_empty()).then(|| {
+            s.fail_under_category
+                .iter()
+                .map(|(p, n)| (p.as_str().to_string(), *n))
+                .collect()
+        }),
+        fail_on: s.fail_on.map(|x| x.as_str().to_string()),
+        out_dir: s.out_dir.clone(),
+        formats: None,
+        timeout: s.timeout.clone().map(DurationText::Text),
+        deadline: s.deadline.clone().map(DurationText::Text),
+        rps: s.rps,
+        jobs: s.jobs.map(|j| j as usize),
+        allow_mutations: s.allow_mutations.then_some(true),
+        allow_destructive: s.allow_destructive.then_some(true),
+        allow_load: s.allow_load.then_some(true),
+        skip_era_check: s.skip_era_check.then_some(true),
+        max_body: s.max_body,
+        context_warn_tokens: None,
+        only: (!s.only.is_empty())
+            .then(|| List::Items(s.only.iter().map(|p| p.as_str().to_string()).collect())),
+        skip: (!s.skip.is_empty())
+            .then(|| List::Items(s.skip.iter().map(|p| p.as_str().to_string()).collect())),
+        checks: None,
+        baseline: s.baseline.clone(),
+        servers: None,
+    }
+}
+
+/// The server named on the command line, if any. Credentials with `--stdio` are refused, not
+/// ignored (DESIGN §5).
+pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
+    if t.stdio {
+        for (given, flag) in [
+            (t.token_env.is_some(), "--token-env"),
+            (!t.header.is_empty(), "--header"),
+        ] {
+            if given {
+                return Err(CliError::Usage(format!(
+                    "{flag} is a credential for HTTP servers and cannot be used with --stdio; pass what a stdio server needs with --stdio-env NAME or --stdio-set NAME=VALUE"
+                )));
+            }
+        }
+        if !t.start.is_empty() {
+            return Err(CliError::Usage(
+                "--start launches an HTTP server before checking its URL; with --stdio scout starts the command after `--` itself".into(),
+            ));
+        }
+        if t.command.is_empty() {
+            return Err(CliError::Usage(
+                "--stdio needs the server command after `--`, e.g. scout check --stdio -- python3 server.py".into(),
+            ));
+        }
+        return Ok(Some(ServerEntry {
+            name: name_from_target(None, &t.command),
+            command: Some(t.command.clone()),
+            stdio_env: (!t.stdio_env.is_empty()).then(|| t.stdio_env.clone()),
+            stdio_set: (!t.stdio_set.is_empty()).then(|| t.stdio_set.iter().cloned().collect()),
+            stdio_dir: t.stdio_dir.clone(),
+            ..ServerEntry::default()
+        }));
+    }
+    let Some(url) = &t.url else {
+        for (given, flag) in [
+            (t.token_env.is_some(), "--token-env"),
+            (!t.header.is_empty(), "--header"),
+            (!t.start.is_empty(), "--start"),
+        ] {
+            if given {
+                return Err(CliError::Usage(format!(
+                    "{flag} applies to a server given as a URL on the command line; for servers of the config file set it in their [[servers]] entry"
+                )));
+            }
+        }
+        return Ok(None);
+    };
+    Ok(Some(ServerEntry {
+        name: name_from_target(Some(url), &[]),
+        url: Some(url.clone()),
+        start: (!t.start.is_empty()).then(|| t.start.clone()),
+        headers: (!t.header.is_empty()).then(|| t.header.iter().cloned().collect()),
+        token_env: t.token_env.clone(),
+        ..ServerEntry::default()
+    }))
+}
+
+/// The explicit report paths.
+fn explicit_outputs(o: &OutputArgs) -> Vec<(Format, PathBuf)> {
+    [
+        (Format::Json, &o.json),
+        (Format::Junit, &o.junit),
+        (Format::Sarif, &o.sarif),
+        (Format::Markdown, &o.markdown),
+        (Format::Gitlab, &o.gitlab),
+        (Format::Har, &o.har),
+        (Format::Events, &o.events),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.clone().map(|p| (f, p)))
+    .collect()
+}
+
+/// `scout check`.
+pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
+    let target = target_entry(&args.target)?;
+    let loaded = config::load(LoadOptions {
+        config: args.source.config.clone(),
+        profile: args.source.profile.clone(),
+        flags: flags_layer(&args.settings),
+        target,
+    })?;
+    let s = &loaded.settings;
+    // Baselines belong to the report-merge work; refusing beats silently ignoring them.
+    if s.baseline.is_some() || args.run.write_baseline.is_some() || args.run.allow_stale_baseline {
+        return Err(CliError::Usage(
+            "baselines (--baseline, --write-baseline, --allow-stale-baseline, `baseline`) are not available in this build yet; remove them for now".into(),
+        ));
+    }
+    if loaded.servers.is_empty() {
+        let file = loaded
+            .file
+            .as_ref()
+            .map(|f| format!("{} [{}] lists no servers", f.display, loaded.profile))
+            .unwrap_or_else(|| "no scout.toml was found".into());
+        return Err(CliError::Usage(format!(
+            "nothing to check: {file}; give a URL, `--stdio -- CMD ARGS…`, or add [[default.servers]] entries"
+        )));
+    }
+    let out_dir = s
+        .out_dir
+        .clone()
+        .or_else(|| (!s.formats.is_empty()).then(|| PathBuf::from(DEFAULT_OUT_DIR)));
+    let outputs = Outputs::plan(
+        explicit_outputs(&args.outputs),
+        out_dir.as_deref(),
+        &s.formats,
+    );
+    let options = RunOptions {
+        jobs: s.jobs,
+        shard: args.run.shard,
+        ignore: s.ignore.clone(),
+        progress: !verbosity.quiet,
+    };
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(format!("could not start the async runtime: {e}")))?;
+    let (report, interrupted) = runtime.block_on(async move {
+        let (tx, rx) = watch::channel(false);
+        let watcher = tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!(
+                    "scout: interrupted; stopping the running servers and writing a partial report (Ctrl-C again quits at once)"
+                );
+                let _ = tx.send(true);
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    #[allow(clippy::exit, reason = "a second Ctrl-C means stop now (exit 130, the shell convention)")]
+                    std::process::exit(130);
+                }
+            }
+            // Keep the sender alive: a dropped sender would read as "cancelled" to the
+            // servers still running (e.g. where signals cannot be listened for).
+            std::future::pending::<()>().await;
+            drop(tx);
+        });
+        let flag = rx.clone();
+        let report = runner::run(loaded.servers, options, rx).await;
+        watcher.abort();
+        let interrupted = *flag.borrow();
+        (report, interrupted)
+    });
+
+    if !verbosity.quiet {
+        let color = std::io::stdout().is_terminal()
+            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        text::print(&report, TextStyle { color })
+            .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
+    }
+    let written = runner::outputs::write_all(&report, &outputs)
+        .map_err(|e| CliError::Internal(e.to_string()))?;
+    for path in written {
+        tracing::info!("wrote {}", path.display());
+    }
+    if interrupted {
+        return Err(CliError::Internal(
+            "the run was interrupted (Ctrl-C); the reports written are partial".into(),
+        ));
+    }
+    if report.gate.passed {
+        Ok(crate::exit::PASSED)
+    } else {
+        for r in &report.gate.reasons {
+            eprintln!("gate failed: {r}");
+        }
+        Ok(crate::exit::GATE_FAILED)
+    }
+}
+
+/// `scout config show`.
+pub fn show_config(args: ShowArgs) -> Result<u8, CliError> {
+    let loaded = config::load(LoadOptions {
+        config: args.source.config.clone(),
+        profile: args.source.profile.clone(),
+        flags: flags_layer(&args.settings),
+        target: None,
+    })?;
+    let text = match args.format {
+        ShowFormat::Text => config::show::render_text(&loaded),
+        ShowFormat::Json => config::show::render_json(&loaded),
+    };
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Internal(format!(
+            "could not write to stdout: {e}"
+        ))),
+        _ => Ok(crate::exit::PASSED),
+    }
+}

@@ -1,0 +1,73 @@
+//! `docs/checks.md` is generated from the registry: this test renders it and fails when the
+//! committed file differs. `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs` rewrites it.
+
+use scout::probe::registry::{self, Check};
+use scout::report::Phase;
+
+/// Phases whose `run` has no probes yet in this version: their checks are listed but the
+/// category is reported as not assessed. Remove a phase here when its probes land.
+const NOT_YET_PROBED: &[Phase] = &[
+    Phase::Auth,
+    Phase::Performance,
+    Phase::Resilience,
+    Phase::Security,
+];
+
+fn render() -> String {
+    let mut out = String::from(
+        "# Checks\n\n<!-- Generated from the check registry (src/probe/*.rs) by tests/integration/docs.rs; do not edit by hand. Regenerate with `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs`. -->\n\nEvery check has a stable id (`phase.name`): the JUnit test case name, the SARIF rule id, the anchor on this page and the key for `[checks] ignore`. A failing check costs its category by severity (critical zeroes it, major 40, minor 15); every warning costs 5.\n\n",
+    );
+    for phase in Phase::ALL {
+        out.push_str(&format!("- [{phase}](#{phase})\n"));
+    }
+    out.push('\n');
+    for phase in Phase::ALL {
+        out.push_str(&format!("## {phase}\n\n"));
+        if phase == Phase::Protocol {
+            out.push_str("The `stdio.*` checks apply to stdio servers only and are scored in this category.\n\n");
+        }
+        if NOT_YET_PROBED.contains(&phase) {
+            out.push_str("This phase has no probes yet: its checks are reported as not assessed in this version.\n\n");
+        }
+        let checks: Vec<&Check> = registry::all().filter(|c| c.phase == phase).collect();
+        for c in checks {
+            out.push_str(&format!(
+                "<a id=\"{}\"></a>\n\n### `{}`\n\n",
+                c.anchor(),
+                c.id
+            ));
+            out.push_str(&format!("**{}**  \n", c.title));
+            out.push_str(&format!("Default severity: {}", c.severity.as_str()));
+            if !c.spec.is_empty() {
+                out.push_str(&format!(" · Spec: <{}>", c.spec));
+            }
+            out.push_str("\n\n");
+            out.push_str(&format!("{}\n\n", c.description));
+            out.push_str(&format!("*Advice:* {}\n\n", c.advice));
+        }
+    }
+    format!("{}\n", out.trim_end())
+}
+
+#[test]
+fn checks_md_matches_the_registry() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/checks.md");
+    let expected = render();
+    if std::env::var_os("SCOUT_UPDATE_DOCS").is_some_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().expect("docs folder")).expect("mkdir docs");
+        std::fs::write(&path, &expected).expect("write docs/checks.md");
+        return;
+    }
+    let actual = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        actual == expected,
+        "docs/checks.md is out of date with the registry; run `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs` and commit it"
+    );
+    for c in registry::all() {
+        assert!(
+            actual.contains(&format!("### `{}`", c.id)),
+            "{} missing",
+            c.id
+        );
+    }
+}
