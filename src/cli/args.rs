@@ -60,6 +60,9 @@ pub enum Command {
     },
     /// Print the man page (roff) on stdout
     Man,
+    /// Work with reports of earlier runs
+    #[command(subcommand)]
+    Report(crate::cli::report::ReportCommand),
 }
 
 /// `scout config …`.

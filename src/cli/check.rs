@@ -135,12 +135,18 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         target,
     })?;
     let s = &loaded.settings;
-    // Baselines belong to the report-merge work; refusing beats silently ignoring them.
-    if s.baseline.is_some() || args.run.write_baseline.is_some() || args.run.allow_stale_baseline {
+    if args.run.allow_stale_baseline && s.baseline.is_none() {
         return Err(CliError::Usage(
-            "baselines (--baseline, --write-baseline, --allow-stale-baseline, `baseline`) are not available in this build yet; remove them for now".into(),
+            "--allow-stale-baseline needs a baseline: give --baseline FILE (or `baseline` in the config)".into(),
         ));
     }
+    let baseline = match &s.baseline {
+        Some(path) => Some((
+            crate::report::baseline::load(path).map_err(|e| CliError::Usage(e.to_string()))?,
+            args.run.allow_stale_baseline,
+        )),
+        None => None,
+    };
     if loaded.servers.is_empty() {
         let file = loaded
             .file
@@ -165,6 +171,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         shard: args.run.shard,
         ignore: s.ignore.clone(),
         progress: !verbosity.quiet,
+        baseline,
     };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -204,9 +211,44 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
     }
     let written = runner::outputs::write_all(&report, &outputs)
         .map_err(|e| CliError::Internal(e.to_string()))?;
-    for path in written {
+    for (_, path) in &written {
         tracing::info!("wrote {}", path.display());
     }
+    if let Some(path) = &args.run.write_baseline {
+        let reason = "accepted when this baseline was written; replace with why it is acceptable";
+        crate::report::baseline::from_report(&report, reason)
+            .save(path)
+            .map_err(|e| CliError::Internal(e.to_string()))?;
+        eprintln!(
+            "scout: wrote baseline {} ({} accepted finding(s)); edit each reason before committing it",
+            path.display(),
+            crate::report::baseline::from_report(&report, reason)
+                .accepted
+                .len()
+        );
+    }
+    // CI integrations: the step summary and, under GitHub Actions, annotations and outputs.
+    crate::emit::markdown::append_step_summary(&report)
+        .map_err(|e| CliError::Internal(format!("could not append to GITHUB_STEP_SUMMARY: {e}")))?;
+    let mut named: Vec<(String, PathBuf)> = Vec::new();
+    for (format, path) in &written {
+        if *format == Format::Har {
+            // One output for the folder, not one per server file.
+            if let Some(dir) = path.parent()
+                && !named.iter().any(|(n, _)| n == "har")
+            {
+                named.push(("har".into(), dir.to_path_buf()));
+            }
+        } else {
+            named.push((format.as_str().to_string(), path.clone()));
+        }
+    }
+    let pairs: Vec<(&str, &std::path::Path)> = named
+        .iter()
+        .map(|(n, p)| (n.as_str(), p.as_path()))
+        .collect();
+    crate::emit::github::write_if_actions(&report, &pairs)
+        .map_err(|e| CliError::Internal(format!("could not write GitHub Actions outputs: {e}")))?;
     if interrupted {
         return Err(CliError::Internal(
             "the run was interrupted (Ctrl-C); the reports written are partial".into(),

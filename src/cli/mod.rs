@@ -6,6 +6,7 @@ pub mod args;
 pub mod check;
 pub mod generate;
 pub mod logging;
+pub mod report;
 
 use std::process::ExitCode;
 
@@ -52,6 +53,7 @@ pub fn main() -> ExitCode {
         Command::Config(ConfigCommand::Show(a)) => check::show_config(*a),
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),
+        Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -41,6 +41,8 @@ pub struct RunOptions {
     pub ignore: Vec<(String, String)>,
     /// Draw the progress line (on a TTY).
     pub progress: bool,
+    /// `--baseline`: accepted findings, and whether stale entries are allowed.
+    pub baseline: Option<(crate::report::baseline::Baseline, bool)>,
 }
 
 /// The servers of `plan` that belong to `shard`.
@@ -142,14 +144,39 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     }
     servers.sort_by(|a, b| a.name.cmp(&b.name));
     let gate = evaluate(&servers, &gates);
-    Report {
+    let mut report = Report {
         run_id: uuid::Uuid::new_v4().to_string(),
         scout_version: env!("CARGO_PKG_VERSION").to_string(),
         started_at,
         duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
         servers,
         gate,
+    };
+    if let Some((baseline, allow_stale)) = &options.baseline {
+        apply_baseline(&mut report, &gates, baseline, *allow_stale);
     }
+    report
+}
+
+/// Marks baselined findings, re-scores every server and re-evaluates the gate with each
+/// server's own thresholds; stale entries fail it unless `allow_stale`.
+pub fn apply_baseline(
+    report: &mut Report,
+    gates: &[(String, GateConfig)],
+    baseline: &crate::report::baseline::Baseline,
+    allow_stale: bool,
+) {
+    use crate::report::baseline;
+    let stale = baseline::apply(report, baseline);
+    for s in &mut report.servers {
+        s.categories = score::categories(&s.findings);
+        s.score = score::overall(&s.categories);
+    }
+    let mut gate = evaluate(&report.servers, gates);
+    gate.reasons
+        .extend(baseline::stale_reasons(&stale, allow_stale));
+    gate.passed = gate.reasons.is_empty();
+    report.gate = gate;
 }
 
 /// Marks the findings of ignored checks as suppressed and re-scores the server.

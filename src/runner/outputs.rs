@@ -111,8 +111,9 @@ pub struct WriteError {
     pub source: std::io::Error,
 }
 
-/// Renders and writes every requested report; returns the paths written.
-pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Vec<PathBuf>, WriteError> {
+/// Renders and writes every requested report; returns the paths written, each with the name
+/// of its format (`har` once per server file).
+pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Vec<(Format, PathBuf)>, WriteError> {
     let mut written = Vec::new();
     for (format, path) in &outputs.targets {
         let fail = |source| WriteError {
@@ -126,7 +127,7 @@ pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Vec<PathBuf>, Wri
                     let file = path.join(format!("{}.har", file_safe(&server.name)));
                     emit::write_atomic(&file, telemetry::har::render(server).as_bytes())
                         .map_err(fail)?;
-                    written.push(file);
+                    written.push((Format::Har, file));
                 }
             }
             other => {
@@ -140,7 +141,7 @@ pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Vec<PathBuf>, Wri
                     Format::Har => String::new(),
                 };
                 emit::write_atomic(path, text.as_bytes()).map_err(fail)?;
-                written.push(path.clone());
+                written.push((*format, path.clone()));
             }
         }
     }
