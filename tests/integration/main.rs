@@ -1,0 +1,3 @@
+//! The one integration-test binary; each area is a submodule.
+
+mod transport;
