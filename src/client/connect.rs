@@ -40,6 +40,9 @@ pub enum ConnectError {
     /// The legacy HTTP+SSE stream could not be opened.
     #[error("cannot open the HTTP+SSE stream: {0}")]
     LegacySse(String),
+    /// Neither `server/discover` nor `initialize` opened a conversation.
+    #[error("the server answered neither server/discover nor initialize: {0}")]
+    NoHandshake(String),
     #[error("this target has no {0:?} transport")]
     WrongTransport(TransportKind),
 }

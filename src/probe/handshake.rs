@@ -126,13 +126,8 @@ pub async fn run(s: &mut Session) {
             how.push(format!("initialize failed ({})", describe(&init)));
         }
         // Streamable HTTP refused: maybe an old HTTP+SSE server (SPEC-NOTES §2.2).
-        if c.is_none()
-            && modern.is_none()
-            && base.transport() == TransportKind::Http
-            && init.response.is_none()
-            && init.status().is_some_and(|st| (400..500).contains(&st))
-        {
-            if let Some((c2, init2, note2)) = try_legacy_sse(&connector).await {
+        if c.is_none() && modern.is_none() && lifecycle::looks_like_old_sse(&base, &init) {
+            if let Some((c2, init2, note2)) = lifecycle::try_legacy_sse(&connector).await {
                 evidence.extend(init2.evidence.iter().copied());
                 how.push("the URL is an HTTP+SSE (2024-11-05) stream: connected through its endpoint event".into());
                 legacy = c2;
@@ -251,29 +246,6 @@ pub fn describe(r: &Reply) -> String {
         (Outcome::Truncated, _) => format!("{status}the answer exceeded the size cap"),
         (Outcome::TransportError(e), _) => format!("{status}transport error: {e}"),
         (Outcome::NoResponse, _) => format!("{status}no JSON-RPC response"),
-    }
-}
-
-async fn try_legacy_sse(
-    connector: &crate::client::Connector,
-) -> Option<(Option<Connection>, Reply, Option<Reply>)> {
-    let crate::probe::spec::TargetSpec::Http { url, .. } = &connector.spec().target else {
-        return None;
-    };
-    connector.set_legacy_sse_url(Some(url.clone()));
-    match connector.open_wire(TransportKind::LegacySse).await {
-        Ok(conn) => {
-            let (c, init, note) = lifecycle::open_legacy(&conn).await;
-            if c.is_none() {
-                connector.set_legacy_sse_url(None);
-            }
-            Some((c, init, note))
-        }
-        Err(e) => {
-            tracing::debug!("not an HTTP+SSE server either: {e}");
-            connector.set_legacy_sse_url(None);
-            None
-        }
     }
 }
 

@@ -416,3 +416,79 @@ fn secrets_never_reach_report_har_or_events() {
         );
     }
 }
+
+#[tokio::test]
+async fn connect_summary_names_the_era_and_the_server() {
+    let s = scout::client::summary::summary(&stdio_spec("minimal_server.py"))
+        .await
+        .expect("connects");
+    assert_eq!(s.era, EraKind::Dual);
+    assert_eq!(s.wires.len(), 2);
+    assert!(
+        s.wires
+            .iter()
+            .all(|w| w.server_info.as_ref().and_then(|i| i.get("name"))
+                == Some(&serde_json::json!("mcpfixture")))
+    );
+    let human = s.render_human();
+    assert!(human.contains("era: dual"), "{human}");
+    assert!(human.contains("instructions: A fixture server"), "{human}");
+    let json = serde_json::to_value(&s).expect("serialises");
+    assert_eq!(json["era"], "dual");
+}
+
+#[tokio::test]
+async fn unreachable_server_is_a_critical_fail_and_blocks_later_phases() {
+    let port = free_port(); // nothing listens there
+    let mut spec = ServerSpec::new(
+        "nothing",
+        TargetSpec::Http {
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            headers: Vec::new(),
+            token_env: None,
+            start: None,
+        },
+    );
+    spec.timeout = Duration::from_secs(2);
+    let r = run(spec).await;
+    assert_eq!(finding(&r, "discovery.reachable").status, Status::Fail);
+    assert!(r.blocked.is_some());
+    let h = finding(&r, "handshake.protocol_era");
+    assert_eq!(h.status, Status::Skip);
+    assert_eq!(
+        h.skip_reason,
+        Some(scout::report::finding::SkipReason::Blocked)
+    );
+}
+
+#[tokio::test]
+async fn missing_command_and_failed_start_block_the_run_with_a_reason() {
+    let mut spec = stdio_spec("minimal_server.py");
+    if let TargetSpec::Stdio { command, .. } = &mut spec.target {
+        *command = vec!["scout-no-such-binary-xyz".into()];
+    }
+    let r = run(spec).await;
+    let f = finding(&r, "discovery.reachable");
+    assert_eq!(f.status, Status::Fail);
+    assert!(
+        f.detail.contains("scout-no-such-binary-xyz"),
+        "{}",
+        f.detail
+    );
+    assert!(r.blocked.is_some());
+
+    // A start command that exits at once: blocked, and its stderr is shown.
+    let mut spec = http_spec("minimal_server.py");
+    if let TargetSpec::Http { start, .. } = &mut spec.target {
+        *start = Some(vec![
+            "python3".into(),
+            "-c".into(),
+            "import sys; sys.stderr.write('port already taken\\n'); sys.exit(3)".into(),
+        ]);
+    }
+    let r = run(spec).await;
+    let f = finding(&r, "discovery.reachable");
+    assert_eq!(f.status, Status::Fail);
+    assert!(f.detail.contains("port already taken"), "{}", f.detail);
+    assert!(r.blocked.is_some());
+}
