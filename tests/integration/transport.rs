@@ -492,3 +492,14 @@ async fn missing_command_and_failed_start_block_the_run_with_a_reason() {
     assert!(f.detail.contains("port already taken"), "{}", f.detail);
     assert!(r.blocked.is_some());
 }
+
+#[tokio::test]
+async fn the_deadline_still_reaps_the_process() {
+    let mut spec = stdio_spec("ignores_shutdown.py");
+    spec.timeout = Duration::from_millis(500);
+    spec.deadline = Duration::from_millis(300);
+    let r = run(spec).await;
+    assert!(r.interrupted);
+    let pid = pid_from_stderr(&r, "pid ");
+    assert!(gone_soon(pid).await, "process {pid} is still alive");
+}
