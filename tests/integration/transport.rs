@@ -503,3 +503,70 @@ async fn the_deadline_still_reaps_the_process() {
     let pid = pid_from_stderr(&r, "pid ");
     assert!(gone_soon(pid).await, "process {pid} is still alive");
 }
+
+#[tokio::test]
+async fn modern_http_requests_carry_routing_headers_the_server_accepts() {
+    let spec = http_spec("minimal_server.py");
+    let c = started(&spec).await;
+    let conn = c.open().await.expect("wire");
+    let d = scout::client::lifecycle::discover(&conn).await;
+    let modern = scout::client::lifecycle::modern_from(&conn, &d);
+    // Mcp-Method + Mcp-Name (plain) on tools/call: the fixture checks them against the body.
+    let r = modern
+        .call_tool(
+            "echo",
+            serde_json::json!({"message": "hi"}),
+            &serde_json::Value::Null,
+        )
+        .await;
+    assert!(r.result().is_some(), "{:?}", r.response);
+    // A name that must travel sentinel-encoded: the fixture decodes it and finds it equal
+    // to the body (so the error is "unknown prompt", not a -32020 header mismatch).
+    let r = modern
+        .request("prompts/get", serde_json::json!({"name": "grüße "}))
+        .await;
+    assert_eq!(r.error_code(), Some(-32602), "{:?}", r.response);
+    let sent = c.recorder().snapshot();
+    let last = sent.last().expect("recorded");
+    let scout::telemetry::ExchangeKind::Http(h) = &last.kind else {
+        panic!("http")
+    };
+    assert!(
+        h.request_headers
+            .iter()
+            .any(|(k, v)| k == "Mcp-Name" && v.starts_with("=?base64?")),
+        "{:?}",
+        h.request_headers
+    );
+    assert!(h.request_headers.iter().any(|(k, _)| k == "X-MCP-Trace-ID"));
+    if let Some(p) = c.started_process() {
+        p.shutdown(Duration::from_millis(500)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_late_reply_is_recorded_and_dropped_and_the_wire_goes_on() {
+    let spec = stdio_spec("answers_late.py");
+    let c = scout::client::Connector::new(&spec, scout::telemetry::Recorder::new(), "t")
+        .expect("connector");
+    let conn = c.open().await.expect("spawned");
+    let (legacy, _, _) = scout::client::lifecycle::open_legacy(&conn).await;
+    let legacy = legacy.expect("initialize works");
+    let r = legacy
+        .send(scout::transport::Probe {
+            timeout: Some(Duration::from_millis(300)),
+            ..scout::transport::Probe::request("ping", serde_json::json!({}))
+        })
+        .await;
+    assert_eq!(r.outcome, scout::transport::Outcome::TimedOut);
+    let next = legacy.request("tools/list", serde_json::json!({})).await;
+    assert!(next.result().is_some(), "{:?}", next.outcome);
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let wire = legacy.stdio().expect("stdio wire");
+    let late = wire.late_replies();
+    assert_eq!(late.len(), 1, "the late ping reply was recorded once");
+    assert!(c.recorder().contains(late[0]));
+    let after = legacy.request("tools/list", serde_json::json!({})).await;
+    assert!(after.result().is_some(), "{:?}", after.outcome);
+    wire.close(Duration::from_millis(500)).await;
+}
