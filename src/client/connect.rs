@@ -66,6 +66,9 @@ struct Inner {
     ids: AtomicU64,
     stdio_wires: Mutex<Vec<Arc<StdioWire>>>,
     started: Mutex<Option<Arc<ManagedProcess>>>,
+    /// The start command's stdin, held open while it runs (closing it is the first step
+    /// of its shutdown, as for stdio servers).
+    started_stdin: Mutex<Option<tokio::process::ChildStdin>>,
     /// The URL of the legacy HTTP+SSE stream, once detected.
     legacy_sse_url: Mutex<Option<String>>,
     secrets: Vec<String>,
@@ -136,6 +139,7 @@ impl Connector {
                 ids: AtomicU64::new(1),
                 stdio_wires: Mutex::new(Vec::new()),
                 started: Mutex::new(None),
+                started_stdin: Mutex::new(None),
                 legacy_sse_url: Mutex::new(None),
                 secrets,
             }),
@@ -315,8 +319,12 @@ impl Connector {
         let sp = process::spawn(&cfg)?;
         // The start command's stdout is not a wire: keep it with stderr, bounded.
         tokio::spawn(process::drain(sp.stdout, sp.process.stderr_buffer()));
-        // Its stdin stays open (dropping it would tell some servers to exit).
-        let stdin = sp.stdin;
+        // Its stdin stays open until shutdown (closing it tells some servers to exit).
+        *self
+            .inner
+            .started_stdin
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(sp.stdin);
         let proc_ = sp.process;
         *self.inner.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(proc_.clone());
         let probe = reqwest::Client::builder()
@@ -342,8 +350,22 @@ impl Connector {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        drop(stdin);
         Ok(())
+    }
+
+    /// Stops the `start` command's server: closes its stdin, waits `grace`, SIGTERM,
+    /// SIGKILL, and kills whatever is left in its process group. Does nothing when no
+    /// start command ran.
+    pub async fn stop_started(&self, grace: Duration) {
+        self.inner
+            .started_stdin
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(p) = self.started_process() {
+            p.shutdown(grace).await;
+            p.kill_group();
+        }
     }
 }
 

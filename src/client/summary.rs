@@ -125,10 +125,7 @@ pub async fn summary(spec: &ServerSpec) -> Result<ConnectSummary, ConnectError> 
     for w in connector.stdio_wires() {
         w.close(Duration::from_millis(500)).await;
     }
-    if let Some(p) = connector.started_process() {
-        p.shutdown(Duration::from_secs(1)).await;
-        p.kill_group();
-    }
+    connector.stop_started(Duration::from_secs(1)).await;
     let (wires, how) = result?;
     let era = match (
         wires.iter().any(|w| w.era() == Era::Modern),

@@ -296,9 +296,7 @@ async fn sse_stream_that_never_ends_is_cut_at_the_timeout() {
     // "no session" error: the wire never ran initialize).
     let ok = conn.request("ping", serde_json::json!({})).await;
     assert_eq!(ok.outcome, scout::transport::Outcome::Answered);
-    if let Some(p) = c.started_process() {
-        p.shutdown(Duration::from_millis(500)).await;
-    }
+    c.stop_started(Duration::from_millis(500)).await;
 }
 
 #[tokio::test]
@@ -341,9 +339,7 @@ async fn huge_responses_are_cut_at_the_cap_over_http_and_stdio() {
         for w in c.stdio_wires() {
             w.close(Duration::from_millis(500)).await;
         }
-        if let Some(p) = c.started_process() {
-            p.shutdown(Duration::from_millis(500)).await;
-        }
+        c.stop_started(Duration::from_millis(500)).await;
     }
 }
 
@@ -539,9 +535,7 @@ async fn modern_http_requests_carry_routing_headers_the_server_accepts() {
         h.request_headers
     );
     assert!(h.request_headers.iter().any(|(k, _)| k == "X-MCP-Trace-ID"));
-    if let Some(p) = c.started_process() {
-        p.shutdown(Duration::from_millis(500)).await;
-    }
+    c.stop_started(Duration::from_millis(500)).await;
 }
 
 #[tokio::test]
