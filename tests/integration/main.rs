@@ -11,3 +11,4 @@ mod real_servers;
 mod runner;
 mod sample;
 mod servers;
+mod transport;
