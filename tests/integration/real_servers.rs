@@ -531,8 +531,6 @@ fn files_ending(dir: &std::path::Path, suffix: &str) -> Vec<std::path::PathBuf> 
 /// `cargo test --all-targets` has done): both demo targets are checked and every report is
 /// written.
 #[test]
-#[ignore = "needs `scout check` with config, stdio and `start` (core + transport branches); \
-            remove this ignore when they are merged"]
 fn readme_demo_command_checks_both_demo_targets() {
     let blocks = readme_code_blocks(1);
     let (_, check) = blocks[0][0].split_once(" && ").expect("build && check");

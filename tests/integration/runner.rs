@@ -1,6 +1,5 @@
-//! Whole runs against real servers: a correct stdio fixture (`tests/fixtures/minimal_server.py`,
-//! added by the lead) and a closed port. These need the transport work; until it is merged
-//! they are ignored, and the lead un-ignores them at merge.
+//! Whole runs of the binary: a correct stdio fixture (`tests/fixtures/minimal_server.py`) and a
+//! closed port.
 
 use serde_json::Value;
 
@@ -14,7 +13,6 @@ fn fixture() -> String {
 }
 
 #[test]
-#[ignore = "needs transport (and tests/fixtures/minimal_server.py)"]
 fn correct_server_passes_the_gate() {
     let dir = workspace(None);
     let r = Scout::new()
@@ -41,7 +39,6 @@ fn correct_server_passes_the_gate() {
 }
 
 #[test]
-#[ignore = "needs transport (and tests/fixtures/minimal_server.py)"]
 fn one_unreachable_server_does_not_stop_the_other() {
     let port = closed_port();
     let config = format!(
@@ -99,7 +96,6 @@ fn one_unreachable_server_does_not_stop_the_other() {
 }
 
 #[test]
-#[ignore = "needs transport (and tests/fixtures/minimal_server.py)"]
 fn score_below_fail_under_is_exit_1() {
     let dir = workspace(None);
     // No server scores above 100, and a failed category threshold names the phase.
@@ -122,7 +118,6 @@ fn score_below_fail_under_is_exit_1() {
 /// Ctrl-C stops a server that hangs, writes a partial report with it marked interrupted, and
 /// exits 3 (scout could not finish) — without waiting for the deadline.
 #[test]
-#[ignore = "needs transport: the skeleton finishes before the signal arrives"]
 fn ctrl_c_writes_a_partial_report() {
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
