@@ -49,6 +49,8 @@ pub struct Verbosity {
 pub enum Command {
     /// Run every phase against one server (URL or --stdio) or the servers of the config
     Check(Box<CheckArgs>),
+    /// Open a conversation and show era, versions, server info and capabilities (no checks)
+    Connect(Box<crate::cli::connect::ConnectArgs>),
     /// Inspect the configuration
     #[command(subcommand)]
     Config(ConfigCommand),

@@ -4,6 +4,7 @@
 
 pub mod args;
 pub mod check;
+pub mod connect;
 pub mod generate;
 pub mod logging;
 pub mod report;
@@ -53,6 +54,7 @@ pub fn main() -> ExitCode {
         Command::Config(ConfigCommand::Show(a)) => check::show_config(*a),
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),
+        Command::Connect(a) => connect::run(*a),
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
     };
     match result {

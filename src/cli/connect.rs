@@ -1,0 +1,163 @@
+//! `scout connect`, and the one-server target resolution that `connect`, `tools` and `call`
+//! share: a URL or `--stdio -- CMD` on the command line, or one server of the config
+//! (`--server NAME`, or the only one).
+
+use clap::Args;
+
+use crate::cli::CliError;
+use crate::cli::args::{ConfigSourceArgs, SettingsArgs, TargetArgs};
+use crate::cli::check::{flags_layer, target_entry};
+use crate::config::{self, LoadOptions};
+use crate::probe::ServerSpec;
+
+/// Picks one server from the command line or the config.
+#[derive(Debug, Clone, Default, Args)]
+pub struct OneServerArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    #[command(flatten)]
+    pub source: ConfigSourceArgs,
+    /// The server of the config to use when it lists several
+    #[arg(long, value_name = "NAME", help_heading = "Target")]
+    pub server: Option<String>,
+    /// Timeout of a single request, e.g. 10s or 500ms [default: 10s]
+    #[arg(long, value_name = "DURATION", value_parser = crate::cli::args::parse_duration_text, help_heading = "Run")]
+    pub timeout: Option<String>,
+    /// Go straight to the handshake (initialize) path, skipping era detection
+    #[arg(long = "skip-era-check", help_heading = "Run")]
+    pub skip_era_check: bool,
+}
+
+impl OneServerArgs {
+    /// These flags as the highest config layer.
+    fn settings(&self, policy: &PolicyArgs) -> SettingsArgs {
+        SettingsArgs {
+            timeout: self.timeout.clone(),
+            skip_era_check: self.skip_era_check,
+            allow_mutations: policy.allow_mutations,
+            allow_destructive: policy.allow_destructive,
+            rps: policy.rps,
+            ..SettingsArgs::default()
+        }
+    }
+}
+
+/// The safety flags of commands that may call tools.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PolicyArgs {
+    /// Also call tools that change state but are not destructive
+    #[arg(long = "allow-mutations", help_heading = "Safety")]
+    pub allow_mutations: bool,
+    /// Call every tool, destructive ones included. DANGEROUS: only against throwaway servers
+    #[arg(long = "allow-destructive", help_heading = "Safety")]
+    pub allow_destructive: bool,
+    /// Requests per second towards remote (non-loopback) hosts [default: 2]
+    #[arg(long, value_name = "N", help_heading = "Safety")]
+    pub rps: Option<f64>,
+}
+
+/// `scout connect`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  scout connect http://127.0.0.1:3001/mcp\n  scout connect --json --stdio -- python3 -m mcp_server_time"
+)]
+pub struct ConnectArgs {
+    #[command(flatten)]
+    pub one: OneServerArgs,
+    /// Print the summary as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The one server these arguments name, as a spec (with the safety flags applied).
+pub fn resolve(args: &OneServerArgs, policy: &PolicyArgs) -> Result<ServerSpec, CliError> {
+    let target = target_entry(&args.target)?;
+    if target.is_some() && args.server.is_some() {
+        return Err(CliError::Usage(
+            "--server picks a server of the config; it cannot be combined with a URL or --stdio"
+                .into(),
+        ));
+    }
+    let loaded = config::load(LoadOptions {
+        config: args.source.config.clone(),
+        profile: args.source.profile.clone(),
+        flags: flags_layer(&args.settings(policy)),
+        target,
+    })?;
+    let mut servers = loaded.servers;
+    let names = || {
+        servers
+            .iter()
+            .map(|p| p.spec.name.clone())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match &args.server {
+        Some(name) => {
+            let list = names();
+            servers
+                .into_iter()
+                .find(|p| &p.spec.name == name)
+                .map(|p| p.spec)
+                .ok_or_else(|| {
+                    CliError::Usage(format!(
+                        "no server named `{name}` in the config (it lists: {})",
+                        if list.is_empty() { "none".into() } else { list }
+                    ))
+                })
+        }
+        None if servers.len() == 1 => Ok(servers.remove(0).spec),
+        None if servers.is_empty() => Err(CliError::Usage(
+            "no server to use: give a URL, `--stdio -- CMD ARGS…`, or a config with [[default.servers]]".into(),
+        )),
+        None => Err(CliError::Usage(format!(
+            "the config lists several servers ({}); pick one with --server NAME",
+            names()
+        ))),
+    }
+}
+
+/// A multi-threaded runtime for one command.
+pub fn runtime() -> Result<tokio::runtime::Runtime, CliError> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::Internal(format!("could not start the async runtime: {e}")))
+}
+
+/// Prints to stdout, treating a closed pipe as success.
+pub fn print(text: &str) -> Result<(), CliError> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Internal(format!(
+            "could not write to stdout: {e}"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Runs `scout connect`: exit 0 when a conversation could be opened, 1 when not.
+pub fn run(args: ConnectArgs) -> Result<u8, CliError> {
+    let spec = resolve(&args.one, &PolicyArgs::default())?;
+    let rt = runtime()?;
+    match rt.block_on(crate::client::summary::summary(&spec)) {
+        Ok(summary) => {
+            let text = if args.json {
+                let mut j = serde_json::to_string_pretty(&summary)
+                    .map_err(|e| CliError::Internal(format!("could not render JSON: {e}")))?;
+                j.push('\n');
+                j
+            } else {
+                summary.render_human()
+            };
+            print(&text)?;
+            Ok(crate::exit::PASSED)
+        }
+        Err(e) if e.is_config_error() => Err(CliError::Usage(e.to_string())),
+        Err(e) => {
+            eprintln!("error: could not connect to {}: {e}", spec.target_display());
+            Ok(crate::exit::GATE_FAILED)
+        }
+    }
+}
