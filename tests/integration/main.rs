@@ -10,5 +10,6 @@ mod emit;
 mod real_servers;
 mod runner;
 mod sample;
+mod secrets;
 mod servers;
 mod transport;
