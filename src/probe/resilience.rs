@@ -61,17 +61,15 @@ pub async fn run(s: &mut Session) {
     let wires = s.wires.clone();
     let dual = wires.len() > 1;
     for w in wires {
-        let mut garbage = Vec::new();
-        for g in GARBAGE {
-            garbage.push(
-                w.send(Probe {
-                    raw_body: Some(g.to_string()),
-                    expect_no_reply: true,
-                    ..Probe::default()
-                })
-                .await,
-            );
-        }
+        // Sent together: each waits a short quiet period for a reply, and the waits overlap.
+        let garbage = futures_util::future::join_all(GARBAGE.iter().map(|g| {
+            w.send(Probe {
+                raw_body: Some(g.to_string()),
+                expect_no_reply: true,
+                ..Probe::default()
+            })
+        }))
+        .await;
         let method = if w.era() == Era::Modern {
             "server/discover"
         } else {

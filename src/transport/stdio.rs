@@ -384,7 +384,7 @@ fn handle_line(
                 }
             }
             _ => {
-                tracing::warn!(seq, "late or unmatched reply dropped (id {key})");
+                tracing::debug!(seq, "late or unmatched reply dropped (id {key})");
                 r.late.push(seq);
                 r.inbox.push((seq, msg));
             }

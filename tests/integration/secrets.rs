@@ -53,14 +53,20 @@ fn token_and_env_header_never_appear_in_any_output() {
     let names: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
     assert!(names.iter().any(|n| n.ends_with("scout.json")), "{names:?}");
     assert!(names.iter().any(|n| n.ends_with(".har")), "{names:?}");
-    assert!(names.iter().any(|n| n.ends_with("events.ndjson")), "{names:?}");
+    assert!(
+        names.iter().any(|n| n.ends_with("events.ndjson")),
+        "{names:?}"
+    );
     // The run really sent them: the HAR shows the masked headers.
     let har = texts
         .iter()
         .find(|(n, _)| n.ends_with(".har"))
         .map(|(_, t)| t.clone())
         .unwrap_or_default();
-    assert!(har.to_ascii_lowercase().contains("authorization"), "the token was sent");
+    assert!(
+        har.to_ascii_lowercase().contains("authorization"),
+        "the token was sent"
+    );
     assert!(har.contains("[REDACTED]"), "and masked");
     for (name, text) in &texts {
         assert!(!text.contains(token), "the token leaked into {name}");
