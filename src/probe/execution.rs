@@ -1,7 +1,19 @@
 //! Execution: whether the tools, resources and prompts work when an agent uses them, within
 //! the safety policy.
 
+use std::time::Duration;
+
+use base64::Engine;
+use serde_json::{Value, json};
+
+use crate::client::Connection;
+use crate::policy::{self, Decision, args, limiter::RateLimiter, schema};
+use crate::probe::catalog::describe;
 use crate::probe::registry::spec;
+use crate::probe::session::{Catalog, Session};
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::report::model::TransportKind;
+use crate::transport::{IdKind, Outcome, Probe, Reply};
 
 crate::checks! { phase: Execution;
     TOOL_CALL = "execution.tool_call", Major, "Allowed tools answer with a valid result", spec::TL26,
@@ -36,5 +48,899 @@ crate::checks! { phase: Execution;
         "Use --allow-mutations or --allow-destructive (dangerous) only against servers you can afford to change.";
 }
 
-/// Runs this phase's probes against the session.
-pub async fn run(_s: &mut crate::probe::Session) {}
+/// The most resources and prompts read per wire (a catalogue can be long; a sample shows
+/// whether reading works).
+const MAX_READS: usize = 10;
+
+/// A tool name no server offers.
+const MADE_UP_TOOL: &str = "scout_no_such_tool_7f3a";
+
+/// Runs the execution probes on every wire, within the safety policy.
+pub async fn run(s: &mut Session) {
+    let wires = s.wires.clone();
+    if wires.is_empty() || s.catalogs.is_empty() {
+        for c in CHECKS {
+            s.add(c.skip(
+                SkipReason::NotAssessed,
+                "the catalog phase did not run, so there is nothing to call",
+            ));
+        }
+        return;
+    }
+    let limiter = RateLimiter::for_spec(&s.spec);
+    for wire in &wires {
+        let catalog = s
+            .catalogs
+            .iter()
+            .find(|c| c.era == Some(wire.era()))
+            .cloned()
+            .unwrap_or_default();
+        execute_wire(s, wire, &limiter, &catalog).await;
+    }
+}
+
+/// A tool the policy lets scout call, with the arguments it gets.
+struct Allowed {
+    tool: Value,
+    arguments: Value,
+    source: args::ArgsSource,
+}
+
+async fn execute_wire(
+    s: &mut Session,
+    wire: &Connection,
+    limiter: &RateLimiter,
+    catalog: &Catalog,
+) {
+    let era = wire.era();
+    let version = wire.protocol_version().to_string();
+    let tools_declared = crate::probe::catalog::declared(wire.capabilities(), "tools");
+
+    // ---- policy
+    let mut allowed = Vec::new();
+    for t in &catalog.tools {
+        match policy::decide(t, &s.spec.policy) {
+            Decision::Call => {
+                let (arguments, source) = args::arguments_for(t, &s.spec.tools);
+                allowed.push(Allowed {
+                    tool: t.clone(),
+                    arguments,
+                    source,
+                });
+            }
+            Decision::Skip { reason, allow_with } => s.add(
+                POLICY
+                    .info(format!("not called: it {reason}; allow with {allow_with}"))
+                    .subject(policy::tool_name(t))
+                    .era(era),
+            ),
+        }
+    }
+    if !catalog.tools.is_empty() && allowed.len() == catalog.tools.len() {
+        s.add(
+            POLICY
+                .info(format!("the policy allowed all {} tool(s)", allowed.len()))
+                .era(era),
+        );
+    }
+
+    // ---- tool_call, structured_output, content_blocks
+    let mut structured_seen = false;
+    let mut blocks_seen = false;
+    let mut first_ok: Option<&Allowed> = None;
+    for a in &allowed {
+        limiter.wait().await;
+        let name = policy::tool_name(&a.tool).to_string();
+        let reply = wire
+            .request(
+                "tools/call",
+                json!({"name": name, "arguments": a.arguments}),
+            )
+            .await;
+        let call = judge_tool_call(&name, a.source, &reply);
+        let answered_ok = call.status() != crate::report::finding::Status::Fail;
+        s.add(call.era(era));
+        let Some(result) = reply.result() else {
+            continue;
+        };
+        if answered_ok && first_ok.is_none() {
+            first_ok = Some(a);
+        }
+        if let Some(f) = judge_content_blocks(&name, result, &version, &reply.evidence) {
+            blocks_seen = true;
+            s.add(f.era(era));
+        }
+        if let Some(f) = judge_structured_output(&a.tool, result, &version, &reply.evidence) {
+            structured_seen = true;
+            s.add(f.era(era));
+        }
+    }
+    let no_call = if catalog.tools.is_empty() {
+        "the server lists no tools"
+    } else {
+        "the policy allowed no tool to be called"
+    };
+    if allowed.is_empty() {
+        s.add(
+            TOOL_CALL
+                .skip(
+                    if catalog.tools.is_empty() {
+                        SkipReason::NotApplicable
+                    } else {
+                        SkipReason::Policy
+                    },
+                    no_call,
+                )
+                .era(era),
+        );
+    }
+    if !blocks_seen {
+        s.add(
+            CONTENT_BLOCKS
+                .skip(
+                    if allowed.is_empty() && !catalog.tools.is_empty() {
+                        SkipReason::Policy
+                    } else {
+                        SkipReason::NotApplicable
+                    },
+                    "no tool call returned a result to inspect",
+                )
+                .era(era),
+        );
+    }
+    if !structured_seen {
+        s.add(
+            STRUCTURED_OUTPUT
+                .skip(
+                    SkipReason::NotApplicable,
+                    "no called tool declares an outputSchema",
+                )
+                .era(era),
+        );
+    }
+
+    // ---- unknown_tool
+    if tools_declared {
+        limiter.wait().await;
+        let reply = wire
+            .request("tools/call", json!({"name": MADE_UP_TOOL, "arguments": {}}))
+            .await;
+        s.add(judge_unknown_tool(&reply).era(era));
+    } else {
+        s.add(
+            UNKNOWN_TOOL
+                .skip(
+                    SkipReason::NotApplicable,
+                    "the server does not declare the tools capability",
+                )
+                .era(era),
+        );
+    }
+
+    // ---- invalid_arguments: only tools the policy allows
+    let target = allowed.iter().find_map(|a| {
+        let sch = a.tool.get("inputSchema")?;
+        args::invalid(sch).map(|bad| (policy::tool_name(&a.tool).to_string(), bad))
+    });
+    match target {
+        Some((name, bad)) => {
+            limiter.wait().await;
+            let reply = wire
+                .request("tools/call", json!({"name": name, "arguments": bad}))
+                .await;
+            s.add(judge_invalid_arguments(&name, &reply).era(era));
+        }
+        None => s.add(
+            INVALID_ARGUMENTS
+                .skip(
+                    if allowed.is_empty() && !catalog.tools.is_empty() {
+                        SkipReason::Policy
+                    } else {
+                        SkipReason::NotApplicable
+                    },
+                    "no allowed tool has a required or declared argument to get wrong",
+                )
+                .era(era),
+        ),
+    }
+
+    // ---- progress and cancellation use the first tool that answered
+    match first_ok {
+        Some(a) => {
+            let name = policy::tool_name(&a.tool).to_string();
+            limiter.wait().await;
+            let token = format!("scout-progress-{}", era.as_str());
+            let reply = wire
+                .request(
+                    "tools/call",
+                    json!({"name": name, "arguments": a.arguments, "_meta": {"progressToken": token}}),
+                )
+                .await;
+            s.add(judge_progress(&token, &reply).era(era));
+            if wire.transport() == TransportKind::Stdio {
+                limiter.wait().await;
+                let f = cancellation(wire, &name, &a.arguments, s.spec.timeout).await;
+                s.add(f.era(era));
+            } else {
+                s.add(
+                    CANCELLATION
+                        .skip(
+                            SkipReason::NotApplicable,
+                            "cancellation is probed on stdio only",
+                        )
+                        .era(era),
+                );
+            }
+        }
+        None => {
+            for c in [&PROGRESS, &CANCELLATION] {
+                s.add(
+                    c.skip(
+                        if allowed.is_empty() && !catalog.tools.is_empty() {
+                            SkipReason::Policy
+                        } else {
+                            SkipReason::NotApplicable
+                        },
+                        "no allowed tool answered a call",
+                    )
+                    .era(era),
+                );
+            }
+        }
+    }
+
+    // ---- resources
+    if crate::probe::catalog::declared(wire.capabilities(), "resources") {
+        let mut ev = Vec::new();
+        let mut problems = Vec::new();
+        for r in catalog.resources.iter().take(MAX_READS) {
+            let Some(uri) = r.get("uri").and_then(Value::as_str) else {
+                continue;
+            };
+            limiter.wait().await;
+            let reply = wire.request("resources/read", json!({"uri": uri})).await;
+            ev.extend(reply.evidence.iter().copied());
+            problems.extend(read_problems(uri, &reply));
+        }
+        limiter.wait().await;
+        let missing = wire
+            .request(
+                "resources/read",
+                json!({"uri": "scout-missing://no/such/resource"}),
+            )
+            .await;
+        s.add(
+            judge_resource_read(
+                catalog.resources.len().min(MAX_READS),
+                &problems,
+                ev,
+                era,
+                &missing,
+            )
+            .era(era),
+        );
+    } else {
+        s.add(
+            RESOURCE_READ
+                .skip(
+                    SkipReason::NotApplicable,
+                    "the server does not declare the resources capability",
+                )
+                .era(era),
+        );
+    }
+
+    // ---- prompts
+    if crate::probe::catalog::declared(wire.capabilities(), "prompts") {
+        let mut ev = Vec::new();
+        let mut problems = Vec::new();
+        for p in catalog.prompts.iter().take(MAX_READS) {
+            let Some(name) = p.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            limiter.wait().await;
+            let reply = wire
+                .request(
+                    "prompts/get",
+                    json!({"name": name, "arguments": prompt_arguments(p)}),
+                )
+                .await;
+            ev.extend(reply.evidence.iter().copied());
+            problems.extend(prompt_problems(name, &reply, &version));
+        }
+        limiter.wait().await;
+        let unknown = wire
+            .request(
+                "prompts/get",
+                json!({"name": "scout_no_such_prompt", "arguments": {}}),
+            )
+            .await;
+        s.add(
+            judge_prompt_get(
+                catalog.prompts.len().min(MAX_READS),
+                &problems,
+                ev,
+                &unknown,
+            )
+            .era(era),
+        );
+    } else {
+        s.add(
+            PROMPT_GET
+                .skip(
+                    SkipReason::NotApplicable,
+                    "the server does not declare the prompts capability",
+                )
+                .era(era),
+        );
+    }
+}
+
+/// Calls a tool and cancels it right away (stdio): afterwards the server should send nothing
+/// more for that id. A reply that raced the cancellation is allowed (the receiver MAY ignore
+/// a cancellation for a request that already finished).
+async fn cancellation(
+    wire: &Connection,
+    name: &str,
+    arguments: &Value,
+    timeout: Duration,
+) -> FindingBuilder {
+    let id = "scout-cancel-1";
+    let wait = timeout.min(Duration::from_secs(3));
+    let call = Probe {
+        id: IdKind::Str(id.into()),
+        timeout: Some(wait),
+        ..Probe::request("tools/call", json!({"name": name, "arguments": arguments}))
+    };
+    let cancel_wire = wire.clone();
+    let (reply, cancel) = tokio::join!(wire.send(call), async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        cancel_wire
+            .notify(
+                "notifications/cancelled",
+                Some(json!({"requestId": id, "reason": "scout cancellation probe"})),
+            )
+            .await
+    });
+    judge_cancellation(&reply, &cancel)
+}
+
+/// `execution.cancellation` from the call's reply and the notification's.
+pub fn judge_cancellation(reply: &Reply, cancel: &Reply) -> FindingBuilder {
+    let ev: Vec<_> = reply
+        .evidence
+        .iter()
+        .chain(&cancel.evidence)
+        .copied()
+        .collect();
+    match &reply.outcome {
+        Outcome::TimedOut | Outcome::NoResponse => CANCELLATION
+            .pass("after notifications/cancelled the server sent nothing more for the cancelled request")
+            .evidence(ev),
+        Outcome::Answered => CANCELLATION
+            .info("the call finished before the cancellation took effect (allowed: a receiver may ignore a cancellation for a finished request)")
+            .evidence(ev),
+        Outcome::TransportError(e) => CANCELLATION
+            .fail(format!("the connection broke after notifications/cancelled: {e}"))
+            .evidence(ev),
+        Outcome::Truncated => CANCELLATION.info("the cancelled call's reply was cut at the size cap").evidence(ev),
+    }
+}
+
+/// `execution.tool_call` for one call.
+pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    let Some(result) = reply.result() else {
+        if reply.error_code() == Some(-32602) && source == args::ArgsSource::Generated {
+            return TOOL_CALL
+                .warn(format!("`{name}` refused scout's generated arguments ({}); give it fixed arguments in [[servers.tools]]", describe(reply)))
+                .subject(name)
+                .evidence(ev);
+        }
+        return TOOL_CALL
+            .fail(format!(
+                "calling `{name}` with {} arguments got {}",
+                source.as_str(),
+                describe(reply)
+            ))
+            .subject(name)
+            .evidence(ev);
+    };
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return TOOL_CALL
+            .info(format!(
+                "`{name}` asked for more input (InputRequiredResult); scout does not answer it"
+            ))
+            .subject(name)
+            .evidence(ev);
+    }
+    let Some(content) = result.get("content") else {
+        return TOOL_CALL
+            .fail(format!(
+                "`{name}` returned a result without a content array"
+            ))
+            .subject(name)
+            .evidence(ev);
+    };
+    if !content.is_array() {
+        return TOOL_CALL
+            .fail(format!(
+                "`{name}` returned content that is {}, not an array",
+                schema::kind(content)
+            ))
+            .subject(name)
+            .evidence(ev);
+    }
+    match result.get("isError") {
+        None | Some(Value::Bool(false)) => TOOL_CALL
+            .pass(format!(
+                "`{name}` answered with a valid result to {} arguments",
+                source.as_str()
+            ))
+            .subject(name)
+            .evidence(ev),
+        // The tool's own failure (an API error, a business rule): reported as information,
+        // not as a defect of the server's protocol handling (the spec makes these results).
+        Some(Value::Bool(true)) => TOOL_CALL
+            .info(format!(
+                "`{name}` reported its own error (isError: true) for {} arguments: {}",
+                source.as_str(),
+                first_text(result)
+            ))
+            .subject(name)
+            .evidence(ev),
+        Some(other) => TOOL_CALL
+            .fail(format!(
+                "`{name}`: isError is {}, not a boolean",
+                schema::kind(other)
+            ))
+            .subject(name)
+            .evidence(ev),
+    }
+}
+
+/// The first text block of a result, shortened, for details.
+fn first_text(result: &Value) -> String {
+    let t = result
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
+        .unwrap_or("(no text)");
+    t.chars().take(160).collect()
+}
+
+/// Which content-block types a revision knows.
+fn block_types(version: &str) -> &'static [&'static str] {
+    match version {
+        "2024-11-05" => &["text", "image", "resource"],
+        "2025-03-26" => &["text", "image", "audio", "resource"],
+        _ => &["text", "image", "audio", "resource", "resource_link"],
+    }
+}
+
+/// What is wrong with one content block under `version` (empty = well formed).
+pub fn content_block_problems(block: &Value, version: &str) -> Vec<String> {
+    let mut p = Vec::new();
+    let str_of = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+    let Some(ty) = str_of(block, "type") else {
+        return vec!["a block has no string `type`".into()];
+    };
+    if !block_types(version).contains(&ty.as_str()) {
+        p.push(format!(
+            "type `{ty}` is not a content block type in {version}"
+        ));
+        return p;
+    }
+    let b64 = |s: &str| {
+        base64::engine::general_purpose::STANDARD
+            .decode(s.trim())
+            .is_ok()
+    };
+    match ty.as_str() {
+        "text" if str_of(block, "text").is_none() => {
+            p.push("a text block has no string `text`".into());
+        }
+        "image" | "audio" => {
+            match str_of(block, "data") {
+                None => p.push(format!("an {ty} block has no string `data`")),
+                Some(d) if !b64(&d) => p.push(format!("an {ty} block's data is not valid base64")),
+                _ => {}
+            }
+            if str_of(block, "mimeType").is_none_or(|m| m.is_empty()) {
+                p.push(format!("an {ty} block has no mimeType"));
+            }
+        }
+        "resource_link" => {
+            for k in ["uri", "name"] {
+                if str_of(block, k).is_none() {
+                    p.push(format!("a resource_link has no string `{k}`"));
+                }
+            }
+        }
+        "resource" => match block.get("resource") {
+            Some(r) if r.is_object() => p.extend(
+                resource_contents_problems(r)
+                    .into_iter()
+                    .map(|e| format!("embedded resource: {e}")),
+            ),
+            _ => p.push("a resource block has no `resource` object".into()),
+        },
+        _ => {}
+    }
+    p
+}
+
+/// Problems of one `ResourceContents`: a uri and exactly one of text / base64 blob.
+pub fn resource_contents_problems(r: &Value) -> Vec<String> {
+    let mut p = Vec::new();
+    if r.get("uri").and_then(Value::as_str).is_none() {
+        p.push("no string `uri`".to_string());
+    }
+    let text = r.get("text");
+    let blob = r.get("blob");
+    match (text, blob) {
+        (Some(t), None) if t.is_string() => {}
+        (None, Some(Value::String(b))) => {
+            if base64::engine::general_purpose::STANDARD
+                .decode(b.trim())
+                .is_err()
+            {
+                p.push("`blob` is not valid base64".into());
+            }
+        }
+        (Some(_), Some(_)) => p.push("both `text` and `blob`".into()),
+        (None, None) => p.push("neither `text` nor `blob`".into()),
+        _ => p.push("`text`/`blob` is not a string".into()),
+    }
+    p
+}
+
+/// `execution.content_blocks` for one result (`None` when the result has no blocks).
+pub fn judge_content_blocks(
+    name: &str,
+    result: &Value,
+    version: &str,
+    evidence: &[u64],
+) -> Option<FindingBuilder> {
+    let blocks = result.get("content")?.as_array()?;
+    if blocks.is_empty() {
+        return None;
+    }
+    let problems: Vec<String> = blocks
+        .iter()
+        .enumerate()
+        .flat_map(|(i, b)| {
+            content_block_problems(b, version)
+                .into_iter()
+                .map(move |e| format!("block {i}: {e}"))
+        })
+        .collect();
+    let ev = evidence.iter().copied();
+    Some(if problems.is_empty() {
+        CONTENT_BLOCKS
+            .pass(format!(
+                "`{name}` returned {} well-formed block(s)",
+                blocks.len()
+            ))
+            .subject(name)
+            .evidence(ev)
+    } else {
+        CONTENT_BLOCKS
+            .fail(format!("`{name}`: {}", problems.join("; ")))
+            .subject(name)
+            .evidence(ev)
+    })
+}
+
+/// `execution.structured_output` for a tool with an outputSchema (`None` otherwise, or for an
+/// isError result: the spec does not say those must match the schema).
+pub fn judge_structured_output(
+    tool: &Value,
+    result: &Value,
+    version: &str,
+    evidence: &[u64],
+) -> Option<FindingBuilder> {
+    let out_schema = tool.get("outputSchema")?;
+    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+        return None;
+    }
+    let name = policy::tool_name(tool);
+    let ev = evidence.iter().copied();
+    let Some(sc) = result.get("structuredContent") else {
+        return Some(
+            STRUCTURED_OUTPUT
+                .fail(format!(
+                    "`{name}` declares an outputSchema but returned no structuredContent"
+                ))
+                .subject(name)
+                .evidence(ev),
+        );
+    };
+    if matches!(version, "2025-06-18" | "2025-11-25") && !sc.is_object() {
+        return Some(
+            STRUCTURED_OUTPUT
+                .fail(format!(
+                    "`{name}`: structuredContent is {}; {version} requires an object",
+                    schema::kind(sc)
+                ))
+                .subject(name)
+                .evidence(ev),
+        );
+    }
+    if let Err(e) = schema::validate(out_schema, sc) {
+        return Some(
+            STRUCTURED_OUTPUT
+                .fail(format!(
+                    "`{name}`: structuredContent does not match the outputSchema: {e}"
+                ))
+                .subject(name)
+                .evidence(ev),
+        );
+    }
+    let serialised = result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == sc));
+    Some(if serialised {
+        STRUCTURED_OUTPUT.pass(format!("`{name}`: structuredContent matches the outputSchema and is serialised in a text block")).subject(name).evidence(ev)
+    } else {
+        STRUCTURED_OUTPUT.warn(format!("`{name}`: structuredContent matches the outputSchema, but no text block carries its serialisation (clients without structured output see nothing)")).subject(name).evidence(ev)
+    })
+}
+
+/// `execution.unknown_tool`: a JSON-RPC error (-32602 expected), not an isError result.
+pub fn judge_unknown_tool(reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    match (reply.error_code(), reply.result()) {
+        (Some(-32602), _) => UNKNOWN_TOOL.pass("a call to a tool that does not exist got -32602").evidence(ev),
+        (Some(code), _) => UNKNOWN_TOOL.warn(format!("a call to a tool that does not exist got error {code}; -32602 (Invalid params) is expected")).evidence(ev),
+        (None, Some(r)) if r.get("isError").and_then(Value::as_bool) == Some(true) => UNKNOWN_TOOL
+            .fail("a call to a tool that does not exist got an isError result; the spec requires a JSON-RPC error (-32602)")
+            .evidence(ev),
+        (None, Some(_)) => UNKNOWN_TOOL.fail("a call to a tool that does not exist succeeded").evidence(ev),
+        (None, None) => UNKNOWN_TOOL.fail(format!("a call to a tool that does not exist got {}", describe(reply))).evidence(ev),
+    }
+}
+
+/// `execution.invalid_arguments`: a JSON-RPC error or isError, never a silent success.
+pub fn judge_invalid_arguments(name: &str, reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    if let Some(code) = reply.error_code() {
+        return INVALID_ARGUMENTS
+            .pass(format!(
+                "`{name}` refused arguments that violate its schema with error {code}"
+            ))
+            .subject(name)
+            .evidence(ev);
+    }
+    match reply.result() {
+        Some(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => INVALID_ARGUMENTS
+            .pass(format!(
+                "`{name}` refused arguments that violate its schema with an isError result"
+            ))
+            .subject(name)
+            .evidence(ev),
+        Some(_) => INVALID_ARGUMENTS
+            .fail(format!(
+                "`{name}` accepted arguments that violate its inputSchema and reported success"
+            ))
+            .subject(name)
+            .evidence(ev),
+        None => INVALID_ARGUMENTS
+            .fail(format!(
+                "`{name}` with invalid arguments got {}",
+                describe(reply)
+            ))
+            .subject(name)
+            .evidence(ev),
+    }
+}
+
+/// `execution.progress`: every notification echoes the token and progress strictly increases.
+pub fn judge_progress(token: &str, reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    let progress: Vec<&Value> = reply
+        .notifications
+        .iter()
+        .filter(|n| n.get("method").and_then(Value::as_str) == Some("notifications/progress"))
+        .collect();
+    if reply.result().is_none() && reply.error_code().is_none() {
+        return PROGRESS
+            .fail(format!(
+                "the call with a progressToken got {}",
+                describe(reply)
+            ))
+            .evidence(ev);
+    }
+    if progress.is_empty() {
+        return PROGRESS.info("the call with a progressToken got no progress notifications (servers may send none)").evidence(ev);
+    }
+    let mut problems = Vec::new();
+    let mut last: Option<f64> = None;
+    for n in &progress {
+        let p = n.get("params").unwrap_or(&Value::Null);
+        if p.get("progressToken").and_then(Value::as_str) != Some(token) {
+            problems.push(format!(
+                "a notification carries progressToken {} instead of {token:?}",
+                p.get("progressToken").unwrap_or(&Value::Null)
+            ));
+        }
+        match p.get("progress").and_then(Value::as_f64) {
+            None => problems.push("a notification has no numeric progress".into()),
+            Some(v) => {
+                if last.is_some_and(|l| v <= l) {
+                    problems.push(format!(
+                        "progress went from {} to {v}; it must increase",
+                        last.unwrap_or_default()
+                    ));
+                }
+                last = Some(v);
+            }
+        }
+    }
+    if problems.is_empty() {
+        PROGRESS
+            .pass(format!(
+                "{} progress notification(s) echoed the token with increasing progress",
+                progress.len()
+            ))
+            .evidence(ev)
+    } else {
+        PROGRESS.fail(problems.join("; ")).evidence(ev)
+    }
+}
+
+/// Problems of one `resources/read` of a listed resource.
+pub fn read_problems(uri: &str, reply: &Reply) -> Vec<String> {
+    let Some(r) = reply.result() else {
+        return vec![format!("reading {uri} got {}", describe(reply))];
+    };
+    match r.get("contents").and_then(Value::as_array) {
+        None => vec![format!("reading {uri} returned no contents array")],
+        Some(c) if c.is_empty() => vec![format!("reading {uri} returned empty contents")],
+        Some(c) => c
+            .iter()
+            .flat_map(resource_contents_problems)
+            .map(|e| format!("{uri}: {e}"))
+            .collect(),
+    }
+}
+
+/// `execution.resource_read`: listed resources read; a missing URI is an error with the
+/// era's code (-32002 in the handshake revisions, -32602 in 2026-07-28).
+pub fn judge_resource_read(
+    read: usize,
+    problems: &[String],
+    mut ev: Vec<u64>,
+    era: Era,
+    missing: &Reply,
+) -> FindingBuilder {
+    ev.extend(missing.evidence.iter().copied());
+    let mut problems = problems.to_vec();
+    let mut soft = Vec::new();
+    let expected = if era == Era::Modern { -32602 } else { -32002 };
+    match (missing.error_code(), missing.result()) {
+        (Some(c), _) if c == expected => {}
+        (Some(-32002), _) => problems
+            .push("a missing resource got -32002, which 2026-07-28 forbids (use -32602)".into()),
+        (Some(c), _) => soft.push(format!(
+            "a missing resource got error {c}; {expected} is expected"
+        )),
+        (None, Some(r)) => {
+            let empty = r
+                .get("contents")
+                .and_then(Value::as_array)
+                .is_none_or(|c| c.is_empty());
+            problems.push(if empty {
+                "a missing resource got an empty success instead of an error".into()
+            } else {
+                "a made-up resource URI was answered with contents instead of an error".into()
+            });
+        }
+        (None, None) => problems.push(format!(
+            "reading a missing resource got {}",
+            describe(missing)
+        )),
+    }
+    if !problems.is_empty() {
+        problems.extend(soft);
+        RESOURCE_READ.fail(problems.join("; ")).evidence(ev)
+    } else if !soft.is_empty() {
+        RESOURCE_READ.warn(soft.join("; ")).evidence(ev)
+    } else {
+        RESOURCE_READ
+            .pass(format!(
+                "{read} listed resource(s) read; a missing URI got {expected}"
+            ))
+            .evidence(ev)
+    }
+}
+
+/// String arguments for a prompt: every declared argument gets `"scout"`.
+pub fn prompt_arguments(prompt: &Value) -> Value {
+    let mut m = serde_json::Map::new();
+    for a in prompt
+        .get("arguments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(n) = a.get("name").and_then(Value::as_str) {
+            m.insert(n.to_string(), json!("scout"));
+        }
+    }
+    Value::Object(m)
+}
+
+/// Problems of one `prompts/get`.
+pub fn prompt_problems(name: &str, reply: &Reply, version: &str) -> Vec<String> {
+    let Some(r) = reply.result() else {
+        return vec![format!("prompts/get `{name}` got {}", describe(reply))];
+    };
+    if r.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return Vec::new();
+    }
+    let Some(msgs) = r.get("messages").and_then(Value::as_array) else {
+        return vec![format!("prompts/get `{name}` returned no messages array")];
+    };
+    let mut p = Vec::new();
+    for (i, m) in msgs.iter().enumerate() {
+        if !matches!(
+            m.get("role").and_then(Value::as_str),
+            Some("user" | "assistant")
+        ) {
+            p.push(format!(
+                "`{name}` message {i}: role is not user or assistant"
+            ));
+        }
+        match m.get("content") {
+            Some(c) => p.extend(
+                content_block_problems(c, version)
+                    .into_iter()
+                    .map(|e| format!("`{name}` message {i}: {e}")),
+            ),
+            None => p.push(format!("`{name}` message {i} has no content")),
+        }
+    }
+    p
+}
+
+/// `execution.prompt_get`: prompts fetched; an unknown prompt gets -32602.
+pub fn judge_prompt_get(
+    fetched: usize,
+    problems: &[String],
+    mut ev: Vec<u64>,
+    unknown: &Reply,
+) -> FindingBuilder {
+    ev.extend(unknown.evidence.iter().copied());
+    let mut problems = problems.to_vec();
+    let mut soft = Vec::new();
+    match (unknown.error_code(), unknown.result()) {
+        (Some(-32602), _) => {}
+        (Some(c), _) => soft.push(format!(
+            "an unknown prompt got error {c}; -32602 is expected"
+        )),
+        (None, Some(_)) => {
+            problems.push("an unknown prompt name was answered with a result".into())
+        }
+        (None, None) => problems.push(format!(
+            "prompts/get for an unknown prompt got {}",
+            describe(unknown)
+        )),
+    }
+    if !problems.is_empty() {
+        problems.extend(soft);
+        PROMPT_GET.fail(problems.join("; ")).evidence(ev)
+    } else if !soft.is_empty() {
+        PROMPT_GET.warn(soft.join("; ")).evidence(ev)
+    } else {
+        PROMPT_GET
+            .pass(format!(
+                "{fetched} prompt(s) fetched; an unknown prompt got -32602"
+            ))
+            .evidence(ev)
+    }
+}
