@@ -1090,3 +1090,280 @@ pub fn judge_context_size(c: &Catalog, threshold: u64, evidence: &[Seq]) -> Find
         CONTEXT_SIZE.info(detail).evidence(evidence.iter().copied())
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::report::finding::{Finding, Status};
+
+    /// A reply as a transport would hand it over: `response` answered, cited as `seq`.
+    pub(crate) fn reply(seq: Seq, response: Value) -> Reply {
+        Reply {
+            evidence: vec![seq],
+            outcome: Outcome::Answered,
+            response: Some(response),
+            notifications: Vec::new(),
+            server_requests: Vec::new(),
+            http: None,
+            elapsed: std::time::Duration::ZERO,
+        }
+    }
+
+    pub(crate) fn ok(seq: Seq, result: Value) -> Reply {
+        reply(seq, json!({"jsonrpc": "2.0", "id": 1, "result": result}))
+    }
+
+    pub(crate) fn err(seq: Seq, code: i64) -> Reply {
+        reply(
+            seq,
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}}),
+        )
+    }
+
+    pub(crate) fn built(f: FindingBuilder) -> Finding {
+        f.build(|_| true).expect("a valid finding")
+    }
+
+    fn statuses(fs: Vec<FindingBuilder>) -> Vec<(Status, Option<String>)> {
+        fs.into_iter()
+            .map(built)
+            .map(|f| (f.status, f.subject))
+            .collect()
+    }
+
+    fn paged(items: Vec<Value>) -> Paged {
+        Paged {
+            items,
+            evidence: vec![1],
+            pages: 1,
+            ..Paged::default()
+        }
+    }
+
+    #[test]
+    fn pagination_judgement() {
+        let f = built(judge_pagination(
+            "tools/list",
+            &paged(vec![]),
+            &err(2, -32602),
+        ));
+        assert_eq!((f.status, f.evidence), (Status::Pass, vec![1, 2]));
+        let f = built(judge_pagination(
+            "tools/list",
+            &paged(vec![]),
+            &ok(2, json!({"tools": []})),
+        ));
+        assert_eq!((f.status, f.evidence), (Status::Warn, vec![2]));
+        let mut looping = paged(vec![]);
+        looping.problem = Some("loops".into());
+        assert_eq!(
+            built(judge_pagination("tools/list", &looping, &err(2, -32602))).status,
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn tool_schema_judgement() {
+        let good = json!({"name": "a", "inputSchema": {"type": "object"}});
+        let not_object = json!({"name": "b", "inputSchema": {"type": "string"}});
+        let invalid = json!({"name": "c", "inputSchema": {"type": "object", "properties": {"x": {"type": 5}}}});
+        let missing = json!({"name": "d"});
+        let remote = json!({"name": "e", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "http://127.0.0.1:9/x.json"}}}});
+        assert_eq!(
+            statuses(judge_tool_schemas(std::slice::from_ref(&good), &[1])),
+            vec![(Status::Pass, None)]
+        );
+        let s = statuses(judge_tool_schemas(
+            &[good, not_object, invalid, missing, remote],
+            &[1],
+        ));
+        assert_eq!(
+            s,
+            vec![
+                (Status::Fail, Some("b".into())),
+                (Status::Fail, Some("c".into())),
+                (Status::Fail, Some("d".into())),
+                (Status::Warn, Some("e".into())),
+            ]
+        );
+    }
+
+    #[test]
+    fn output_schema_judgement() {
+        let t =
+            |o: Value| json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": o});
+        assert_eq!(
+            statuses(judge_output_schemas(
+                &[t(json!({"type": "object"}))],
+                "2025-11-25",
+                &[1]
+            ))[0]
+                .0,
+            Status::Pass
+        );
+        assert_eq!(
+            statuses(judge_output_schemas(
+                &[t(json!({"type": "array"}))],
+                "2025-11-25",
+                &[1]
+            ))[0]
+                .0,
+            Status::Fail
+        );
+        assert_eq!(
+            statuses(judge_output_schemas(
+                &[t(json!({"type": "array"}))],
+                "2026-07-28",
+                &[1]
+            ))[0]
+                .0,
+            Status::Pass
+        );
+        assert_eq!(
+            statuses(judge_output_schemas(
+                &[json!({"name": "x"})],
+                "2026-07-28",
+                &[1]
+            ))[0]
+                .0,
+            Status::Skip
+        );
+    }
+
+    #[test]
+    fn tool_names_judgement() {
+        let t = |n: &str| json!({"name": n});
+        assert_eq!(
+            statuses(judge_tool_names(&[t("a.b-c_1")], &[1])),
+            vec![(Status::Pass, None)]
+        );
+        let long = "x".repeat(129);
+        let s = statuses(judge_tool_names(
+            &[t("dup"), t("dup"), t("has space"), t(&long)],
+            &[1],
+        ));
+        assert_eq!(s[0], (Status::Fail, Some("dup".into())));
+        assert_eq!(s[1], (Status::Warn, Some("has space".into())));
+        assert_eq!(s[2].0, Status::Warn);
+        assert_eq!(s.len(), 3);
+    }
+
+    #[test]
+    fn annotations_judgement() {
+        let good = json!({"name": "a", "annotations": {"readOnlyHint": true}});
+        let bare = json!({"name": "b"});
+        let stringly = json!({"name": "c", "annotations": {"readOnlyHint": "true"}});
+        assert_eq!(
+            statuses(judge_annotations(std::slice::from_ref(&good), &[1]))[0].0,
+            Status::Pass
+        );
+        let s = statuses(judge_annotations(&[good, bare, stringly], &[1]));
+        assert_eq!(
+            s,
+            vec![(Status::Fail, Some("c".into())), (Status::Warn, None)]
+        );
+    }
+
+    #[test]
+    fn x_mcp_header_judgement() {
+        let ok_tool = json!({"name": "a", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"}}}});
+        assert_eq!(
+            statuses(judge_x_mcp_header(&[ok_tool], &[1]))[0].0,
+            Status::Pass
+        );
+        let bad = json!({"name": "b", "inputSchema": {"type": "object", "properties": {
+            "a": {"type": "string", "x-mcp-header": "Dup"},
+            "b": {"type": "integer", "x-mcp-header": "dup"},
+            "c": {"type": "object", "x-mcp-header": "Obj"},
+            "d": {"type": "string", "x-mcp-header": "bad name"},
+            "e": {"type": "array", "items": {"type": "string", "x-mcp-header": "Item"}}}}});
+        let problems = x_mcp_header_problems(&bad["inputSchema"]);
+        assert_eq!(problems.len(), 4, "{problems:?}");
+        assert_eq!(
+            statuses(judge_x_mcp_header(&[bad], &[1]))[0],
+            (Status::Fail, Some("b".into()))
+        );
+        assert_eq!(
+            statuses(judge_x_mcp_header(&[json!({"name": "c"})], &[1]))[0].0,
+            Status::Skip
+        );
+    }
+
+    #[test]
+    fn descriptions_judgement() {
+        let good = json!({"name": "a", "description": "d", "inputSchema": {"properties": {"x": {"description": "x"}}}});
+        let bad = json!({"name": "b", "inputSchema": {"properties": {"y": {}}}});
+        assert_eq!(
+            statuses(judge_descriptions(std::slice::from_ref(&good), &[1]))[0].0,
+            Status::Pass
+        );
+        let f = built(judge_descriptions(&[good, bad], &[1]).remove(0));
+        assert_eq!(f.status, Status::Warn);
+        assert!(
+            f.detail.contains("tool `b`") && f.detail.contains("`b.y`"),
+            "{}",
+            f.detail
+        );
+    }
+
+    #[test]
+    fn resources_prompts_completions() {
+        let r = paged(vec![json!({"uri": "x://1", "name": "one"})]);
+        let t = paged(vec![json!({"uriTemplate": "x://{id}", "name": "t"})]);
+        assert_eq!(built(judge_resources(&r, &t)).status, Status::Pass);
+        let bad = paged(vec![json!({"uri": "x://1"})]);
+        assert_eq!(built(judge_resources(&bad, &t)).status, Status::Fail);
+        let p = paged(vec![
+            json!({"name": "greet", "arguments": [{"name": "who", "required": true}]}),
+        ]);
+        assert_eq!(built(judge_prompts(&p)).status, Status::Pass);
+        let p = paged(vec![
+            json!({"name": "greet", "arguments": [{"required": "yes"}]}),
+        ]);
+        assert_eq!(built(judge_prompts(&p)).status, Status::Fail);
+        let many: Vec<String> = (0..101).map(|i| i.to_string()).collect();
+        assert_eq!(
+            built(judge_completion(&ok(
+                3,
+                json!({"completion": {"values": ["a"]}})
+            )))
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_completion(&ok(
+                3,
+                json!({"completion": {"values": many}})
+            )))
+            .status,
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn context_size_estimate() {
+        let c = Catalog {
+            tools: vec![json!({"name": "x".repeat(396)})],
+            ..Catalog::default()
+        };
+        // [{"name":"xxx…"}] is 396 + 12 bytes, the three empty lists 2 bytes each:
+        // 414 bytes = 104 tokens at 4 bytes a token (rounded up).
+        assert_eq!(estimate_tokens(&c), 104);
+        assert_eq!(
+            built(judge_context_size(&c, 1000, &[1])).status,
+            Status::Info
+        );
+        assert_eq!(
+            built(judge_context_size(&c, 100, &[1])).status,
+            Status::Warn
+        );
+    }
+
+    #[test]
+    fn capability_declaration() {
+        assert!(declared(&json!({"tools": {}}), "tools"));
+        assert!(!declared(&json!({"tools": null}), "tools"));
+        assert!(!declared(&json!({}), "prompts"));
+    }
+}

@@ -944,3 +944,281 @@ pub fn judge_prompt_get(
             .evidence(ev)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::catalog::tests::{built, err, ok};
+    use crate::report::finding::Status;
+
+    #[test]
+    fn tool_call_judgement() {
+        let g = args::ArgsSource::Generated;
+        let f = built(judge_tool_call("t", g, &ok(4, json!({"content": []}))));
+        assert_eq!(
+            (f.status, f.evidence, f.subject.as_deref()),
+            (Status::Pass, vec![4], Some("t"))
+        );
+        assert_eq!(
+            built(judge_tool_call(
+                "t",
+                g,
+                &ok(4, json!({"content": [], "isError": true}))
+            ))
+            .status,
+            Status::Info
+        );
+        assert_eq!(
+            built(judge_tool_call("t", g, &ok(4, json!({})))).status,
+            Status::Fail
+        );
+        assert_eq!(
+            built(judge_tool_call("t", g, &err(4, -32602))).status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_tool_call(
+                "t",
+                args::ArgsSource::Configured,
+                &err(4, -32602)
+            ))
+            .status,
+            Status::Fail
+        );
+        assert_eq!(
+            built(judge_tool_call("t", g, &err(4, -32603))).status,
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn content_block_rules() {
+        let v = "2025-11-25";
+        assert!(content_block_problems(&json!({"type": "text", "text": "x"}), v).is_empty());
+        assert!(
+            content_block_problems(
+                &json!({"type": "image", "data": "aGk=", "mimeType": "image/png"}),
+                v
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            content_block_problems(&json!({"type": "image", "data": "!!", "mimeType": ""}), v)
+                .len(),
+            2
+        );
+        assert_eq!(
+            content_block_problems(
+                &json!({"type": "audio", "data": "aGk=", "mimeType": "audio/wav"}),
+                "2024-11-05"
+            )
+            .len(),
+            1
+        );
+        assert_eq!(
+            content_block_problems(&json!({"type": "resource_link", "uri": "x://"}), v).len(),
+            1
+        );
+        assert!(
+            content_block_problems(
+                &json!({"type": "resource", "resource": {"uri": "x://", "blob": "aGk="}}),
+                v
+            )
+            .is_empty()
+        );
+        assert_eq!(content_block_problems(&json!({"type": "resource", "resource": {"uri": "x://", "text": "a", "blob": "aGk="}}), v).len(), 1);
+        assert_eq!(
+            content_block_problems(&json!({"type": "video"}), v).len(),
+            1
+        );
+        let f =
+            judge_content_blocks("t", &json!({"content": [{"type": "text"}]}), v, &[5]).map(built);
+        assert_eq!(
+            f.map(|f| (f.status, f.evidence)),
+            Some((Status::Fail, vec![5]))
+        );
+    }
+
+    #[test]
+    fn structured_output_judgement() {
+        let tool = json!({"name": "add", "outputSchema": {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}});
+        let j = |r: Value| {
+            judge_structured_output(&tool, &r, "2025-11-25", &[6])
+                .map(built)
+                .map(|f| f.status)
+        };
+        assert_eq!(
+            j(
+                json!({"content": [{"type": "text", "text": "{\"sum\": 3}"}], "structuredContent": {"sum": 3}})
+            ),
+            Some(Status::Pass)
+        );
+        assert_eq!(
+            j(json!({"content": [], "structuredContent": {"sum": 3}})),
+            Some(Status::Warn)
+        );
+        assert_eq!(
+            j(json!({"content": [], "structuredContent": {"sum": "3"}})),
+            Some(Status::Fail)
+        );
+        assert_eq!(j(json!({"content": []})), Some(Status::Fail));
+        assert_eq!(j(json!({"content": [], "isError": true})), None);
+        assert_eq!(
+            judge_structured_output(&json!({"name": "x"}), &json!({}), "2025-11-25", &[6])
+                .map(|_| ()),
+            None
+        );
+    }
+
+    #[test]
+    fn unknown_tool_and_invalid_arguments() {
+        assert_eq!(
+            built(judge_unknown_tool(&err(7, -32602))).status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_unknown_tool(&err(7, -32601))).status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_unknown_tool(&ok(
+                7,
+                json!({"content": [], "isError": true})
+            )))
+            .status,
+            Status::Fail
+        );
+        assert_eq!(
+            built(judge_invalid_arguments("t", &err(8, -32602))).status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_invalid_arguments(
+                "t",
+                &ok(8, json!({"content": [], "isError": true}))
+            ))
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_invalid_arguments("t", &ok(8, json!({"content": []})))).status,
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn progress_judgement() {
+        let note = |tok: &str, p: f64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": tok, "progress": p}});
+        let mut r = ok(9, json!({"content": []}));
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Info);
+        r.notifications = vec![note("k", 1.0), note("k", 2.5)];
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Pass);
+        r.notifications = vec![note("k", 2.0), note("k", 2.0)];
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Fail);
+        r.notifications = vec![note("other", 1.0)];
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Fail);
+    }
+
+    #[test]
+    fn resource_read_codes_per_era() {
+        let read = || vec![1u64];
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Legacy,
+                &err(2, -32002)
+            ))
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Modern,
+                &err(2, -32602)
+            ))
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Modern,
+                &err(2, -32002)
+            ))
+            .status,
+            Status::Fail
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Legacy,
+                &err(2, -32603)
+            ))
+            .status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Legacy,
+                &ok(2, json!({"contents": []}))
+            ))
+            .status,
+            Status::Fail
+        );
+        assert_eq!(
+            read_problems(
+                "x://",
+                &ok(3, json!({"contents": [{"uri": "x://", "text": "t"}]}))
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            read_problems("x://", &ok(3, json!({"contents": [{"uri": "x://"}]}))).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn prompt_get_judgement() {
+        let good = ok(
+            3,
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}),
+        );
+        assert!(prompt_problems("p", &good, "2025-11-25").is_empty());
+        let bad = ok(
+            3,
+            json!({"messages": [{"role": "system", "content": {"type": "text", "text": "hi"}}]}),
+        );
+        assert_eq!(prompt_problems("p", &bad, "2025-11-25").len(), 1);
+        assert_eq!(
+            built(judge_prompt_get(1, &[], vec![3], &err(4, -32602))).status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_prompt_get(
+                1,
+                &[],
+                vec![3],
+                &ok(4, json!({"messages": []}))
+            ))
+            .status,
+            Status::Fail
+        );
+        assert_eq!(
+            prompt_arguments(&json!({"arguments": [{"name": "who"}]})),
+            json!({"who": "scout"})
+        );
+    }
+}
