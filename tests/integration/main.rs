@@ -1,0 +1,5 @@
+//! The one integration-test binary; each area is a submodule.
+
+mod catalog;
+mod execution;
+mod phase_fixtures;
