@@ -368,6 +368,7 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
 
     // ---- context size
     s.add(judge_context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
+    catalog.evidence = size_evidence;
     catalog
 }
 

@@ -17,6 +17,8 @@ pub struct Catalog {
     pub resources: Vec<Value>,
     pub resource_templates: Vec<Value>,
     pub prompts: Vec<Value>,
+    /// The exchanges the lists came from, for later phases to cite.
+    pub evidence: Vec<crate::telemetry::Seq>,
 }
 
 /// The state of one server run.
