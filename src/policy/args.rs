@@ -319,6 +319,72 @@ fn from_pattern(p: &str) -> Option<String> {
     None
 }
 
+/// Why `scout call`'s `--arg` / `--json-args` could not be turned into arguments.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArgError {
+    #[error("--arg {0:?} is not NAME=VALUE")]
+    NotAPair(String),
+    #[error("--arg {name}: {value:?} is not {expected}")]
+    BadValue {
+        name: String,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("--json-args is not a JSON object: {0}")]
+    BadJson(String),
+}
+
+/// Builds `scout call` arguments: `--json-args` (a JSON object) first, then each `--arg
+/// NAME=VALUE` on top, with VALUE read as the property's schema type says (integer, number,
+/// boolean, or JSON for objects and arrays; a string otherwise).
+pub fn cli_arguments(
+    pairs: &[String],
+    json_args: Option<&str>,
+    input_schema: &Value,
+) -> Result<Value, ArgError> {
+    let mut out = match json_args {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => m,
+            Ok(other) => {
+                return Err(ArgError::BadJson(format!(
+                    "it is {}",
+                    crate::policy::schema::kind(&other)
+                )));
+            }
+            Err(e) => return Err(ArgError::BadJson(e.to_string())),
+        },
+    };
+    for pair in pairs {
+        let (name, raw) = pair
+            .split_once('=')
+            .ok_or_else(|| ArgError::NotAPair(pair.clone()))?;
+        let prop = input_schema
+            .get("properties")
+            .and_then(|p| p.get(name))
+            .unwrap_or(&Value::Null);
+        let types = type_names(resolve(prop, input_schema, 0));
+        let bad = |expected| ArgError::BadValue {
+            name: name.to_string(),
+            value: raw.to_string(),
+            expected,
+        };
+        let value = if types.iter().any(|t| t == "string") || types.is_empty() {
+            json!(raw)
+        } else if types.iter().any(|t| t == "integer") {
+            json!(raw.parse::<i64>().map_err(|_| bad("an integer"))?)
+        } else if types.iter().any(|t| t == "number") {
+            json!(raw.parse::<f64>().map_err(|_| bad("a number"))?)
+        } else if types.iter().any(|t| t == "boolean") {
+            json!(raw.parse::<bool>().map_err(|_| bad("true or false"))?)
+        } else {
+            serde_json::from_str(raw).map_err(|_| bad("JSON"))?
+        };
+        out.insert(name.to_string(), value);
+    }
+    Ok(Value::Object(out))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,6 +457,32 @@ mod tests {
         assert!(bad["a"].is_object());
         let anything = json!({"type": "object"});
         assert_eq!(invalid(&anything), None);
+    }
+
+    #[test]
+    fn cli_arguments_follow_the_schema() {
+        let s = json!({"type": "object", "properties": {"n": {"type": "integer"},
+            "f": {"type": "boolean"}, "s": {"type": "string"}, "o": {"type": "object"}}});
+        let pairs: Vec<String> = ["n=3", "f=true", "s=42", "o={\"k\":1}", "extra=x=y"]
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(
+            cli_arguments(&pairs, Some(r#"{"s": "base", "z": 1}"#), &s),
+            Ok(json!({"s": "42", "z": 1, "n": 3, "f": true, "o": {"k": 1}, "extra": "x=y"}))
+        );
+        assert!(matches!(
+            cli_arguments(&["n=x".into()], None, &s),
+            Err(ArgError::BadValue { .. })
+        ));
+        assert!(matches!(
+            cli_arguments(&["novalue".into()], None, &s),
+            Err(ArgError::NotAPair(_))
+        ));
+        assert!(matches!(
+            cli_arguments(&[], Some("[1]"), &s),
+            Err(ArgError::BadJson(_))
+        ));
     }
 
     #[test]
