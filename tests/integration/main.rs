@@ -3,3 +3,4 @@
 mod catalog;
 mod execution;
 mod phase_fixtures;
+mod transport;
