@@ -146,7 +146,7 @@ pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, ke
             Some(Value::String(next)) => {
                 if !cursors.insert(next.clone()) {
                     out.problem = Some(format!(
-                        "{method} returned the cursor {next:?} twice: following it would never end"
+                        "{method} returned the cursor {next:?} twice: a loop that would never end"
                     ));
                     return out;
                 }

@@ -8,7 +8,7 @@ use scout::report::finding::{Finding, Phase, Status};
 use scout::report::model::ServerReport;
 
 /// A stdio spec for `tests/fixtures/<file>` (run with python3), with `env` set in the child
-/// and only the phases up to execution selected.
+/// and only the phases that connect, list and call selected.
 pub fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
     let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
     let mut spec = ServerSpec::new(
@@ -23,7 +23,12 @@ pub fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
             dir: None,
         },
     );
-    spec.only = vec![Phase::Handshake, Phase::Catalog, Phase::Execution];
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Catalog,
+        Phase::Execution,
+    ];
     spec.timeout = std::time::Duration::from_secs(5);
     spec.deadline = std::time::Duration::from_secs(60);
     spec
