@@ -52,6 +52,10 @@ crate::checks! { phase: Execution;
 /// whether reading works).
 const MAX_READS: usize = 10;
 
+/// A reply to a cancelled call that arrives this long after the call was sent came after the
+/// server had the cancellation (sent 20 ms after the call).
+const LATE_AFTER_CANCEL: Duration = Duration::from_millis(500);
+
 /// A tool name no server offers.
 const MADE_UP_TOOL: &str = "scout_no_such_tool_7f3a";
 
@@ -416,6 +420,14 @@ pub fn judge_cancellation(reply: &Reply, cancel: &Reply) -> FindingBuilder {
     match &reply.outcome {
         Outcome::TimedOut | Outcome::NoResponse => CANCELLATION
             .pass("after notifications/cancelled the server sent nothing more for the cancelled request")
+            .evidence(ev),
+        // A reply long after the cancellation was sent means the server had it and answered
+        // anyway (a SHOULD: warn); a quick one may simply have raced it (allowed).
+        Outcome::Answered if reply.elapsed >= LATE_AFTER_CANCEL => CANCELLATION
+            .warn(format!(
+                "the server answered the cancelled call {} ms after the call was sent; after notifications/cancelled it should stop and not respond",
+                reply.elapsed.as_millis()
+            ))
             .evidence(ev),
         Outcome::Answered => CANCELLATION
             .info("the call finished before the cancellation took effect (allowed: a receiver may ignore a cancellation for a finished request)")

@@ -4,9 +4,9 @@
 use std::io::Read;
 use std::net::TcpListener;
 
-use scout::report::finding::Status;
+use scout::report::finding::{Era, SkipReason, Status};
 
-use crate::phase_fixtures::{expect, fixture, never, run};
+use crate::phase_fixtures::{all, expect, fixture, never, run};
 
 #[tokio::test]
 async fn correct_fixture_passes_the_catalog() {
@@ -89,4 +89,71 @@ async fn remote_refs_are_never_fetched() {
         let _ = conn.read_to_string(&mut buf);
         panic!("scout connected to the $ref listener: {buf}");
     }
+}
+
+#[tokio::test]
+async fn output_schema_with_array_root_fails_before_2026() {
+    let r = run(fixture("bad_input_schema.py", &[])).await;
+    let f = expect(&r, "catalog.output_schema", Some("array_out"), Status::Fail);
+    assert_eq!(f.era, Some(Era::Legacy));
+    let modern: Vec<_> = all(&r, "catalog.output_schema")
+        .into_iter()
+        .filter(|f| f.era == Some(Era::Modern))
+        .collect();
+    assert!(
+        modern.iter().all(|f| f.status == Status::Pass),
+        "{modern:#?}"
+    );
+}
+
+#[tokio::test]
+async fn broken_tools_list_fails() {
+    let r = run(fixture("tools_list_broken.py", &[])).await;
+    expect(&r, "catalog.tools_list", None, Status::Fail);
+}
+
+#[tokio::test]
+async fn x_mcp_header_declarations() {
+    let r = run(fixture("invalid_x_mcp_header.py", &[])).await;
+    let f = expect(&r, "catalog.x_mcp_header", Some("bad"), Status::Fail);
+    assert_eq!(f.era, Some(Era::Modern));
+    assert!(
+        f.detail.contains("two words") && f.detail.contains("object"),
+        "{}",
+        f.detail
+    );
+    let ok = run(fixture(
+        "invalid_x_mcp_header.py",
+        &[("ONLY_VALID", "1".into())],
+    ))
+    .await;
+    expect(&ok, "catalog.x_mcp_header", None, Status::Pass);
+    never(&ok, "catalog.x_mcp_header", Status::Fail);
+}
+
+#[tokio::test]
+async fn incomplete_entries_fail() {
+    let r = run(fixture("incomplete_entries.py", &[])).await;
+    expect(&r, "catalog.resources", None, Status::Fail);
+    expect(&r, "catalog.prompts", None, Status::Fail);
+    expect(&r, "catalog.completions", None, Status::Fail);
+    let f = expect(&r, "catalog.descriptions", None, Status::Warn);
+    assert!(f.detail.contains("tool `echo`"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn working_but_undeclared_prompts_fail_capabilities() {
+    let r = run(fixture("undeclared_prompts.py", &[])).await;
+    expect(&r, "handshake.capabilities", None, Status::Fail);
+    let f = expect(&r, "catalog.prompts", None, Status::Skip);
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
+}
+
+#[tokio::test]
+async fn context_size_warns_above_the_threshold() {
+    let mut spec = fixture("minimal_server.py", &[]);
+    spec.context_warn_tokens = 10;
+    let r = run(spec).await;
+    let f = expect(&r, "catalog.context_size", None, Status::Warn);
+    assert!(f.detail.contains("threshold of 10"), "{}", f.detail);
 }

@@ -134,3 +134,32 @@ async fn nothing_allowed_skips_calls_as_policy() {
     let f = expect(&r, "execution.tool_call", None, Status::Skip);
     assert_eq!(f.skip_reason, Some(SkipReason::Policy));
 }
+
+#[tokio::test]
+async fn broken_call_results_fail() {
+    let r = run(fixture("bad_call_results.py", &[])).await;
+    expect(&r, "execution.tool_call", Some("no_content"), Status::Fail);
+    let f = expect(
+        &r,
+        "execution.content_blocks",
+        Some("bad_image"),
+        Status::Fail,
+    );
+    assert!(
+        f.detail.contains("base64") && f.detail.contains("mimeType"),
+        "{}",
+        f.detail
+    );
+}
+
+#[tokio::test]
+async fn cancellation_on_stdio() {
+    let r = run(fixture("slow_tool_cancellable.py", &[])).await;
+    expect(&r, "execution.cancellation", None, Status::Pass);
+    let ignored = run(fixture(
+        "slow_tool_cancellable.py",
+        &[("IGNORE_CANCEL", "1".into())],
+    ))
+    .await;
+    expect(&ignored, "execution.cancellation", None, Status::Warn);
+}
