@@ -4,7 +4,7 @@
 use scout::probe::spec::PolicySpec;
 use scout::report::finding::{SkipReason, Status};
 
-use crate::phase_fixtures::{all, expect, fixture, never, run, with_policy};
+use crate::phase_fixtures::{all, expect, fixture, fixture_http, never, run, with_policy};
 
 #[tokio::test]
 async fn correct_fixture_passes_execution() {
@@ -162,4 +162,22 @@ async fn cancellation_on_stdio() {
     ))
     .await;
     expect(&ignored, "execution.cancellation", None, Status::Warn);
+}
+
+/// Over Streamable HTTP both eras are probed (routing headers, sessions); the correct
+/// fixture gets no failure in either phase and cancellation is not applicable.
+#[tokio::test]
+async fn correct_fixture_over_http() {
+    let r = run(fixture_http("minimal_server.py")).await;
+    let fails: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.id.starts_with("catalog.") || f.id.starts_with("execution."))
+        .filter(|f| f.status == Status::Fail)
+        .collect();
+    assert!(fails.is_empty(), "{fails:#?}");
+    expect(&r, "execution.tool_call", Some("add"), Status::Pass);
+    expect(&r, "execution.resource_read", None, Status::Pass);
+    let f = expect(&r, "execution.cancellation", None, Status::Skip);
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
 }

@@ -89,3 +89,26 @@ pub fn never(r: &ServerReport, id: &str, status: Status) {
         .collect();
     assert!(bad.is_empty(), "unexpected {status:?} for {id}: {bad:#?}");
 }
+
+/// The same fixture served over Streamable HTTP on a free loopback port (scout starts it).
+pub fn fixture_http(file: &str) -> ServerSpec {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    let mut spec = fixture(file, &[]);
+    spec.target = TargetSpec::Http {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: Vec::new(),
+        token_env: None,
+        start: Some(vec![
+            "python3".into(),
+            path,
+            "http".into(),
+            "--port".into(),
+            port.to_string(),
+        ]),
+    };
+    spec
+}
