@@ -140,7 +140,13 @@ fn gen_value(schema: &Value, root: &Value, depth: usize) -> Value {
     {
         return first.clone();
     }
-    if let Some(d) = schema.get("default") {
+    // The schema author's own example or default is the most plausible valid value.
+    if let Some(d) = schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+        .or_else(|| schema.get("default"))
+    {
         return d.clone();
     }
     for key in ["oneOf", "anyOf"] {
@@ -426,6 +432,14 @@ mod tests {
         assert_eq!(v["inner"], json!({"q": 7}));
         assert_eq!(v["code"], "1");
         valid(&s);
+    }
+
+    #[test]
+    fn examples_and_defaults_are_used() {
+        let s = json!({"type": "object", "required": ["tz", "n"], "properties": {
+            "tz": {"type": "string", "examples": ["Europe/Paris"]},
+            "n": {"type": "integer", "default": 7}}});
+        assert_eq!(generate(&s), json!({"tz": "Europe/Paris", "n": 7}));
     }
 
     #[test]

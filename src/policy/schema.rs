@@ -168,6 +168,11 @@ mod tests {
         assert!(matches!(check(&s), Err(SchemaError::Invalid(_))));
         let s7 = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "required": "a"});
         assert!(matches!(check(&s7), Err(SchemaError::Invalid(_))));
+        // The TypeScript SDK declares draft-07 (zod-to-json-schema): valid for its dialect.
+        let ts = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"message": {"type": "string"}}, "required": ["message"]});
+        assert_eq!(check(&ts), Ok(()));
+        assert_eq!(dialect(&ts), "http://json-schema.org/draft-07/schema#");
         assert!(matches!(check(&json!("x")), Err(SchemaError::Invalid(_))));
     }
 

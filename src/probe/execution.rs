@@ -133,8 +133,23 @@ async fn execute_wire(
     let mut blocks_seen = false;
     let mut first_ok: Option<&Allowed> = None;
     for a in &allowed {
-        limiter.wait().await;
         let name = policy::tool_name(&a.tool).to_string();
+        // 2025-11-25 tasks: a tool that requires task augmentation refuses a plain call
+        // (-32600); scout does not run tasks, so the call would say nothing about the tool.
+        if a.tool
+            .pointer("/execution/taskSupport")
+            .and_then(Value::as_str)
+            == Some("required")
+        {
+            s.add(
+                TOOL_CALL
+                    .skip(SkipReason::NotApplicable, "the tool requires task augmentation (execution.taskSupport: required), which scout does not use")
+                    .subject(name)
+                    .era(era),
+            );
+            continue;
+        }
+        limiter.wait().await;
         let reply = wire
             .request(
                 "tools/call",
@@ -443,9 +458,11 @@ pub fn judge_cancellation(reply: &Reply, cancel: &Reply) -> FindingBuilder {
 pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.iter().copied();
     let Some(result) = reply.result() else {
-        if reply.error_code() == Some(-32602) && source == args::ArgsSource::Generated {
+        // scout cannot tell whether its made-up values (a timezone "scout") caused the error,
+        // so with generated arguments an error is a warning; with configured ones a failure.
+        if reply.error_code().is_some() && source == args::ArgsSource::Generated {
             return TOOL_CALL
-                .warn(format!("`{name}` refused scout's generated arguments ({}); give it fixed arguments in [[servers.tools]]", describe(reply)))
+                .warn(format!("`{name}` answered scout's generated arguments with {}; give it fixed arguments in [[servers.tools]] to assess it", describe(reply)))
                 .subject(name)
                 .evidence(ev);
         }
@@ -999,6 +1016,15 @@ mod tests {
         );
         assert_eq!(
             built(judge_tool_call("t", g, &err(4, -32603))).status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_tool_call(
+                "t",
+                args::ArgsSource::Configured,
+                &err(4, -32603)
+            ))
+            .status,
             Status::Fail
         );
     }
