@@ -3,4 +3,5 @@
 mod catalog;
 mod execution;
 mod phase_fixtures;
+mod tools_call;
 mod transport;
