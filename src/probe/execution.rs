@@ -32,7 +32,7 @@ crate::checks! { phase: Execution;
         "Arguments that violate the input schema must get a JSON-RPC error or an isError result, never a silent success.",
         "Validate arguments against the inputSchema before running the tool.";
     PROGRESS = "execution.progress", Minor, "Progress notifications are well behaved", spec::PROGRESS26,
-        "With a progressToken, notifications echo it, progress strictly increases, and none arrives after the result.",
+        "With a progressToken, the notifications that arrive with the call must echo it and progress must strictly increase. (Notifications after the result are not attributed to the call by the transport, so that rule is not assessed.)",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
     CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec::CANCEL26,
         "stdio: after notifications/cancelled for a request the server must send no further messages for it.",
@@ -768,7 +768,9 @@ pub fn judge_invalid_arguments(name: &str, reply: &Reply) -> FindingBuilder {
     }
 }
 
-/// `execution.progress`: every notification echoes the token and progress strictly increases.
+/// `execution.progress`: every notification that came with the call echoes the token and
+/// progress strictly increases. "None after the result" is not judged: the transport files
+/// messages that arrive after a response in its inbox, not under the call.
 pub fn judge_progress(token: &str, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.iter().copied();
     let progress: Vec<&Value> = reply
