@@ -40,6 +40,9 @@ pub enum ConnectError {
     /// The legacy HTTP+SSE stream could not be opened.
     #[error("cannot open the HTTP+SSE stream: {0}")]
     LegacySse(String),
+    /// Neither `server/discover` nor `initialize` opened a conversation.
+    #[error("the server answered neither server/discover nor initialize: {0}")]
+    NoHandshake(String),
     #[error("this target has no {0:?} transport")]
     WrongTransport(TransportKind),
 }
@@ -341,5 +344,43 @@ impl Connector {
         }
         drop(stdin);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_alternate_between_integers_and_strings() {
+        let spec = ServerSpec::new(
+            "t",
+            TargetSpec::Stdio {
+                command: vec!["true".into()],
+                env_forward: Vec::new(),
+                env_set: Vec::new(),
+                dir: None,
+            },
+        );
+        let c = Connector::new(&spec, Recorder::new(), "run").expect("connector");
+        let ids: Vec<Value> = (0..4).map(|_| c.next_id()).collect();
+        assert!(ids[0].is_u64() && ids[2].is_u64());
+        assert!(ids[1].is_string() && ids[3].is_string());
+    }
+
+    #[test]
+    fn missing_env_for_a_token_is_a_config_error() {
+        let spec = ServerSpec::new(
+            "t",
+            TargetSpec::Http {
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: Vec::new(),
+                token_env: Some("SCOUT_TEST_SURELY_UNSET_TOKEN_VAR".into()),
+                start: None,
+            },
+        );
+        let e = Connector::new(&spec, Recorder::new(), "run").expect_err("unset var");
+        assert!(e.is_config_error());
+        assert!(e.to_string().contains("SCOUT_TEST_SURELY_UNSET_TOKEN_VAR"));
     }
 }
