@@ -482,7 +482,11 @@ pub fn judge_pagination(method: &str, paged: &Paged, garbage: &Reply) -> Finding
         None => PAGINATION
             .warn(format!(
                 "{method} accepted a cursor it never issued ({}); it should answer -32602",
-                describe(garbage)
+                if garbage.result().is_some() {
+                    "it answered with a result".to_string()
+                } else {
+                    describe(garbage)
+                }
             ))
             .subject(method)
             .evidence(ev),

@@ -162,7 +162,18 @@ async fn execute_wire(
         let Some(result) = reply.result() else {
             continue;
         };
-        if answered_ok && first_ok.is_none() {
+        // Progress and cancellation reuse a tool (and arguments) that answered a call,
+        // preferably one that says it reports progress.
+        let reports_progress = |t: &Value| {
+            t.get("description")
+                .and_then(Value::as_str)
+                .is_some_and(|d| d.to_ascii_lowercase().contains("progress"))
+        };
+        let better = match first_ok {
+            None => true,
+            Some(f) => reports_progress(&a.tool) && !reports_progress(&f.tool),
+        };
+        if answered_ok && better {
             first_ok = Some(a);
         }
         if let Some(f) = judge_content_blocks(&name, result, &version, &reply.evidence) {
@@ -353,6 +364,7 @@ async fn execute_wire(
     if crate::probe::catalog::declared(wire.capabilities(), "prompts") {
         let mut ev = Vec::new();
         let mut problems = Vec::new();
+        let mut refused = Vec::new();
         for p in catalog.prompts.iter().take(MAX_READS) {
             let Some(name) = p.get("name").and_then(Value::as_str) else {
                 continue;
@@ -365,7 +377,20 @@ async fn execute_wire(
                 )
                 .await;
             ev.extend(reply.evidence.iter().copied());
-            problems.extend(prompt_problems(name, &reply, &version));
+            // As with tools: scout cannot tell whether "scout" was a fitting value for the
+            // prompt's arguments, so an error to generated arguments is a warning.
+            let has_args = p
+                .get("arguments")
+                .and_then(Value::as_array)
+                .is_some_and(|a| !a.is_empty());
+            if has_args && reply.error_code().is_some() {
+                refused.push(format!(
+                    "prompts/get `{name}` answered scout's generated arguments with {}",
+                    describe(&reply)
+                ));
+            } else {
+                problems.extend(prompt_problems(name, &reply, &version));
+            }
         }
         limiter.wait().await;
         let unknown = wire
@@ -378,6 +403,7 @@ async fn execute_wire(
             judge_prompt_get(
                 catalog.prompts.len().min(MAX_READS),
                 &problems,
+                &refused,
                 ev,
                 &unknown,
             )
@@ -463,6 +489,17 @@ pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> F
         if reply.error_code().is_some() && source == args::ArgsSource::Generated {
             return TOOL_CALL
                 .warn(format!("`{name}` answered scout's generated arguments with {}; give it fixed arguments in [[servers.tools]] to assess it", describe(reply)))
+                .subject(name)
+                .evidence(ev);
+        }
+        // A slow tool is not a broken one: a timeout is a warning that names the setting.
+        if reply.outcome == Outcome::TimedOut {
+            return TOOL_CALL
+                .warn(format!(
+                    "`{name}` did not answer {} arguments within the timeout ({} ms); raise --timeout if the tool is slow by design",
+                    source.as_str(),
+                    reply.elapsed.as_millis()
+                ))
                 .subject(name)
                 .evidence(ev);
         }
@@ -939,16 +976,18 @@ pub fn prompt_problems(name: &str, reply: &Reply, version: &str) -> Vec<String> 
     p
 }
 
-/// `execution.prompt_get`: prompts fetched; an unknown prompt gets -32602.
+/// `execution.prompt_get`: prompts fetched; an unknown prompt gets -32602. `problems` fail,
+/// `refused` (errors to generated arguments) warn.
 pub fn judge_prompt_get(
     fetched: usize,
     problems: &[String],
+    refused: &[String],
     mut ev: Vec<u64>,
     unknown: &Reply,
 ) -> FindingBuilder {
     ev.extend(unknown.evidence.iter().copied());
     let mut problems = problems.to_vec();
-    let mut soft = Vec::new();
+    let mut soft = refused.to_vec();
     match (unknown.error_code(), unknown.result()) {
         (Some(-32602), _) => {}
         (Some(c), _) => soft.push(format!(
@@ -1029,6 +1068,19 @@ mod tests {
             .status,
             Status::Fail
         );
+    }
+
+    #[test]
+    fn a_timed_out_call_warns() {
+        let mut r = ok(4, json!({}));
+        r.response = None;
+        r.outcome = Outcome::TimedOut;
+        let f = built(judge_tool_call("slow", args::ArgsSource::Generated, &r));
+        assert_eq!(f.status, Status::Warn);
+        assert!(f.detail.contains("--timeout"), "{}", f.detail);
+        r.outcome = Outcome::TransportError("process exited".into());
+        let f = built(judge_tool_call("slow", args::ArgsSource::Generated, &r));
+        assert_eq!(f.status, Status::Fail);
     }
 
     #[test]
@@ -1243,18 +1295,24 @@ mod tests {
         );
         assert_eq!(prompt_problems("p", &bad, "2025-11-25").len(), 1);
         assert_eq!(
-            built(judge_prompt_get(1, &[], vec![3], &err(4, -32602))).status,
+            built(judge_prompt_get(1, &[], &[], vec![3], &err(4, -32602))).status,
             Status::Pass
         );
         assert_eq!(
             built(judge_prompt_get(
                 1,
                 &[],
+                &[],
                 vec![3],
                 &ok(4, json!({"messages": []}))
             ))
             .status,
             Status::Fail
+        );
+        let refused = ["`p` answered scout's generated arguments with -32603".to_string()];
+        assert_eq!(
+            built(judge_prompt_get(1, &[], &refused, vec![3], &err(4, -32602))).status,
+            Status::Warn
         );
         assert_eq!(
             prompt_arguments(&json!({"arguments": [{"name": "who"}]})),
