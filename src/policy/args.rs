@@ -204,10 +204,33 @@ fn gen_object(schema: &Value, root: &Value, depth: usize) -> Value {
             } else {
                 gen_value(sub, root, depth + 1)
             };
+            // A plain placeholder string gets a better value when the name or description
+            // says what is wanted.
+            let v = match string_hint(name, sub) {
+                Some(h) if v == json!("scout") => json!(h),
+                _ => v,
+            };
             out.insert(name.to_string(), v);
         }
     }
     Value::Object(out)
+}
+
+/// A value for string properties whose meaning is clear from their name or description
+/// (a timezone, an `HH:MM` time); `None` otherwise.
+fn string_hint(name: &str, schema: &Value) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let desc = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if lower.contains("timezone") || lower.contains("time_zone") || lower == "tz" {
+        Some("UTC")
+    } else if desc.contains("HH:MM") {
+        Some("12:00")
+    } else {
+        None
+    }
 }
 
 fn gen_array(schema: &Value, root: &Value, depth: usize) -> Value {
@@ -441,6 +464,20 @@ mod tests {
             "tz": {"type": "string", "examples": ["Europe/Paris"]},
             "duration": {"type": "number", "default": 10}}});
         assert_eq!(generate(&s), json!({"tz": "Europe/Paris", "duration": 1.0}));
+    }
+
+    #[test]
+    fn names_and_descriptions_hint_string_values() {
+        // mcp-server-time's convert_time.
+        let s = json!({"type": "object", "required": ["source_timezone", "time", "note"],
+            "properties": {
+                "source_timezone": {"type": "string"},
+                "time": {"type": "string", "description": "Time to convert in 24-hour format (HH:MM)"},
+                "note": {"type": "string"}}});
+        assert_eq!(
+            generate(&s),
+            json!({"source_timezone": "UTC", "time": "12:00", "note": "scout"})
+        );
     }
 
     #[test]
