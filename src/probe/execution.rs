@@ -707,7 +707,9 @@ pub fn judge_structured_output(
     evidence: &[u64],
 ) -> Option<FindingBuilder> {
     let out_schema = tool.get("outputSchema")?;
-    if result.get("isError").and_then(Value::as_bool) == Some(true) {
+    if result.get("isError").and_then(Value::as_bool) == Some(true)
+        || result.get("resultType").and_then(Value::as_str) == Some("input_required")
+    {
         return None;
     }
     let name = policy::tool_name(tool);
