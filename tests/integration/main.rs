@@ -2,14 +2,18 @@
 //! helpers in `common`.
 
 mod baseline;
+mod catalog;
 mod cli;
 mod common;
 mod config;
 mod docs;
 mod emit;
+mod execution;
+mod phase_fixtures;
 mod real_servers;
 mod runner;
 mod sample;
 mod secrets;
 mod servers;
+mod tools_call;
 mod transport;

@@ -1,0 +1,557 @@
+//! Schema-driven arguments: deterministic, minimal, valid arguments for a tool from its
+//! `inputSchema` (required properties only), and deliberately invalid ones for the
+//! `execution.invalid_arguments` probe. Fixed arguments from the config always win.
+
+use serde_json::{Map, Value, json};
+
+use crate::probe::spec::ToolArgs;
+
+/// How deep generation follows nested schemas and `$ref`s before giving up with `null`
+/// (a recursive schema would otherwise never end).
+const MAX_GEN_DEPTH: usize = 16;
+
+/// Where a call's arguments came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgsSource {
+    /// `[[servers.tools]]` / `--json-args`.
+    Configured,
+    /// Generated from the input schema.
+    Generated,
+}
+
+impl ArgsSource {
+    /// Words for a finding's detail.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArgsSource::Configured => "configured",
+            ArgsSource::Generated => "generated",
+        }
+    }
+}
+
+/// The arguments for `tool` (a Tool object): the configured ones when `fixed` names it,
+/// otherwise generated from its `inputSchema`.
+pub fn arguments_for(tool: &Value, fixed: &[ToolArgs]) -> (Value, ArgsSource) {
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or_default();
+    if let Some(f) = fixed.iter().find(|f| f.name == name) {
+        return (f.arguments.clone(), ArgsSource::Configured);
+    }
+    let schema = tool.get("inputSchema").cloned().unwrap_or(json!({}));
+    let mut args = generate(&schema);
+    if !args.is_object() {
+        args = json!({});
+    }
+    (args, ArgsSource::Generated)
+}
+
+/// A minimal instance of `schema`: required properties only, the first enum/const value,
+/// the first `oneOf`/`anyOf` branch, `$ref`s to local definitions followed.
+pub fn generate(schema: &Value) -> Value {
+    gen_value(schema, schema, 0)
+}
+
+/// Arguments that violate `schema`: a required property (or, with none, any declared
+/// property) with a value of the wrong type. `None` when the schema accepts anything.
+pub fn invalid(schema: &Value) -> Option<Value> {
+    let schema = resolve(schema, schema, 0);
+    let props = schema.get("properties").and_then(Value::as_object);
+    let required: Vec<&str> = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let mut args = match generate(schema) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    let target = required
+        .first()
+        .copied()
+        .or_else(|| props.and_then(|p| p.keys().next().map(String::as_str)))?;
+    let prop_schema = props.and_then(|p| p.get(target)).unwrap_or(&Value::Null);
+    let prop_schema = resolve(prop_schema, schema, 0);
+    args.insert(target.to_string(), wrong_type(prop_schema));
+    Some(Value::Object(args))
+}
+
+/// A value whose JSON type the property schema does not allow.
+fn wrong_type(prop: &Value) -> Value {
+    let types = type_names(prop);
+    if types.is_empty() {
+        // No declared type: violate an enum/const if there is one, else an object is the
+        // least likely accepted value.
+        return json!({"scout": "invalid"});
+    }
+    let candidates = [
+        ("object", json!({"scout": "invalid"})),
+        ("integer", json!(12345)),
+        ("string", json!("scout-invalid")),
+        ("array", json!(["scout-invalid"])),
+    ];
+    for (t, v) in candidates {
+        let accepted = types.iter().any(|x| {
+            x == t || (t == "integer" && x == "number") || (x == "integer" && t == "number")
+        });
+        if !accepted {
+            return v;
+        }
+    }
+    Value::Null
+}
+
+fn type_names(schema: &Value) -> Vec<String> {
+    match schema.get("type") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Follows a local `$ref` (`#/$defs/x`, `#/definitions/x`, any JSON pointer into the root).
+fn resolve<'a>(schema: &'a Value, root: &'a Value, depth: usize) -> &'a Value {
+    if depth > MAX_GEN_DEPTH {
+        return schema;
+    }
+    match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) if r.starts_with('#') => match root.pointer(&r[1..]) {
+            Some(target) => resolve(target, root, depth + 1),
+            None => schema,
+        },
+        _ => schema,
+    }
+}
+
+fn gen_value(schema: &Value, root: &Value, depth: usize) -> Value {
+    if depth > MAX_GEN_DEPTH {
+        return Value::Null;
+    }
+    let schema = resolve(schema, root, depth);
+    if let Some(c) = schema.get("const") {
+        return c.clone();
+    }
+    if let Some(first) = schema
+        .get("enum")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return first.clone();
+    }
+    // The schema author's own example is the most plausible valid value. `default` is not
+    // used: it is often a large, slow value (a 10 s duration), and minimal is safer.
+    if let Some(d) = schema
+        .get("examples")
+        .and_then(Value::as_array)
+        .and_then(|e| e.first())
+    {
+        return d.clone();
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(branch) = schema
+            .get(key)
+            .and_then(Value::as_array)
+            .and_then(|b| b.first())
+        {
+            return gen_value(branch, root, depth + 1);
+        }
+    }
+    if let Some(all) = schema.get("allOf").and_then(Value::as_array) {
+        // Merge the objects each branch needs; good enough for the common "base + extra".
+        let mut merged = Map::new();
+        for b in all {
+            if let Value::Object(m) = gen_value(b, root, depth + 1) {
+                merged.extend(m);
+            }
+        }
+        if !merged.is_empty() || schema.get("type").is_none() {
+            return Value::Object(merged);
+        }
+    }
+    let types = type_names(schema);
+    // Prefer a non-null type when a union allows null ("type": ["string", "null"]).
+    let ty = types
+        .iter()
+        .find(|t| *t != "null")
+        .or_else(|| types.first())
+        .map(String::as_str)
+        .unwrap_or(if schema.get("properties").is_some() {
+            "object"
+        } else {
+            "string"
+        });
+    match ty {
+        "object" => gen_object(schema, root, depth),
+        "array" => gen_array(schema, root, depth),
+        "integer" => gen_number(schema, true),
+        "number" => gen_number(schema, false),
+        "boolean" => Value::Bool(false),
+        "null" => Value::Null,
+        _ => gen_string(schema),
+    }
+}
+
+fn gen_object(schema: &Value, root: &Value, depth: usize) -> Value {
+    let mut out = Map::new();
+    let props = schema.get("properties").and_then(Value::as_object);
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for name in required.iter().filter_map(Value::as_str) {
+            let sub = props.and_then(|p| p.get(name)).unwrap_or(&Value::Null);
+            let v = if sub.is_null() {
+                json!("scout")
+            } else {
+                gen_value(sub, root, depth + 1)
+            };
+            // A plain placeholder string gets a better value when the name or description
+            // says what is wanted.
+            let v = match string_hint(name, sub) {
+                Some(h) if v == json!("scout") => json!(h),
+                _ => v,
+            };
+            out.insert(name.to_string(), v);
+        }
+    }
+    Value::Object(out)
+}
+
+/// A value for string properties whose meaning is clear from their name or description
+/// (a timezone, an `HH:MM` time); `None` otherwise.
+fn string_hint(name: &str, schema: &Value) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase();
+    let desc = schema
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if lower.contains("timezone") || lower.contains("time_zone") || lower == "tz" {
+        Some("UTC")
+    } else if desc.contains("HH:MM") {
+        Some("12:00")
+    } else {
+        None
+    }
+}
+
+fn gen_array(schema: &Value, root: &Value, depth: usize) -> Value {
+    let min = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
+    let items = schema.get("items").unwrap_or(&Value::Null);
+    let mut out = Vec::new();
+    for i in 0..min.min(64) {
+        let mut v = if items.is_object() {
+            gen_value(items, root, depth + 1)
+        } else {
+            json!("scout")
+        };
+        // uniqueItems: make string/number items differ.
+        if schema.get("uniqueItems") == Some(&Value::Bool(true)) && i > 0 {
+            v = match v {
+                Value::String(s) => Value::String(format!("{s}{i}")),
+                Value::Number(n) => json!(n.as_f64().unwrap_or(0.0) + i as f64),
+                other => other,
+            };
+        }
+        out.push(v);
+    }
+    Value::Array(out)
+}
+
+fn gen_number(schema: &Value, integer: bool) -> Value {
+    let min = schema.get("minimum").and_then(Value::as_f64).or_else(|| {
+        schema
+            .get("exclusiveMinimum")
+            .and_then(Value::as_f64)
+            .map(|m| if integer { m.floor() + 1.0 } else { m + 0.5 })
+    });
+    let max = schema.get("maximum").and_then(Value::as_f64).or_else(|| {
+        schema
+            .get("exclusiveMaximum")
+            .and_then(Value::as_f64)
+            .map(|m| if integer { m.ceil() - 1.0 } else { m - 0.5 })
+    });
+    let mut v = match (min, max) {
+        (Some(lo), _) => lo,
+        (None, Some(hi)) if hi < 1.0 => hi,
+        _ => 1.0,
+    };
+    if integer {
+        v = v.ceil();
+        if let Some(m) = schema.get("multipleOf").and_then(Value::as_f64)
+            && m > 0.0
+        {
+            v = (v / m).ceil() * m;
+        }
+        json!(v as i64)
+    } else {
+        json!(v)
+    }
+}
+
+fn gen_string(schema: &Value) -> Value {
+    let format = schema.get("format").and_then(Value::as_str).unwrap_or("");
+    let base = match format {
+        "date-time" => "2024-01-01T00:00:00Z",
+        "date" => "2024-01-01",
+        "time" => "00:00:00Z",
+        "email" | "idn-email" => "scout@example.com",
+        "uri" | "url" | "iri" => "https://example.com/",
+        "uri-reference" | "iri-reference" => "/scout",
+        "uuid" => "00000000-0000-4000-8000-000000000000",
+        "ipv4" => "127.0.0.1",
+        "ipv6" => "::1",
+        "hostname" | "idn-hostname" => "example.com",
+        "duration" => "PT1S",
+        _ => "",
+    };
+    if !base.is_empty() {
+        return json!(base);
+    }
+    if let Some(p) = schema.get("pattern").and_then(Value::as_str)
+        && let Some(s) = from_pattern(p)
+    {
+        return json!(s);
+    }
+    let min = schema.get("minLength").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let max = schema
+        .get("maxLength")
+        .and_then(Value::as_u64)
+        .map(|m| m as usize);
+    let mut s = String::from("scout");
+    while s.chars().count() < min {
+        s.push('x');
+    }
+    if let Some(max) = max {
+        s = s.chars().take(max.max(min)).collect();
+    }
+    json!(s)
+}
+
+/// Best effort for simple anchored patterns made of literal characters and common classes
+/// (`^[a-z]+$`, `^\d{3}-\d{4}$`); `None` when the pattern is anything cleverer.
+fn from_pattern(p: &str) -> Option<String> {
+    let re = regex::Regex::new(p).ok()?;
+    for candidate in [
+        "scout",
+        "a",
+        "1",
+        "A",
+        "abc",
+        "123",
+        "a1",
+        "2024-01-01",
+        "x_1",
+    ] {
+        if re.is_match(candidate) {
+            return Some(candidate.to_string());
+        }
+    }
+    None
+}
+
+/// Why `scout call`'s `--arg` / `--json-args` could not be turned into arguments.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ArgError {
+    #[error("--arg {0:?} is not NAME=VALUE")]
+    NotAPair(String),
+    #[error("--arg {name}: {value:?} is not {expected}")]
+    BadValue {
+        name: String,
+        value: String,
+        expected: &'static str,
+    },
+    #[error("--json-args is not a JSON object: {0}")]
+    BadJson(String),
+}
+
+/// Builds `scout call` arguments: `--json-args` (a JSON object) first, then each `--arg
+/// NAME=VALUE` on top, with VALUE read as the property's schema type says (integer, number,
+/// boolean, or JSON for objects and arrays; a string otherwise).
+pub fn cli_arguments(
+    pairs: &[String],
+    json_args: Option<&str>,
+    input_schema: &Value,
+) -> Result<Value, ArgError> {
+    let mut out = match json_args {
+        None => Map::new(),
+        Some(text) => match serde_json::from_str::<Value>(text) {
+            Ok(Value::Object(m)) => m,
+            Ok(other) => {
+                return Err(ArgError::BadJson(format!(
+                    "it is {}",
+                    crate::policy::schema::kind(&other)
+                )));
+            }
+            Err(e) => return Err(ArgError::BadJson(e.to_string())),
+        },
+    };
+    for pair in pairs {
+        let (name, raw) = pair
+            .split_once('=')
+            .ok_or_else(|| ArgError::NotAPair(pair.clone()))?;
+        let prop = input_schema
+            .get("properties")
+            .and_then(|p| p.get(name))
+            .unwrap_or(&Value::Null);
+        let types = type_names(resolve(prop, input_schema, 0));
+        let bad = |expected| ArgError::BadValue {
+            name: name.to_string(),
+            value: raw.to_string(),
+            expected,
+        };
+        let value = if types.iter().any(|t| t == "string") || types.is_empty() {
+            json!(raw)
+        } else if types.iter().any(|t| t == "integer") {
+            json!(raw.parse::<i64>().map_err(|_| bad("an integer"))?)
+        } else if types.iter().any(|t| t == "number") {
+            json!(raw.parse::<f64>().map_err(|_| bad("a number"))?)
+        } else if types.iter().any(|t| t == "boolean") {
+            json!(raw.parse::<bool>().map_err(|_| bad("true or false"))?)
+        } else {
+            serde_json::from_str(raw).map_err(|_| bad("JSON"))?
+        };
+        out.insert(name.to_string(), value);
+    }
+    Ok(Value::Object(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::schema;
+
+    fn valid(s: &Value) {
+        let v = generate(s);
+        schema::validate(s, &v).unwrap_or_else(|e| panic!("{v} does not satisfy {s}: {e}"));
+    }
+
+    #[test]
+    fn required_only_and_types() {
+        let s = json!({"type": "object", "properties": {
+            "a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"},
+            "opt": {"type": "string"}}, "required": ["a", "b", "c"]});
+        assert_eq!(generate(&s), json!({"a": 1, "b": "scout", "c": false}));
+        valid(&s);
+    }
+
+    #[test]
+    fn enums_formats_bounds_nested() {
+        let s = json!({"type": "object", "required": ["e", "when", "mail", "id", "n", "x", "list", "inner", "k", "u", "code"],
+            "properties": {
+                "e": {"type": "string", "enum": ["red", "green"]},
+                "when": {"type": "string", "format": "date-time"},
+                "mail": {"type": "string", "format": "email"},
+                "id": {"type": "string", "format": "uuid"},
+                "n": {"type": "integer", "minimum": 5, "maximum": 9},
+                "x": {"type": "number", "exclusiveMinimum": 0, "maximum": 0.9},
+                "list": {"type": "array", "minItems": 2, "items": {"type": "integer", "minimum": 3}},
+                "inner": {"type": "object", "required": ["q"], "properties": {"q": {"const": 7}}},
+                "k": {"type": "string", "minLength": 8, "maxLength": 10},
+                "u": {"type": "string", "format": "uri"},
+                "code": {"type": "string", "pattern": "^[0-9]+$"}}});
+        let v = generate(&s);
+        assert_eq!(v["e"], "red");
+        assert_eq!(v["n"], 5);
+        assert_eq!(v["list"], json!([3, 3]));
+        assert_eq!(v["inner"], json!({"q": 7}));
+        assert_eq!(v["code"], "1");
+        valid(&s);
+    }
+
+    #[test]
+    fn examples_are_used_and_defaults_are_not() {
+        // server-everything's trigger-long-running-operation: duration defaults to 10 s.
+        let s = json!({"type": "object", "required": ["tz", "duration"], "properties": {
+            "tz": {"type": "string", "examples": ["Europe/Paris"]},
+            "duration": {"type": "number", "default": 10}}});
+        assert_eq!(generate(&s), json!({"tz": "Europe/Paris", "duration": 1.0}));
+    }
+
+    #[test]
+    fn names_and_descriptions_hint_string_values() {
+        // mcp-server-time's convert_time.
+        let s = json!({"type": "object", "required": ["source_timezone", "time", "note"],
+            "properties": {
+                "source_timezone": {"type": "string"},
+                "time": {"type": "string", "description": "Time to convert in 24-hour format (HH:MM)"},
+                "note": {"type": "string"}}});
+        assert_eq!(
+            generate(&s),
+            json!({"source_timezone": "UTC", "time": "12:00", "note": "scout"})
+        );
+    }
+
+    #[test]
+    fn one_of_any_of_and_refs() {
+        let s = json!({"type": "object", "required": ["a", "b", "c"],
+            "$defs": {"pos": {"type": "integer", "minimum": 1}},
+            "properties": {
+                "a": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+                "b": {"anyOf": [{"$ref": "#/$defs/pos"}, {"type": "null"}]},
+                "c": {"$ref": "#/$defs/pos"}}});
+        assert_eq!(generate(&s), json!({"a": "scout", "b": 1, "c": 1}));
+        valid(&s);
+    }
+
+    #[test]
+    fn recursive_refs_end() {
+        let s = json!({"type": "object", "required": ["n"], "$defs": {"node": {"type": "object",
+            "required": ["next"], "properties": {"next": {"$ref": "#/$defs/node"}}}},
+            "properties": {"n": {"$ref": "#/$defs/node"}}});
+        let _ = generate(&s); // must terminate
+    }
+
+    #[test]
+    fn invalid_arguments_violate_the_schema() {
+        let s = json!({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}},
+            "required": ["a", "b"]});
+        let bad = invalid(&s).expect("some invalid args");
+        assert!(schema::validate(&s, &bad).is_err(), "{bad}");
+        assert!(bad["a"].is_object());
+        let anything = json!({"type": "object"});
+        assert_eq!(invalid(&anything), None);
+    }
+
+    #[test]
+    fn cli_arguments_follow_the_schema() {
+        let s = json!({"type": "object", "properties": {"n": {"type": "integer"},
+            "f": {"type": "boolean"}, "s": {"type": "string"}, "o": {"type": "object"}}});
+        let pairs: Vec<String> = ["n=3", "f=true", "s=42", "o={\"k\":1}", "extra=x=y"]
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        assert_eq!(
+            cli_arguments(&pairs, Some(r#"{"s": "base", "z": 1}"#), &s),
+            Ok(json!({"s": "42", "z": 1, "n": 3, "f": true, "o": {"k": 1}, "extra": "x=y"}))
+        );
+        assert!(matches!(
+            cli_arguments(&["n=x".into()], None, &s),
+            Err(ArgError::BadValue { .. })
+        ));
+        assert!(matches!(
+            cli_arguments(&["novalue".into()], None, &s),
+            Err(ArgError::NotAPair(_))
+        ));
+        assert!(matches!(
+            cli_arguments(&[], Some("[1]"), &s),
+            Err(ArgError::BadJson(_))
+        ));
+    }
+
+    #[test]
+    fn configured_arguments_win() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object", "required": ["a"],
+            "properties": {"a": {"type": "integer"}}}});
+        let fixed = vec![ToolArgs {
+            name: "t".into(),
+            arguments: json!({"a": 42}),
+        }];
+        assert_eq!(
+            arguments_for(&tool, &fixed),
+            (json!({"a": 42}), ArgsSource::Configured)
+        );
+        assert_eq!(
+            arguments_for(&tool, &[]),
+            (json!({"a": 1}), ArgsSource::Generated)
+        );
+    }
+}

@@ -1,0 +1,159 @@
+//! The catalog phase against fixture servers: each check passes on the correct fixture and
+//! fails (or warns) on the fixture named after its defect.
+
+use std::io::Read;
+use std::net::TcpListener;
+
+use scout::report::finding::{Era, SkipReason, Status};
+
+use crate::phase_fixtures::{all, expect, fixture, never, run};
+
+#[tokio::test]
+async fn correct_fixture_passes_the_catalog() {
+    let r = run(fixture("minimal_server.py", &[])).await;
+    for id in [
+        "catalog.tools_list",
+        "catalog.pagination",
+        "catalog.tool_schema",
+        "catalog.output_schema",
+        "catalog.tool_names",
+        "catalog.annotations",
+        "catalog.descriptions",
+        "catalog.resources",
+        "catalog.prompts",
+    ] {
+        expect(&r, id, None, Status::Pass);
+        never(&r, id, Status::Fail);
+    }
+    // completions are declared on the handshake wire only.
+    expect(&r, "catalog.completions", None, Status::Pass);
+    expect(&r, "catalog.context_size", None, Status::Info);
+    never(&r, "handshake.capabilities", Status::Fail);
+}
+
+#[tokio::test]
+async fn cursor_loop_fails_pagination() {
+    let r = run(fixture("cursor_loop.py", &[])).await;
+    let f = expect(&r, "catalog.pagination", None, Status::Fail);
+    assert!(f.detail.contains("loop"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn lenient_cursor_warns() {
+    let r = run(fixture("lenient_errors.py", &[])).await;
+    expect(&r, "catalog.pagination", None, Status::Warn);
+}
+
+#[tokio::test]
+async fn unannotated_tools_warn() {
+    let r = run(fixture("unannotated_tools.py", &[])).await;
+    let f = expect(&r, "catalog.annotations", None, Status::Warn);
+    assert!(
+        f.detail.contains("echo") && f.detail.contains("destructive"),
+        "{}",
+        f.detail
+    );
+}
+
+#[tokio::test]
+async fn bad_input_schemas_fail() {
+    let r = run(fixture("bad_input_schema.py", &[])).await;
+    expect(&r, "catalog.tool_schema", Some("stringly"), Status::Fail);
+    expect(&r, "catalog.tool_schema", Some("broken"), Status::Fail);
+}
+
+#[tokio::test]
+async fn duplicate_and_malformed_names() {
+    let r = run(fixture("duplicate_tool_names.py", &[])).await;
+    expect(&r, "catalog.tool_names", Some("echo"), Status::Fail);
+    expect(&r, "catalog.tool_names", Some("echo twice"), Status::Warn);
+}
+
+/// Issue 5 acceptance: schemas with a remote `$ref` and a `file:///etc/passwd` ref cause no
+/// network access (the listener receives nothing) and become findings, not crashes.
+#[tokio::test]
+async fn remote_refs_are_never_fetched() {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener.local_addr().expect("addr").port().to_string();
+    let r = run(fixture(
+        "remote_ref_schema.py",
+        &[("SCOUT_TEST_REF_PORT", port)],
+    ))
+    .await;
+    let remote = expect(&r, "catalog.tool_schema", Some("remote_ref"), Status::Warn);
+    assert!(remote.detail.contains("not fetched"), "{}", remote.detail);
+    expect(&r, "catalog.tool_schema", Some("file_ref"), Status::Warn);
+    if let Ok((mut conn, _)) = listener.accept() {
+        let mut buf = String::new();
+        let _ = conn.read_to_string(&mut buf);
+        panic!("scout connected to the $ref listener: {buf}");
+    }
+}
+
+#[tokio::test]
+async fn output_schema_with_array_root_fails_before_2026() {
+    let r = run(fixture("bad_input_schema.py", &[])).await;
+    let f = expect(&r, "catalog.output_schema", Some("array_out"), Status::Fail);
+    assert_eq!(f.era, Some(Era::Legacy));
+    let modern: Vec<_> = all(&r, "catalog.output_schema")
+        .into_iter()
+        .filter(|f| f.era == Some(Era::Modern))
+        .collect();
+    assert!(
+        modern.iter().all(|f| f.status == Status::Pass),
+        "{modern:#?}"
+    );
+}
+
+#[tokio::test]
+async fn broken_tools_list_fails() {
+    let r = run(fixture("tools_list_broken.py", &[])).await;
+    expect(&r, "catalog.tools_list", None, Status::Fail);
+}
+
+#[tokio::test]
+async fn x_mcp_header_declarations() {
+    let r = run(fixture("invalid_x_mcp_header.py", &[])).await;
+    let f = expect(&r, "catalog.x_mcp_header", Some("bad"), Status::Fail);
+    assert_eq!(f.era, Some(Era::Modern));
+    assert!(
+        f.detail.contains("two words") && f.detail.contains("object"),
+        "{}",
+        f.detail
+    );
+    let ok = run(fixture(
+        "invalid_x_mcp_header.py",
+        &[("ONLY_VALID", "1".into())],
+    ))
+    .await;
+    expect(&ok, "catalog.x_mcp_header", None, Status::Pass);
+    never(&ok, "catalog.x_mcp_header", Status::Fail);
+}
+
+#[tokio::test]
+async fn incomplete_entries_fail() {
+    let r = run(fixture("incomplete_entries.py", &[])).await;
+    expect(&r, "catalog.resources", None, Status::Fail);
+    expect(&r, "catalog.prompts", None, Status::Fail);
+    expect(&r, "catalog.completions", None, Status::Fail);
+    let f = expect(&r, "catalog.descriptions", None, Status::Warn);
+    assert!(f.detail.contains("tool `echo`"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn working_but_undeclared_prompts_fail_capabilities() {
+    let r = run(fixture("undeclared_prompts.py", &[])).await;
+    expect(&r, "handshake.capabilities", None, Status::Fail);
+    let f = expect(&r, "catalog.prompts", None, Status::Skip);
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
+}
+
+#[tokio::test]
+async fn context_size_warns_above_the_threshold() {
+    let mut spec = fixture("minimal_server.py", &[]);
+    spec.context_warn_tokens = 10;
+    let r = run(spec).await;
+    let f = expect(&r, "catalog.context_size", None, Status::Warn);
+    assert!(f.detail.contains("threshold of 10"), "{}", f.detail);
+}

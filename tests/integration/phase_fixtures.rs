@@ -1,0 +1,114 @@
+//! Running scout's phases (through the library) against the fixture servers in
+//! `tests/fixtures/`, and reading the findings back.
+
+#![allow(dead_code)] // each test area uses a different part of this
+
+use scout::probe::spec::{PolicySpec, ServerSpec, TargetSpec};
+use scout::report::finding::{Finding, Phase, Status};
+use scout::report::model::ServerReport;
+
+/// A stdio spec for `tests/fixtures/<file>` (run with python3), with `env` set in the child
+/// and only the phases that connect, list and call selected.
+pub fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
+    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    let mut spec = ServerSpec::new(
+        file.trim_end_matches(".py"),
+        TargetSpec::Stdio {
+            command: vec!["python3".into(), path],
+            env_forward: Vec::new(),
+            env_set: env
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+            dir: None,
+        },
+    );
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Catalog,
+        Phase::Execution,
+    ];
+    spec.timeout = std::time::Duration::from_secs(5);
+    spec.deadline = std::time::Duration::from_secs(60);
+    spec
+}
+
+/// The same with a policy.
+pub fn with_policy(mut spec: ServerSpec, policy: PolicySpec) -> ServerSpec {
+    spec.policy = policy;
+    spec
+}
+
+/// Runs the selected phases against the fixture.
+pub async fn run(spec: ServerSpec) -> ServerReport {
+    let (_tx, rx) = tokio::sync::watch::channel(false);
+    scout::probe::run_server(spec, rx).await
+}
+
+/// Every finding with `id`.
+pub fn all<'a>(r: &'a ServerReport, id: &str) -> Vec<&'a Finding> {
+    r.findings.iter().filter(|f| f.id == id).collect()
+}
+
+/// Asserts that some finding with `id` (and `subject`, when given) has `status` and cites
+/// evidence (unless it is a skip or info), and returns it.
+pub fn expect<'a>(
+    r: &'a ServerReport,
+    id: &str,
+    subject: Option<&str>,
+    status: Status,
+) -> &'a Finding {
+    let found = all(r, id)
+        .into_iter()
+        .find(|f| f.status == status && (subject.is_none() || f.subject.as_deref() == subject));
+    let Some(f) = found else {
+        panic!(
+            "no {status:?} finding {id} (subject {subject:?}); findings with that id: {:#?}",
+            all(r, id)
+        );
+    };
+    if matches!(status, Status::Pass | Status::Warn | Status::Fail) {
+        assert!(!f.evidence.is_empty(), "{id} cites no evidence");
+        let seqs: Vec<u64> = r.exchanges.iter().map(|e| e.seq).collect();
+        for seq in &f.evidence {
+            assert!(
+                seqs.contains(seq),
+                "{id} cites #{seq}, which is not in the report"
+            );
+        }
+    }
+    f
+}
+
+/// Asserts that no finding with `id` has `status`.
+pub fn never(r: &ServerReport, id: &str, status: Status) {
+    let bad: Vec<_> = all(r, id)
+        .into_iter()
+        .filter(|f| f.status == status)
+        .collect();
+    assert!(bad.is_empty(), "unexpected {status:?} for {id}: {bad:#?}");
+}
+
+/// The same fixture served over Streamable HTTP on a free loopback port (scout starts it).
+pub fn fixture_http(file: &str) -> ServerSpec {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port");
+    let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
+    let mut spec = fixture(file, &[]);
+    spec.target = TargetSpec::Http {
+        url: format!("http://127.0.0.1:{port}/mcp"),
+        headers: Vec::new(),
+        token_env: None,
+        start: Some(vec![
+            "python3".into(),
+            path,
+            "http".into(),
+            "--port".into(),
+            port.to_string(),
+        ]),
+    };
+    spec
+}

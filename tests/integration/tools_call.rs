@@ -1,0 +1,74 @@
+//! The library side of `scout tools` and `scout call` over a real connection to the
+//! records_calls fixture: the table shows what the policy would do, a refused call names the
+//! flag and reaches no tool, an allowed one is rendered.
+
+use scout::policy::{self, CallError, Decision};
+use scout::probe::spec::PolicySpec;
+use scout::probe::{Session, discovery, handshake, stdio};
+
+use crate::phase_fixtures::fixture;
+
+#[tokio::test]
+async fn tools_table_and_call_with_the_policy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("calls.log");
+    let spec = fixture(
+        "records_calls.py",
+        &[("SCOUT_TEST_CALL_LOG", log.display().to_string())],
+    );
+    let mut s = Session::new(spec);
+    discovery::run(&mut s).await;
+    handshake::run(&mut s).await;
+    let wire = s.wires.first().cloned().expect("a wire to the fixture");
+
+    let tools = policy::list_tools(&wire).await.expect("tools/list");
+    let rows = policy::tool_table(&tools, &PolicySpec::default());
+    let names: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["read_only", "mutating", "destructive", "unannotated"]
+    );
+    assert_eq!(rows[0].decision, Decision::Call);
+    let text = policy::render_tool_table(&rows);
+    assert!(text.contains("allow with --allow-mutations"), "{text}");
+    let json = policy::tool_table_json(&rows);
+    assert_eq!(json[2]["decision"]["action"], "skip");
+
+    let refused = policy::call(
+        &wire,
+        &tools,
+        &PolicySpec::default(),
+        "destructive",
+        serde_json::json!({}),
+    )
+    .await;
+    match refused {
+        Err(e @ CallError::Refused { .. }) => {
+            assert!(e.to_string().contains("--allow-destructive"), "{e}")
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let result = policy::call(
+        &wire,
+        &tools,
+        &PolicySpec::default(),
+        "read_only",
+        serde_json::json!({}),
+    )
+    .await
+    .expect("the read-only call");
+    assert_eq!(policy::render_call_result(&result), "read_only done\n");
+    let unknown = policy::call(
+        &wire,
+        &tools,
+        &PolicySpec::default(),
+        "nope",
+        serde_json::json!({}),
+    )
+    .await;
+    assert_eq!(unknown, Err(CallError::UnknownTool("nope".into())));
+
+    stdio::finish(&mut s).await;
+    let called = std::fs::read_to_string(&log).unwrap_or_default();
+    assert_eq!(called.lines().collect::<Vec<_>>(), ["read_only"]);
+}
