@@ -51,6 +51,10 @@ pub enum Command {
     Check(Box<CheckArgs>),
     /// Open a conversation and show era, versions, server info and capabilities (no checks)
     Connect(Box<crate::cli::connect::ConnectArgs>),
+    /// List the server's tools with their annotations and what the safety policy would do
+    Tools(Box<crate::cli::tools::ToolsArgs>),
+    /// Call one tool, with the safety policy applied
+    Call(Box<crate::cli::tools::CallArgs>),
     /// Inspect the configuration
     #[command(subcommand)]
     Config(ConfigCommand),

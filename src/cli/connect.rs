@@ -155,9 +155,9 @@ pub fn run(args: ConnectArgs) -> Result<u8, CliError> {
             Ok(crate::exit::PASSED)
         }
         Err(e) if e.is_config_error() => Err(CliError::Usage(e.to_string())),
-        Err(e) => {
-            eprintln!("error: could not connect to {}: {e}", spec.target_display());
-            Ok(crate::exit::GATE_FAILED)
-        }
+        Err(e) => Err(CliError::Unreachable(format!(
+            "could not connect to {}: {e}",
+            spec.target_display()
+        ))),
     }
 }

@@ -8,6 +8,7 @@ pub mod connect;
 pub mod generate;
 pub mod logging;
 pub mod report;
+pub mod tools;
 
 use std::process::ExitCode;
 
@@ -24,6 +25,12 @@ pub enum CliError {
     /// scout could not finish (exit 3).
     #[error("{0}")]
     Internal(String),
+    /// The server could not be reached or did not answer (exit 1: the server is at fault).
+    #[error("{0}")]
+    Unreachable(String),
+    /// The safety policy refused what was asked (exit 1), naming the flag that would allow it.
+    #[error("{0}")]
+    Refused(String),
 }
 
 impl From<crate::config::ConfigError> for CliError {
@@ -55,6 +62,8 @@ pub fn main() -> ExitCode {
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),
         Command::Connect(a) => connect::run(*a),
+        Command::Tools(a) => tools::tools(*a),
+        Command::Call(a) => tools::call(*a),
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
     };
     match result {
@@ -66,6 +75,10 @@ pub fn main() -> ExitCode {
         Err(CliError::Internal(m)) => {
             eprintln!("error: {m}");
             ExitCode::from(crate::exit::INTERNAL)
+        }
+        Err(CliError::Unreachable(m) | CliError::Refused(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(crate::exit::GATE_FAILED)
         }
     }
 }

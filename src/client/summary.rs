@@ -116,17 +116,64 @@ fn wire_summary(c: &Connection) -> WireSummary {
     }
 }
 
-/// Connects to `spec`'s server (starting it when configured), decides its era and returns
-/// what it said. Every process started is shut down before returning.
-pub async fn summary(spec: &ServerSpec) -> Result<ConnectSummary, ConnectError> {
-    let started = Instant::now();
-    let connector = Connector::new(spec, Recorder::new(), &uuid::Uuid::new_v4().to_string())?;
-    let result = decide(&connector, spec).await;
+/// A server opened for a one-off command (`connect`, `tools`, `call`): its wires, one per era
+/// it speaks (modern first). Call [`OpenServer::close`] when done: it shuts down every process
+/// that was started (a `Drop` in the transport reaps them on any other way out).
+pub struct OpenServer {
+    connector: Connector,
+    /// The open wires, modern first.
+    pub wires: Vec<Connection>,
+    /// How the era was decided, one clause per step.
+    pub how: Vec<String>,
+}
+
+impl OpenServer {
+    /// The wire an agent would use: the modern one when the server speaks 2026-07-28.
+    pub fn preferred(&self) -> Option<&Connection> {
+        self.wires
+            .iter()
+            .find(|w| w.era() == Era::Modern)
+            .or_else(|| self.wires.first())
+    }
+
+    /// Closes stdio wires and stops a server started with `start`.
+    pub async fn close(self) {
+        close_connector(&self.connector).await;
+    }
+}
+
+async fn close_connector(connector: &Connector) {
     for w in connector.stdio_wires() {
         w.close(Duration::from_millis(500)).await;
     }
     connector.stop_started(Duration::from_secs(1)).await;
-    let (wires, how) = result?;
+}
+
+/// Connects to `spec`'s server (starting it when configured) and decides its era, the way the
+/// handshake phase does.
+pub async fn open(spec: &ServerSpec) -> Result<OpenServer, ConnectError> {
+    let connector = Connector::new(spec, Recorder::new(), &uuid::Uuid::new_v4().to_string())?;
+    match decide(&connector, spec).await {
+        Ok((wires, how)) => Ok(OpenServer {
+            connector,
+            wires,
+            how,
+        }),
+        Err(e) => {
+            close_connector(&connector).await;
+            Err(e)
+        }
+    }
+}
+
+/// Connects to `spec`'s server (starting it when configured), decides its era and returns
+/// what it said. Every process started is shut down before returning.
+pub async fn summary(spec: &ServerSpec) -> Result<ConnectSummary, ConnectError> {
+    let started = Instant::now();
+    let opened = open(spec).await?;
+    let wires = opened.wires.clone();
+    let how = opened.how.clone();
+    opened.close().await;
     let era = match (
         wires.iter().any(|w| w.era() == Era::Modern),
         wires.iter().any(|w| w.era() == Era::Legacy),

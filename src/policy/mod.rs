@@ -315,9 +315,9 @@ pub async fn call(
             allow_with,
         });
     }
-    let reply = conn
-        .request("tools/call", json!({"name": name, "arguments": arguments}))
-        .await;
+    // call_tool adds the 2026-07-28 Mcp-Param-* headers the tool's schema declares.
+    let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
+    let reply = conn.call_tool(name, arguments, &schema).await;
     answered(&reply, "tools/call").cloned()
 }
 

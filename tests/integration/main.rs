@@ -4,6 +4,7 @@
 mod baseline;
 mod catalog;
 mod cli;
+mod commands;
 mod common;
 mod config;
 mod docs;

@@ -1,0 +1,148 @@
+//! `scout tools` (the catalogue and what the safety policy would do with each tool) and
+//! `scout call` (one tool call with the policy applied).
+
+use clap::Args;
+use serde_json::Value;
+
+use crate::cli::CliError;
+use crate::cli::connect::{OneServerArgs, PolicyArgs, print, resolve, runtime};
+use crate::client::summary::{self, OpenServer};
+use crate::policy::{self, CallError};
+
+/// `scout tools`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  scout tools http://127.0.0.1:3001/mcp\n  scout tools --json --stdio -- python3 -m mcp_server_time"
+)]
+pub struct ToolsArgs {
+    #[command(flatten)]
+    pub one: OneServerArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// Print the table as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `scout call`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Examples:\n  scout call get-sum http://127.0.0.1:3001/mcp --arg a=2 --arg b=3\n  scout call --stdio get_current_time --arg timezone=UTC -- python3 -m mcp_server_time\n  scout call echo URL --json-args '{\"message\": \"hi\"}' --json"
+)]
+pub struct CallArgs {
+    /// The tool to call
+    #[arg(value_name = "TOOL")]
+    pub tool: String,
+    #[command(flatten)]
+    pub one: OneServerArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    /// An argument NAME=VALUE, typed by the tool's input schema (repeatable)
+    #[arg(long = "arg", value_name = "NAME=VALUE")]
+    pub args: Vec<String>,
+    /// All arguments as one JSON object (--arg values are applied on top)
+    #[arg(long = "json-args", value_name = "JSON")]
+    pub json_args: Option<String>,
+    /// Print the raw CallToolResult as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Opens the server, runs `f` on its preferred wire, and always closes it.
+async fn with_server<T>(
+    args: &OneServerArgs,
+    policy_args: &PolicyArgs,
+    f: impl AsyncFnOnce(&OpenServer, &crate::probe::ServerSpec) -> Result<T, CliError>,
+) -> Result<T, CliError> {
+    let spec = resolve(args, policy_args)?;
+    let opened = match summary::open(&spec).await {
+        Ok(o) => o,
+        Err(e) if e.is_config_error() => return Err(CliError::Usage(e.to_string())),
+        Err(e) => {
+            return Err(CliError::Unreachable(format!(
+                "could not connect to {}: {e}",
+                spec.target_display()
+            )));
+        }
+    };
+    let result = f(&opened, &spec).await;
+    opened.close().await;
+    result
+}
+
+fn call_error(e: CallError) -> CliError {
+    match e {
+        // A refusal is the gate saying no (exit 1), with the flag that would allow it.
+        CallError::Refused { .. } => CliError::Refused(e.to_string()),
+        CallError::UnknownTool(_) => CliError::Usage(e.to_string()),
+        other => CliError::Unreachable(other.to_string()),
+    }
+}
+
+/// Runs `scout tools`.
+pub fn tools(args: ToolsArgs) -> Result<u8, CliError> {
+    let rt = runtime()?;
+    let text = rt.block_on(with_server(
+        &args.one,
+        &args.policy,
+        async |opened, spec| {
+            let wire = opened
+                .preferred()
+                .ok_or_else(|| CliError::Unreachable("the server opened no wire".into()))?;
+            let tools = policy::list_tools(wire).await.map_err(call_error)?;
+            let rows = policy::tool_table(&tools, &spec.policy);
+            Ok(if args.json {
+                let mut s = serde_json::to_string_pretty(&policy::tool_table_json(&rows))
+                    .map_err(|e| CliError::Internal(format!("could not render JSON: {e}")))?;
+                s.push('\n');
+                s
+            } else {
+                policy::render_tool_table(&rows)
+            })
+        },
+    ))?;
+    print(&text)?;
+    Ok(crate::exit::PASSED)
+}
+
+/// Runs `scout call`.
+pub fn call(args: CallArgs) -> Result<u8, CliError> {
+    if args.policy.allow_destructive {
+        eprintln!(
+            "scout: WARNING: --allow-destructive lets scout call tools that may delete or overwrite data"
+        );
+    }
+    let rt = runtime()?;
+    let result = rt.block_on(with_server(
+        &args.one,
+        &args.policy,
+        async |opened, spec| {
+            let wire = opened
+                .preferred()
+                .ok_or_else(|| CliError::Unreachable("the server opened no wire".into()))?;
+            let tools = policy::list_tools(wire).await.map_err(call_error)?;
+            let schema = tools
+                .iter()
+                .find(|t| policy::tool_name(t) == args.tool)
+                .and_then(|t| t.get("inputSchema"))
+                .cloned()
+                .unwrap_or(Value::Null);
+            let arguments =
+                policy::args::cli_arguments(&args.args, args.json_args.as_deref(), &schema)
+                    .map_err(|e| CliError::Usage(e.to_string()))?;
+            policy::call(wire, &tools, &spec.policy, &args.tool, arguments)
+                .await
+                .map_err(call_error)
+        },
+    ))?;
+    let text = if args.json {
+        let mut s = serde_json::to_string_pretty(&result)
+            .map_err(|e| CliError::Internal(format!("could not render JSON: {e}")))?;
+        s.push('\n');
+        s
+    } else {
+        policy::render_call_result(&result)
+    };
+    print(&text)?;
+    Ok(crate::exit::PASSED)
+}
