@@ -213,6 +213,20 @@ fn gen_object(schema: &Value, root: &Value, depth: usize) -> Value {
             out.insert(name.to_string(), v);
         }
     }
+    // An optional number with a declared default gets a minimal value too: the default is
+    // what the server would use otherwise, and for numbers it is often slow or large (a
+    // 10-second duration, 5 steps). Other optional properties stay absent.
+    if let Some(props) = props {
+        for (name, sub) in props {
+            let numeric = matches!(
+                sub.get("type").and_then(Value::as_str),
+                Some("number" | "integer")
+            );
+            if numeric && sub.get("default").is_some() && !out.contains_key(name) {
+                out.insert(name.clone(), gen_value(sub, root, depth + 1));
+            }
+        }
+    }
     Value::Object(out)
 }
 
@@ -455,6 +469,16 @@ mod tests {
         assert_eq!(v["inner"], json!({"q": 7}));
         assert_eq!(v["code"], "1");
         valid(&s);
+    }
+
+    #[test]
+    fn optional_numbers_with_a_default_get_a_minimal_value() {
+        // server-everything's trigger-long-running-operation: duration 10 s, 5 steps by default.
+        let s = json!({"type": "object", "properties": {
+            "duration": {"type": "number", "default": 10},
+            "steps": {"type": "number", "default": 5},
+            "label": {"type": "string", "default": "x"}}});
+        assert_eq!(generate(&s), json!({"duration": 1.0, "steps": 1.0}));
     }
 
     #[test]

@@ -431,7 +431,7 @@ async fn cancellation(
     timeout: Duration,
 ) -> FindingBuilder {
     let id = "scout-cancel-1";
-    let wait = timeout.min(Duration::from_secs(3));
+    let wait = timeout.min(Duration::from_millis(1500));
     let call = Probe {
         id: IdKind::Str(id.into()),
         timeout: Some(wait),
