@@ -1,0 +1,4 @@
+//! scout's one integration-test binary; each area is a submodule.
+
+mod common;
+mod protocol;
