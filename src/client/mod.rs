@@ -1,14 +1,39 @@
-//! The MCP client: era detection, requests with the 2026-07-28 `_meta` envelope and routing
-//! headers, sessions, catalogue paging, calls. One [`Connection`] is one wire in one era.
-//!
-//! SKELETON: the transport work (issue "Transports, recorder, handshake…") fills this in;
-//! the public signatures below are the contract the phases code against.
+//! The MCP client: requests with the 2026-07-28 `_meta` envelope and routing headers,
+//! sessions, ids, timeouts. One [`Connection`] is one wire in one era; [`connect`] opens
+//! wires for a target, [`lifecycle`] holds `server/discover` / `initialize` and the era
+//! decision.
+
+pub mod connect;
+pub mod lifecycle;
+pub mod message;
+
+use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::report::finding::Era;
 use crate::report::model::TransportKind;
+use crate::transport::http::{HttpRequest, HttpWire};
+use crate::transport::legacy_sse::LegacySseWire;
+use crate::transport::stdio::StdioWire;
 use crate::transport::{Outcome, Probe, Reply};
+pub use connect::{ConnectError, Connector};
+
+/// The modern protocol revision scout speaks.
+pub const MODERN_VERSION: &str = "2026-07-28";
+/// The newest handshake-era revision scout offers in `initialize`.
+pub const LEGACY_VERSION: &str = "2025-11-25";
+/// How long a stdio probe that expects no reply waits for anything it provokes.
+pub const QUIET: Duration = Duration::from_millis(150);
+
+/// How a connection reaches the server.
+#[derive(Debug, Clone)]
+pub(crate) enum Wire {
+    Http(HttpWire),
+    Stdio(Arc<StdioWire>),
+    LegacySse(Arc<LegacySseWire>),
+}
 
 /// One open wire to the server, in one era. Cheap to clone; safe to use from concurrent
 /// probes (one reader matches replies to requests by id).
@@ -19,9 +44,57 @@ pub struct Connection {
     transport: TransportKind,
     capabilities: Value,
     server_info: Option<Value>,
+    instructions: Option<String>,
+    wire: Wire,
+    connector: Connector,
 }
 
 impl Connection {
+    pub(crate) fn new(wire: Wire, connector: Connector, era: Era) -> Self {
+        let transport = match &wire {
+            Wire::Http(_) => TransportKind::Http,
+            Wire::Stdio(_) => TransportKind::Stdio,
+            Wire::LegacySse(_) => TransportKind::LegacySse,
+        };
+        let c = Connection {
+            era,
+            version: String::new(),
+            transport,
+            capabilities: Value::Object(Default::default()),
+            server_info: None,
+            instructions: None,
+            wire,
+            connector,
+        };
+        c.tag_era();
+        c
+    }
+
+    fn tag_era(&self) {
+        if let Wire::Stdio(w) = &self.wire {
+            w.set_era(Some(self.era));
+        }
+    }
+
+    /// The same wire, now known to speak `era` at `version` with these capabilities (set by
+    /// the handshake once `server/discover` or `initialize` answered).
+    pub fn established(
+        mut self,
+        era: Era,
+        version: impl Into<String>,
+        capabilities: Value,
+        server_info: Option<Value>,
+        instructions: Option<String>,
+    ) -> Self {
+        self.era = era;
+        self.version = version.into();
+        self.capabilities = capabilities;
+        self.server_info = server_info;
+        self.instructions = instructions;
+        self.tag_era();
+        self
+    }
+
     /// The era this wire speaks.
     pub fn era(&self) -> Era {
         self.era
@@ -42,18 +115,136 @@ impl Connection {
     pub fn server_info(&self) -> Option<&Value> {
         self.server_info.as_ref()
     }
-    /// Sends one probe and waits for what it produces (bounded by the timeout).
-    pub async fn send(&self, _probe: Probe) -> Reply {
-        Reply {
-            evidence: Vec::new(),
-            outcome: Outcome::TransportError("transport not built yet".into()),
-            response: None,
-            notifications: Vec::new(),
-            server_requests: Vec::new(),
-            http: None,
-            elapsed: std::time::Duration::ZERO,
+    /// `instructions` as the server gave them.
+    pub fn instructions(&self) -> Option<&str> {
+        self.instructions.as_deref()
+    }
+    /// True when the server declared `capabilities.<name>`.
+    pub fn declares(&self, capability: &str) -> bool {
+        self.capabilities
+            .get(capability)
+            .is_some_and(|v| !v.is_null())
+    }
+    /// The HTTP session id (`Mcp-Session-Id`) this wire echoes, if any.
+    pub fn session_id(&self) -> Option<String> {
+        match &self.wire {
+            Wire::Http(h) => h.session(),
+            _ => None,
         }
     }
+    /// The stdio wire, for stdio-only probes (violations, late replies, the process).
+    pub fn stdio(&self) -> Option<&Arc<StdioWire>> {
+        match &self.wire {
+            Wire::Stdio(w) => Some(w),
+            _ => None,
+        }
+    }
+    /// The connector that opened this wire (opens more, knows the spec's limits).
+    pub fn connector(&self) -> &Connector {
+        &self.connector
+    }
+
+    /// A new, independent wire to the same server in the same era and version, with no
+    /// session and no handshake done (stdio: a new process, shut down at the end of the run
+    /// like the first). Call `lifecycle::initialize` on it for a legacy session.
+    pub async fn fresh(&self) -> Result<Connection, ConnectError> {
+        let c = self.connector.open_wire(self.transport).await?;
+        Ok(Connection {
+            wire: c.wire,
+            ..self.clone()
+        }
+        .with_tag())
+    }
+
+    fn with_tag(self) -> Self {
+        self.tag_era();
+        self
+    }
+
+    /// Sends one probe and waits for what it produces (bounded by the timeout).
+    pub async fn send(&self, probe: Probe) -> Reply {
+        let timeout = probe.timeout.unwrap_or(self.connector.timeout());
+        let built = message::build(&probe, self);
+        match &self.wire {
+            Wire::Stdio(w) => {
+                if probe.http_method.is_some() {
+                    return transport_error("HTTP methods do not apply to a stdio wire");
+                }
+                let id = if probe.expect_no_reply {
+                    None
+                } else {
+                    built.id.clone()
+                };
+                w.exchange(
+                    built.body.unwrap_or_default(),
+                    built.method,
+                    id,
+                    built.progress_token,
+                    timeout,
+                    QUIET,
+                )
+                .await
+            }
+            Wire::Http(h) => {
+                let session = match &probe.session {
+                    crate::transport::SessionMode::Auto => h.session(),
+                    crate::transport::SessionMode::None => None,
+                    crate::transport::SessionMode::Custom(s) => Some(s.clone()),
+                };
+                let headers = message::http_headers(&probe, &built, self, &h.clients, session);
+                let method = probe.http_method.clone().unwrap_or_else(|| "POST".into());
+                let body = if method == "POST" {
+                    built.body.clone()
+                } else {
+                    None
+                };
+                let req = HttpRequest {
+                    method,
+                    url: h.url.clone(),
+                    headers,
+                    body,
+                    expect_id: if probe.expect_no_reply {
+                        None
+                    } else {
+                        built.id.clone()
+                    },
+                    timeout,
+                    max_body: self.connector.max_body(),
+                };
+                let reply = crate::transport::http::exchange(
+                    &h.clients,
+                    self.connector.recorder(),
+                    Some(self.era),
+                    req,
+                )
+                .await;
+                if built.method.as_deref() == Some("initialize")
+                    && matches!(probe.session, crate::transport::SessionMode::Auto)
+                    && let Some(sid) = reply.http.as_ref().and_then(|i| i.header("mcp-session-id"))
+                {
+                    h.set_session(Some(sid.to_string()));
+                }
+                reply
+            }
+            Wire::LegacySse(w) => {
+                let headers = message::http_headers(&probe, &built, self, w.clients(), None);
+                w.exchange(
+                    built.body.unwrap_or_default(),
+                    headers,
+                    if probe.expect_no_reply {
+                        None
+                    } else {
+                        built.id
+                    },
+                    Some(self.era),
+                    timeout,
+                    self.connector.max_body(),
+                )
+                .await
+            }
+        }
+    }
+
     /// An ordinary request.
     pub async fn request(&self, method: &str, params: Value) -> Reply {
         self.send(Probe::request(method, params)).await
@@ -61,5 +252,57 @@ impl Connection {
     /// An ordinary notification.
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Reply {
         self.send(Probe::notification(method, params)).await
+    }
+
+    /// `tools/call` with the 2026-07-28 `Mcp-Param-*` headers derived from the tool's
+    /// `inputSchema` (properties marked `x-mcp-header`). Pass `Value::Null` as schema when
+    /// it is unknown; on legacy wires the schema is ignored.
+    pub async fn call_tool(&self, name: &str, arguments: Value, input_schema: &Value) -> Reply {
+        let mut probe = Probe::request(
+            "tools/call",
+            serde_json::json!({"name": name, "arguments": arguments.clone()}),
+        );
+        if self.era == Era::Modern && self.transport == TransportKind::Http {
+            probe.headers = crate::transport::headers::param_headers(&arguments, input_schema)
+                .into_iter()
+                .map(|(k, v)| (k, Some(v)))
+                .collect();
+        }
+        self.send(probe).await
+    }
+
+    /// Ends the wire: HTTP sends DELETE for a legacy session (the reply is returned), stdio
+    /// wires are shut down by `probe::stdio::finish`, which needs their findings.
+    pub async fn close(&self) -> Option<Reply> {
+        match &self.wire {
+            Wire::Http(h) if h.session().is_some() && self.era == Era::Legacy => {
+                let reply = self
+                    .send(Probe {
+                        http_method: Some("DELETE".into()),
+                        expect_no_reply: true,
+                        ..Probe::default()
+                    })
+                    .await;
+                h.set_session(None);
+                Some(reply)
+            }
+            Wire::LegacySse(w) => {
+                w.close();
+                None
+            }
+            _ => None,
+        }
+    }
+}
+
+fn transport_error(why: &str) -> Reply {
+    Reply {
+        evidence: Vec::new(),
+        outcome: Outcome::TransportError(why.into()),
+        response: None,
+        notifications: Vec::new(),
+        server_requests: Vec::new(),
+        http: None,
+        elapsed: Duration::ZERO,
     }
 }

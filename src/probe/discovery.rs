@@ -12,5 +12,191 @@ crate::checks! { phase: Discovery;
         "Serve the endpoint over https:// (terminate TLS at the server or a trusted proxy) and point clients at the https URL.";
 }
 
-/// Runs this phase's probes against the session.
-pub async fn run(_s: &mut crate::probe::Session) {}
+use std::time::Duration;
+
+use crate::client::Connector;
+use crate::client::connect::START_TIMEOUT;
+use crate::probe::Session;
+use crate::probe::spec::TargetSpec;
+use crate::report::finding::SkipReason;
+use crate::transport::{MetaMode, Outcome, Probe};
+
+/// How long after the spawn a stdio server must still be running to count as started.
+const SETTLE: Duration = Duration::from_millis(100);
+
+/// Opens the transport (starting the server first when a `start` command is configured)
+/// and records whether it answered; blocks the run when it did not.
+pub async fn run(s: &mut Session) {
+    let connector = match Connector::new(&s.spec, s.recorder.clone(), &s.run_id) {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!("scout could not prepare the connection: {e}");
+            s.add(REACHABLE.fail(why.clone()).without_exchange());
+            s.add(TLS.skip(SkipReason::Blocked, why.clone()));
+            s.block(why);
+            return;
+        }
+    };
+    s.connector = Some(connector.clone());
+    match s.spec.target.clone() {
+        TargetSpec::Stdio { .. } => stdio(s, &connector).await,
+        TargetSpec::Http { url, .. } => http(s, &connector, &url).await,
+    }
+}
+
+async fn stdio(s: &mut Session, connector: &Connector) {
+    s.add(TLS.skip(
+        SkipReason::NotApplicable,
+        "stdio targets have no network hop",
+    ));
+    let conn = match connector.open().await {
+        Ok(c) => c,
+        Err(e) => {
+            let why = format!("the command could not be started: {e}");
+            s.add(REACHABLE.fail(why.clone()).without_exchange());
+            s.add(
+                crate::probe::stdio::PROCESS
+                    .fail(why.clone())
+                    .without_exchange(),
+            );
+            s.block(why);
+            return;
+        }
+    };
+    tokio::time::sleep(SETTLE).await;
+    let Some(wire) = conn.stdio() else { return };
+    if let Some(status) = wire.process.try_exit().await {
+        let why = format!(
+            "the process exited right after it started ({status}); stderr:\n{}",
+            tail(&wire.process.stderr(), 2000)
+        );
+        s.add(REACHABLE.fail(why.clone()).without_exchange());
+        s.add(
+            crate::probe::stdio::PROCESS
+                .fail(why.clone())
+                .without_exchange(),
+        );
+        s.block("the stdio server exited before the first request");
+        return;
+    }
+    let pid = wire.process.pid();
+    s.add(
+        REACHABLE
+            .pass(format!("the command started (pid {pid})"))
+            .without_exchange(),
+    );
+    s.add(
+        crate::probe::stdio::PROCESS
+            .pass(format!(
+                "started without a shell in its own process group (pid {pid}) and still running after {} ms",
+                SETTLE.as_millis()
+            ))
+            .without_exchange(),
+    );
+    s.opened = Some(conn);
+}
+
+async fn http(s: &mut Session, connector: &Connector, url: &str) {
+    if let Err(e) = connector.start_server(START_TIMEOUT).await {
+        let stderr = match &e {
+            crate::client::ConnectError::StartFailed { stderr, .. } => tail(stderr, 2000),
+            _ => String::new(),
+        };
+        let why = format!("{e}; the start command's output:\n{stderr}");
+        s.add(REACHABLE.fail(why.clone()).without_exchange());
+        s.add(TLS.skip(SkipReason::Blocked, "the server did not come up"));
+        s.block("the start command did not bring the server up");
+        return;
+    }
+    tls(s, url);
+    let conn = match connector.open().await {
+        Ok(c) => c,
+        Err(e) => {
+            let why = e.to_string();
+            s.add(REACHABLE.fail(why.clone()).without_exchange());
+            s.block(why);
+            return;
+        }
+    };
+    // First contact uses the bare client (DESIGN §2) with a well-formed modern request;
+    // any HTTP answer at all proves reachability.
+    let modern = conn.clone().established(
+        crate::report::finding::Era::Modern,
+        crate::client::MODERN_VERSION,
+        serde_json::json!({}),
+        None,
+        None,
+    );
+    let reply = modern
+        .send(Probe {
+            bare: true,
+            meta: MetaMode::Auto,
+            ..Probe::request("server/discover", serde_json::json!({}))
+        })
+        .await;
+    match (&reply.outcome, reply.status()) {
+        (_, Some(status)) => s.add(
+            REACHABLE
+                .pass(format!("POST {url} answered with HTTP {status}"))
+                .evidence(reply.evidence.clone()),
+        ),
+        (Outcome::TransportError(e), None) => {
+            let why = format!("POST {url} failed: {e}");
+            s.add(REACHABLE.fail(why.clone()).evidence(reply.evidence.clone()));
+            s.block(why);
+            return;
+        }
+        (_, None) => {
+            let why = format!("POST {url} got no HTTP answer within the timeout");
+            s.add(REACHABLE.fail(why.clone()).evidence(reply.evidence.clone()));
+            s.block(why);
+            return;
+        }
+    }
+    s.opened = Some(conn);
+}
+
+/// `discovery.tls`: https passes, loopback is not applicable, plain http elsewhere fails.
+fn tls(s: &mut Session, url: &str) {
+    let parsed = url::Url::parse(url);
+    let Ok(u) = parsed else {
+        s.add(TLS.skip(SkipReason::NotAssessed, format!("{url} is not a valid URL")));
+        return;
+    };
+    if u.scheme() == "https" {
+        s.add(
+            TLS.pass("the endpoint is served over https")
+                .without_exchange(),
+        );
+        return;
+    }
+    let loopback = match u.host() {
+        Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    if loopback {
+        s.add(TLS.skip(
+            SkipReason::NotApplicable,
+            "loopback target: traffic never leaves the machine",
+        ));
+    } else {
+        s.add(
+            TLS.fail(format!("{url} is plain http on a non-loopback host"))
+                .without_exchange(),
+        );
+    }
+}
+
+/// The last `max` bytes of `s` (on a char boundary), for quoting logs.
+pub fn tail(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_string();
+    }
+    let mut start = s.len() - max;
+    while !s.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("…{}", &s[start..])
+}

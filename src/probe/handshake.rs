@@ -37,5 +37,607 @@ crate::checks! { phase: Handshake;
         "Set a name and a version in your server's Implementation info.";
 }
 
-/// Runs this phase's probes against the session.
-pub async fn run(_s: &mut crate::probe::Session) {}
+use serde_json::{Value, json};
+
+use crate::client::lifecycle::{self, DiscoverVerdict};
+use crate::client::{Connection, MODERN_VERSION};
+use crate::probe::Session;
+use crate::report::finding::{Era, SkipReason};
+use crate::report::model::{EraKind, TransportKind};
+use crate::transport::{MetaMode, Outcome, Probe, Reply, SessionMode};
+
+/// A version no server supports, for the negotiation probes.
+pub const UNKNOWN_VERSION: &str = "2099-01-01";
+
+/// Decides the era, opens one established connection per era spoken, and runs the
+/// handshake checks on each.
+pub async fn run(s: &mut Session) {
+    let Some(connector) = s.connector.clone() else {
+        return;
+    };
+    let first = match s.opened.take() {
+        Some(c) => c,
+        None => match connector.open().await {
+            Ok(c) => c,
+            Err(e) => {
+                s.add(
+                    PROTOCOL_ERA
+                        .fail(format!("cannot open a wire: {e}"))
+                        .without_exchange(),
+                );
+                s.block("no wire could be opened");
+                return;
+            }
+        },
+    };
+
+    // 1. server/discover, unless told to go straight to initialize.
+    let mut modern: Option<Connection> = None;
+    let mut discover_reply: Option<Reply> = None;
+    let mut how = Vec::new();
+    let mut evidence = Vec::new();
+    if s.spec.skip_era_check {
+        how.push("era check skipped (--skip-era-check): opened with initialize".to_string());
+    } else {
+        let d = lifecycle::discover(&first).await;
+        evidence.extend(d.evidence.iter().copied());
+        match lifecycle::judge_discover(&d) {
+            DiscoverVerdict::Result => {
+                how.push("server/discover returned a DiscoverResult".into());
+                modern = Some(lifecycle::modern_from(&first, &d));
+            }
+            DiscoverVerdict::ModernError(code) => {
+                how.push(format!(
+                    "server/discover was answered with the 2026-07-28 error {code}"
+                ));
+                modern = Some(lifecycle::modern_from(&first, &d));
+            }
+            DiscoverVerdict::NotModern(why) => {
+                how.push(format!(
+                    "server/discover got {why}: not a 2026-07-28 server"
+                ));
+            }
+        }
+        discover_reply = Some(d);
+    }
+
+    // 2. initialize: on the same wire for a legacy server, on a fresh one (a second
+    //    process on stdio, a new session on HTTP) when discover worked.
+    let legacy_base = if modern.is_some() {
+        match first.fresh().await {
+            Ok(c) => Some(c),
+            Err(e) => {
+                how.push(format!("no fresh wire for initialize: {e}"));
+                None
+            }
+        }
+    } else {
+        Some(first.clone())
+    };
+    let mut legacy: Option<Connection> = None;
+    let mut init_reply: Option<Reply> = None;
+    let mut initialized_reply: Option<Reply> = None;
+    if let Some(base) = legacy_base {
+        let (c, init, note) = lifecycle::open_legacy(&base).await;
+        evidence.extend(init.evidence.iter().copied());
+        if c.is_some() {
+            how.push("initialize succeeded".into());
+        } else {
+            how.push(format!("initialize failed ({})", describe(&init)));
+        }
+        // Streamable HTTP refused: maybe an old HTTP+SSE server (SPEC-NOTES §2.2).
+        if c.is_none()
+            && modern.is_none()
+            && base.transport() == TransportKind::Http
+            && init.response.is_none()
+            && init.status().is_some_and(|st| (400..500).contains(&st))
+        {
+            if let Some((c2, init2, note2)) = try_legacy_sse(&connector).await {
+                evidence.extend(init2.evidence.iter().copied());
+                how.push("the URL is an HTTP+SSE (2024-11-05) stream: connected through its endpoint event".into());
+                legacy = c2;
+                init_reply = Some(init2);
+                initialized_reply = note2;
+            } else {
+                init_reply = Some(init);
+            }
+        } else {
+            legacy = c;
+            init_reply = Some(init);
+            initialized_reply = note;
+        }
+    }
+
+    s.era = match (&modern, &legacy) {
+        (Some(_), Some(_)) => EraKind::Dual,
+        (Some(_), None) => EraKind::Modern,
+        (None, Some(_)) => EraKind::Legacy,
+        (None, None) => EraKind::Unknown,
+    };
+    let detail = format!(
+        "era {}: {}",
+        format!("{:?}", s.era).to_lowercase(),
+        how.join("; ")
+    );
+    if s.era == EraKind::Unknown {
+        s.add(PROTOCOL_ERA.fail(detail).evidence(evidence));
+        s.block("the server answered neither server/discover nor initialize");
+        return;
+    }
+    s.add(PROTOCOL_ERA.pass(detail).evidence(evidence));
+    let dual = s.era == EraKind::Dual;
+
+    for c in modern.iter().chain(legacy.iter()) {
+        s.wires.push(c.clone());
+        if !s
+            .protocol_versions
+            .iter()
+            .any(|v| v == c.protocol_version())
+        {
+            s.protocol_versions.push(c.protocol_version().to_string());
+        }
+        if s.server_info.is_none() {
+            s.server_info = c.server_info().cloned();
+        }
+    }
+
+    // Modern-only checks.
+    match (&modern, &discover_reply) {
+        (Some(m), Some(d)) => {
+            check_discover(s, d, dual);
+            check_stateless(s, d, dual);
+            version_negotiation_modern(s, m, dual).await;
+        }
+        _ => {
+            let why = "the server does not speak 2026-07-28";
+            s.add(DISCOVER.skip(SkipReason::NotApplicable, why));
+            s.add(STATELESS.skip(SkipReason::NotApplicable, why));
+        }
+    }
+    // Legacy-only checks.
+    match (&legacy, &init_reply) {
+        (Some(l), Some(init)) => {
+            check_initialize(s, init, dual);
+            if let Some(n) = &initialized_reply {
+                check_initialized(s, n, dual);
+            }
+            version_negotiation_legacy(s, l, dual).await;
+            check_session(s, l, init, dual).await;
+        }
+        (None, Some(init)) if modern.is_none() => {
+            s.add(
+                INITIALIZE
+                    .fail(format!("initialize failed: {}", describe(init)))
+                    .evidence(init.evidence.clone()),
+            );
+        }
+        _ => {
+            let why = "the server speaks only 2026-07-28 (no initialize)";
+            s.add(INITIALIZE.skip(SkipReason::NotApplicable, why));
+            s.add(INITIALIZED.skip(SkipReason::NotApplicable, why));
+            s.add(SESSION.skip(SkipReason::NotApplicable, why));
+        }
+    }
+    let wires = s.wires.clone();
+    for w in &wires {
+        check_server_info(s, w, dual);
+        check_ping(s, w, dual, modern.is_some() && legacy.is_none()).await;
+        check_capabilities(s, w, dual).await;
+    }
+}
+
+/// Tags a finding with `era` when the server is dual-era.
+fn tagged(
+    b: crate::report::finding::FindingBuilder,
+    era: Era,
+    dual: bool,
+) -> crate::report::finding::FindingBuilder {
+    if dual { b.era(era) } else { b }
+}
+
+/// One line saying what a reply was.
+pub fn describe(r: &Reply) -> String {
+    let status = r
+        .status()
+        .map(|s| format!("HTTP {s}, "))
+        .unwrap_or_default();
+    match (&r.outcome, r.error_code()) {
+        (_, Some(code)) => format!(
+            "{status}JSON-RPC error {code}: {}",
+            r.error_message().unwrap_or("")
+        ),
+        (Outcome::Answered, None) => format!("{status}a result"),
+        (Outcome::TimedOut, _) => format!("{status}no answer within the timeout"),
+        (Outcome::Truncated, _) => format!("{status}the answer exceeded the size cap"),
+        (Outcome::TransportError(e), _) => format!("{status}transport error: {e}"),
+        (Outcome::NoResponse, _) => format!("{status}no JSON-RPC response"),
+    }
+}
+
+async fn try_legacy_sse(
+    connector: &crate::client::Connector,
+) -> Option<(Option<Connection>, Reply, Option<Reply>)> {
+    let crate::probe::spec::TargetSpec::Http { url, .. } = &connector.spec().target else {
+        return None;
+    };
+    connector.set_legacy_sse_url(Some(url.clone()));
+    match connector.open_wire(TransportKind::LegacySse).await {
+        Ok(conn) => {
+            let (c, init, note) = lifecycle::open_legacy(&conn).await;
+            if c.is_none() {
+                connector.set_legacy_sse_url(None);
+            }
+            Some((c, init, note))
+        }
+        Err(e) => {
+            tracing::debug!("not an HTTP+SSE server either: {e}");
+            connector.set_legacy_sse_url(None);
+            None
+        }
+    }
+}
+
+fn check_discover(s: &mut Session, d: &Reply, dual: bool) {
+    let ev = d.evidence.clone();
+    let Some(r) = d.result() else {
+        s.add(tagged(
+            DISCOVER
+                .fail(format!(
+                    "server/discover did not return a result: {}",
+                    describe(d)
+                ))
+                .evidence(ev),
+            Era::Modern,
+            dual,
+        ));
+        return;
+    };
+    let mut problems = Vec::new();
+    if r.get("resultType").and_then(Value::as_str) != Some("complete") {
+        problems.push("resultType is not \"complete\"".to_string());
+    }
+    match r.get("supportedVersions").and_then(Value::as_array) {
+        Some(v) if v.iter().any(|x| x == MODERN_VERSION) => {}
+        Some(_) => problems.push(format!(
+            "supportedVersions does not contain {MODERN_VERSION}"
+        )),
+        None => problems.push("supportedVersions is missing".into()),
+    }
+    if !r.get("capabilities").is_some_and(Value::is_object) {
+        problems.push("capabilities is not an object".into());
+    }
+    if r.get("ttlMs").and_then(Value::as_u64).is_none() {
+        problems.push("ttlMs is not an integer >= 0".into());
+    }
+    if !matches!(
+        r.get("cacheScope").and_then(Value::as_str),
+        Some("public" | "private")
+    ) {
+        problems.push("cacheScope is not \"public\" or \"private\"".into());
+    }
+    let b = if problems.is_empty() {
+        DISCOVER.pass("the DiscoverResult carries every required field")
+    } else {
+        DISCOVER.fail(format!(
+            "the DiscoverResult is malformed: {}",
+            problems.join("; ")
+        ))
+    };
+    s.add(tagged(b.evidence(ev), Era::Modern, dual));
+}
+
+fn check_stateless(s: &mut Session, d: &Reply, dual: bool) {
+    let ev = d.evidence.clone();
+    let minted = d.http.as_ref().and_then(|h| h.header("mcp-session-id"));
+    let b = match (d.result(), minted) {
+        (_, Some(sid)) => STATELESS.fail(format!(
+            "the 2026-07-28 response minted a session id ({sid})"
+        )),
+        (Some(_), None) => {
+            STATELESS.pass("the first request on a fresh connection was served without any setup")
+        }
+        (None, None) => STATELESS.warn(format!(
+            "the first modern request was not served: {}",
+            describe(d)
+        )),
+    };
+    s.add(tagged(b.evidence(ev), Era::Modern, dual));
+}
+
+async fn version_negotiation_modern(s: &mut Session, m: &Connection, dual: bool) {
+    let mut meta = crate::client::message::envelope(UNKNOWN_VERSION);
+    if let Some(o) = meta.as_object_mut() {
+        o.remove("io.modelcontextprotocol/clientInfo");
+        o.insert(
+            "io.modelcontextprotocol/clientInfo".into(),
+            crate::client::message::client_info(),
+        );
+    }
+    let r = m
+        .send(Probe {
+            meta: MetaMode::Custom(meta),
+            ..Probe::request("server/discover", json!({}))
+        })
+        .await;
+    let data = r
+        .response
+        .as_ref()
+        .and_then(|x| x.get("error"))
+        .and_then(|e| e.get("data"));
+    let supported = data
+        .and_then(|d| d.get("supported"))
+        .and_then(Value::as_array);
+    let requested = data
+        .and_then(|d| d.get("requested"))
+        .and_then(Value::as_str);
+    let b = match (r.error_code(), supported, requested) {
+        (Some(-32022), Some(sup), Some(UNKNOWN_VERSION)) => VERSION_NEGOTIATION.pass(format!(
+            "an unsupported version got -32022 with data.supported {}",
+            Value::Array(sup.clone())
+        )),
+        (Some(-32022), _, _) => VERSION_NEGOTIATION.fail(
+            "-32022 came without data.supported (array) and data.requested (the version sent)",
+        ),
+        _ => VERSION_NEGOTIATION.fail(format!(
+            "a request naming version {UNKNOWN_VERSION} got {} instead of -32022",
+            describe(&r)
+        )),
+    };
+    s.add(tagged(b.evidence(r.evidence.clone()), Era::Modern, dual));
+}
+
+fn check_initialize(s: &mut Session, init: &Reply, dual: bool) {
+    let ev = init.evidence.clone();
+    let Some(r) = init.result() else { return };
+    let mut problems = Vec::new();
+    if !r.get("protocolVersion").is_some_and(Value::is_string) {
+        problems.push("protocolVersion is missing");
+    }
+    if !r.get("capabilities").is_some_and(Value::is_object) {
+        problems.push("capabilities is not an object");
+    }
+    let info = r.get("serverInfo");
+    if !info
+        .and_then(|i| i.get("name"))
+        .is_some_and(Value::is_string)
+        || !info
+            .and_then(|i| i.get("version"))
+            .is_some_and(Value::is_string)
+    {
+        problems.push("serverInfo lacks name or version");
+    }
+    if r.get("instructions").is_some_and(|i| !i.is_string()) {
+        problems.push("instructions is not a string");
+    }
+    let b = if problems.is_empty() {
+        INITIALIZE.pass(format!(
+            "InitializeResult complete (protocolVersion {})",
+            r.get("protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+        ))
+    } else {
+        INITIALIZE.fail(format!(
+            "the InitializeResult is incomplete: {}",
+            problems.join("; ")
+        ))
+    };
+    s.add(tagged(b.evidence(ev), Era::Legacy, dual));
+}
+
+fn check_initialized(s: &mut Session, n: &Reply, dual: bool) {
+    let ev = n.evidence.clone();
+    let b = match (n.http.as_ref(), &n.response) {
+        (_, Some(resp)) => INITIALIZED.fail(format!("the notification was answered: {resp}")),
+        (Some(h), None) if h.status == 202 && h.body.trim().is_empty() => {
+            INITIALIZED.pass("202 Accepted with an empty body")
+        }
+        (Some(h), None) if (200..300).contains(&h.status) => {
+            INITIALIZED.warn(format!("HTTP {} instead of 202 Accepted", h.status))
+        }
+        (Some(h), None) => INITIALIZED.fail(format!(
+            "the notification was rejected with HTTP {}",
+            h.status
+        )),
+        (None, None) => match &n.outcome {
+            Outcome::TransportError(e) => INITIALIZED.fail(format!("transport error: {e}")),
+            _ => INITIALIZED.pass("no reply, as a notification requires"),
+        },
+    };
+    s.add(tagged(b.evidence(ev), Era::Legacy, dual));
+}
+
+async fn version_negotiation_legacy(s: &mut Session, l: &Connection, dual: bool) {
+    let fresh = match l.fresh().await {
+        Ok(c) => c,
+        Err(e) => {
+            s.add(tagged(
+                VERSION_NEGOTIATION.skip(SkipReason::NotAssessed, format!("no fresh wire: {e}")),
+                Era::Legacy,
+                dual,
+            ));
+            return;
+        }
+    };
+    let r = lifecycle::initialize(&fresh, UNKNOWN_VERSION).await;
+    let offered = r
+        .result()
+        .and_then(|x| x.get("protocolVersion"))
+        .and_then(Value::as_str);
+    let b = match offered {
+        Some(v) if v != UNKNOWN_VERSION => VERSION_NEGOTIATION.pass(format!(
+            "initialize with {UNKNOWN_VERSION} got the counter-offer {v}"
+        )),
+        Some(v) => VERSION_NEGOTIATION.fail(format!("the server echoed the unknown version {v}")),
+        None => VERSION_NEGOTIATION.fail(format!(
+            "initialize with an unknown version got {} instead of a counter-offer",
+            describe(&r)
+        )),
+    };
+    s.add(tagged(b.evidence(r.evidence.clone()), Era::Legacy, dual));
+    fresh.close().await;
+}
+
+async fn check_session(s: &mut Session, l: &Connection, init: &Reply, dual: bool) {
+    if l.transport() != TransportKind::Http {
+        s.add(tagged(
+            SESSION.skip(
+                SkipReason::NotApplicable,
+                "sessions exist only on Streamable HTTP",
+            ),
+            Era::Legacy,
+            dual,
+        ));
+        return;
+    }
+    let Some(sid) = l.session_id() else {
+        s.add(tagged(
+            SESSION
+                .pass("the server issued no Mcp-Session-Id: it is stateless")
+                .evidence(init.evidence.clone()),
+            Era::Legacy,
+            dual,
+        ));
+        return;
+    };
+    if !sid.bytes().all(|b| (0x21..=0x7e).contains(&b)) {
+        s.add(tagged(
+            SESSION
+                .fail("the Mcp-Session-Id contains characters outside visible ASCII")
+                .evidence(init.evidence.clone()),
+            Era::Legacy,
+            dual,
+        ));
+        return;
+    }
+    let r = l
+        .send(Probe {
+            session: SessionMode::None,
+            ..Probe::request("tools/list", json!({}))
+        })
+        .await;
+    let mut ev = init.evidence.clone();
+    ev.extend(r.evidence.iter().copied());
+    let b = match r.status() {
+        Some(400) => SESSION.pass(format!(
+            "session id of {} visible-ASCII characters; a request without it got 400",
+            sid.len()
+        )),
+        Some(st) if sid.len() < 16 => SESSION.warn(format!(
+            "the session id is short ({} characters, easy to guess) and a request without it got HTTP {st}",
+            sid.len()
+        )),
+        Some(st) => SESSION.warn(format!("a request without the session id got HTTP {st}, not 400")),
+        None => SESSION.warn(format!("a request without the session id got {}", describe(&r))),
+    };
+    s.add(tagged(b.evidence(ev), Era::Legacy, dual));
+}
+
+fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
+    let info = w.server_info();
+    let name = info.and_then(|i| i.get("name")).and_then(Value::as_str);
+    let version = info.and_then(|i| i.get("version")).and_then(Value::as_str);
+    let where_ = if w.era() == Era::Modern {
+        "_meta[\"io.modelcontextprotocol/serverInfo\"] of the DiscoverResult"
+    } else {
+        "serverInfo of the InitializeResult"
+    };
+    // The evidence is the handshake exchange that carried it.
+    let ev: Vec<_> = s
+        .findings
+        .iter()
+        .filter(|f| (f.id == PROTOCOL_ERA.id) || (f.id == DISCOVER.id && w.era() == Era::Modern))
+        .flat_map(|f| f.evidence.clone())
+        .collect();
+    let b = match (name, version) {
+        (Some(n), Some(v)) => SERVER_INFO.pass(format!("{where_}: {n} {v}")),
+        (Some(n), None) => SERVER_INFO.fail(format!("{where_} names {n} but has no version")),
+        _ => SERVER_INFO.fail(format!("{where_} is missing or has no name")),
+    };
+    let b = if ev.is_empty() {
+        b.without_exchange()
+    } else {
+        b.evidence(ev)
+    };
+    s.add(tagged(b, w.era(), dual));
+}
+
+async fn check_ping(s: &mut Session, w: &Connection, dual: bool, modern_only: bool) {
+    if w.era() == Era::Modern {
+        let r = w.send(Probe::request("ping", json!({}))).await;
+        let b = match (r.error_code(), r.status()) {
+            (Some(-32601), Some(404) | None) => {
+                PING.pass("ping (removed in 2026-07-28) is an unknown method: -32601")
+            }
+            (Some(-32601), Some(st)) => PING.warn(format!("-32601 came with HTTP {st}, not 404")),
+            _ if !modern_only && r.result().is_some() => {
+                PING.pass("the dual-era server also answers ping on modern requests")
+            }
+            _ => PING.warn(format!(
+                "ping on a 2026-07-28 request got {} (expected -32601)",
+                describe(&r)
+            )),
+        };
+        s.add(tagged(b.evidence(r.evidence.clone()), Era::Modern, dual));
+        return;
+    }
+    let r = w
+        .send(Probe {
+            params: None,
+            ..Probe::request("ping", json!({}))
+        })
+        .await;
+    let b = match r.result() {
+        Some(v)
+            if v.as_object()
+                .is_some_and(|o| o.keys().all(|k| k == "_meta")) =>
+        {
+            PING.pass(format!(
+                "ping returned {{}} in {} ms",
+                r.elapsed.as_millis()
+            ))
+        }
+        Some(v) => PING.warn(format!("ping returned a non-empty result {v}")),
+        None => PING.fail(format!("ping got {}", describe(&r))),
+    };
+    s.add(tagged(b.evidence(r.evidence.clone()), Era::Legacy, dual));
+}
+
+async fn check_capabilities(s: &mut Session, w: &Connection, dual: bool) {
+    // Only the "declared but failing" half: "works but undeclared" belongs to the
+    // catalog phase, which lists every feature anyway.
+    let mut ev = Vec::new();
+    let mut failing = Vec::new();
+    let mut ok = Vec::new();
+    for (cap, method) in [
+        ("tools", "tools/list"),
+        ("resources", "resources/list"),
+        ("prompts", "prompts/list"),
+    ] {
+        if !w.declares(cap) {
+            continue;
+        }
+        let r = w.request(method, json!({})).await;
+        ev.extend(r.evidence.iter().copied());
+        if r.result().is_some() {
+            ok.push(method);
+        } else {
+            failing.push(format!("{method}: {}", describe(&r)));
+        }
+    }
+    let b = if ok.is_empty() && failing.is_empty() {
+        CAPABILITIES.skip(
+            SkipReason::NotApplicable,
+            "the server declares none of tools, resources, prompts",
+        )
+    } else if failing.is_empty() {
+        CAPABILITIES
+            .pass(format!("declared features answer: {}", ok.join(", ")))
+            .evidence(ev)
+    } else {
+        CAPABILITIES
+            .fail(format!("declared but failing: {}", failing.join("; ")))
+            .evidence(ev)
+    };
+    s.add(tagged(b, w.era(), dual));
+}

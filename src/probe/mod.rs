@@ -129,11 +129,12 @@ fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerRepor
         categories,
         findings: s.findings,
         exchanges: s.recorder.snapshot(),
-        blocked: s.blocked,
+        blocked: s.blocked.clone(),
         interrupted,
         anchor: s.spec.anchor.clone(),
         duration_ms: started.elapsed().as_millis() as u64,
     };
-    crate::telemetry::redact::redact_report(&mut report);
+    // The recorder's redactor knows every secret registered or learnt during the run.
+    s.recorder.redactor().report(&mut report);
     report
 }

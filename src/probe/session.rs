@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::client::Connection;
+use crate::client::{Connection, Connector};
 use crate::probe::spec::ServerSpec;
 use crate::report::finding::{Era, Finding, FindingBuilder};
 use crate::report::model::EraKind;
@@ -35,6 +35,12 @@ pub struct Session {
     pub server_info: Option<Value>,
     /// Set when the run cannot go on; every later phase is skipped as blocked.
     pub blocked: Option<String>,
+    /// Opens wires to the target and owns every child process (set by discovery).
+    pub connector: Option<Connector>,
+    /// The wire discovery opened, before the handshake decided its era (taken by it).
+    pub opened: Option<Connection>,
+    /// Sent as `X-MCP-Trace-ID` on every HTTP request (one per server run).
+    pub run_id: String,
     /// Internal errors (a phase that tried to record an invalid finding), logged, never shown
     /// as findings.
     pub internal_errors: Vec<String>,
@@ -53,6 +59,9 @@ impl Session {
             protocol_versions: Vec::new(),
             server_info: None,
             blocked: None,
+            connector: None,
+            opened: None,
+            run_id: uuid::Uuid::new_v4().to_string(),
             internal_errors: Vec::new(),
         }
     }

@@ -24,6 +24,174 @@ crate::checks! { phase: Protocol;
         "Exit when stdin reaches end of file, and do not leave child processes holding stdout.";
 }
 
-/// Shuts a stdio server down (closing stdin, then signals), reaps it and records the
-/// stdio checks. Does nothing for HTTP targets.
-pub async fn finish(_s: &mut crate::probe::Session) {}
+use std::time::Duration;
+
+use crate::probe::Session;
+use crate::probe::discovery::tail;
+use crate::report::finding::SkipReason;
+use crate::transport::process::Ending;
+
+/// How much of an offending stdout line is quoted.
+const QUOTE: usize = 200;
+/// How much stderr is kept in the `stdio.stderr` finding.
+const STDERR_SHOWN: usize = 4000;
+
+/// Closes every wire: ends HTTP sessions and stops a `start` command; shuts stdio servers
+/// down (closing stdin, then signals), reaps them and records the stdio checks. Runs on
+/// every path out of `run_server`, deadline and cancel included.
+pub async fn finish(s: &mut Session) {
+    let Some(connector) = s.connector.clone() else {
+        return;
+    };
+    let grace = s.spec.timeout.min(Duration::from_secs(2));
+    for w in s.wires.clone() {
+        if w.stdio().is_none() {
+            let _ = tokio::time::timeout(s.spec.timeout, w.close()).await;
+        }
+    }
+    if let Some(p) = connector.started_process() {
+        let _ = p.shutdown(grace).await;
+        p.kill_group();
+    }
+    let wires = connector.stdio_wires();
+    let Some(primary) = wires.first().cloned() else {
+        return;
+    };
+
+    // stdout cleanliness over every process of the run.
+    let violations: Vec<_> = wires.iter().flat_map(|w| w.violations()).collect();
+    if violations.is_empty() {
+        s.add(
+            STDOUT_CLEAN
+                .pass("every stdout line was one JSON-RPC message")
+                .without_exchange(),
+        );
+    } else {
+        let first = &violations[0].line;
+        let quoted: String = first.chars().take(QUOTE).collect();
+        let more = if first.chars().count() > QUOTE {
+            "…"
+        } else {
+            ""
+        };
+        s.add(
+            STDOUT_CLEAN
+                .fail(format!(
+                    "{} stdout line(s) were not JSON-RPC, first: \"{quoted}{more}\"",
+                    violations.len()
+                ))
+                .evidence(violations.iter().map(|v| v.seq)),
+        );
+    }
+
+    // Still alive before we shut it down?
+    match primary.process.try_exit().await {
+        None => s.add(
+            ALIVE
+                .pass("the process was still running after the last probe")
+                .without_exchange(),
+        ),
+        Some(status) => s.add(
+            ALIVE
+                .fail(format!(
+                    "the process exited during the run ({status}); stderr:\n{}",
+                    tail(&primary.process.stderr(), 2000)
+                ))
+                .without_exchange(),
+        ),
+    }
+
+    let env = &primary.process.env;
+    let mut parts = vec![format!("base: {}", env.base.join(", "))];
+    if !env.forwarded.is_empty() {
+        parts.push(format!(
+            "forwarded (names only): {}",
+            env.forwarded.join(", ")
+        ));
+    }
+    if !env.missing.is_empty() {
+        parts.push(format!(
+            "asked to forward but unset: {}",
+            env.missing.join(", ")
+        ));
+    }
+    if !env.set.is_empty() {
+        let set: Vec<_> = env.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        parts.push(format!("set: {}", set.join(", ")));
+    }
+    if let crate::probe::spec::TargetSpec::Stdio { dir: Some(d), .. } = &s.spec.target {
+        parts.push(format!("working directory: {}", d.display()));
+    }
+    s.add(ENVIRONMENT.info(parts.join("; ")).without_exchange());
+
+    // Shut every process down; the first one is reported in detail.
+    let mut endings = Vec::new();
+    for w in &wires {
+        endings.push(w.close(grace).await);
+    }
+    let stderr = primary.process.stderr();
+    if stderr.trim().is_empty() {
+        s.add(
+            STDERR
+                .info("the server wrote nothing to stderr")
+                .without_exchange(),
+        );
+    } else {
+        s.add(
+            STDERR
+                .info(format!(
+                    "stderr (last {STDERR_SHOWN} bytes kept):\n{}",
+                    tail(&stderr, STDERR_SHOWN)
+                ))
+                .without_exchange(),
+        );
+    }
+    let others = endings
+        .iter()
+        .skip(1)
+        .filter(|e| {
+            !matches!(
+                e.ending,
+                Ending::ExitedOnStdinClose(_) | Ending::AlreadyExited(_)
+            ) || e.stdout_held_open
+        })
+        .count();
+    let note = if others > 0 {
+        format!(" ({others} other process(es) of this run needed the same)")
+    } else {
+        String::new()
+    };
+    let Some(first) = endings.first() else { return };
+    let held = if first.stdout_held_open {
+        "; its stdout stayed open after it exited (a child process holds it), so scout stopped waiting and killed the process group"
+    } else {
+        ""
+    };
+    let b = match &first.ending {
+        Ending::ExitedOnStdinClose(st) if !first.stdout_held_open => SHUTDOWN.pass(format!(
+            "exited ({st}) {} ms after stdin was closed",
+            first.elapsed.as_millis()
+        )),
+        Ending::ExitedOnStdinClose(st) => {
+            SHUTDOWN.warn(format!("exited ({st}) after stdin was closed{held}"))
+        }
+        Ending::NeededSigterm(st) => SHUTDOWN.warn(format!(
+            "did not exit within {} ms of stdin closing; exited on SIGTERM ({st}){held}",
+            grace.as_millis()
+        )),
+        Ending::NeededSigkill(st) => SHUTDOWN.fail(format!(
+            "ignored stdin closing and SIGTERM; killed with SIGKILL ({st}){held}"
+        )),
+        Ending::AlreadyExited(st) => {
+            s.add(SHUTDOWN.skip(
+                SkipReason::NotAssessed,
+                format!("the process had already exited ({st})"),
+            ));
+            return;
+        }
+    };
+    s.add(
+        b.without_exchange()
+            .subject(format!("{}{note}", primary.process.command.join(" "))),
+    );
+}

@@ -84,6 +84,8 @@ struct Inner {
 #[derive(Debug, Clone)]
 pub struct Recorder {
     inner: Arc<Mutex<Inner>>,
+    /// The recorder owns the redactor (DESIGN §6): exchanges are stored already masked.
+    redactor: crate::telemetry::redact::Redactor,
     next: Arc<std::sync::atomic::AtomicU64>,
     epoch: Instant,
 }
@@ -113,6 +115,7 @@ impl Recorder {
     pub fn starting_at(first: Seq) -> Self {
         Recorder {
             inner: Arc::new(Mutex::new(Inner::default())),
+            redactor: crate::telemetry::redact::Redactor::new(),
             next: Arc::new(std::sync::atomic::AtomicU64::new(first)),
             epoch: Instant::now(),
         }
@@ -133,8 +136,9 @@ impl Recorder {
         &self,
         pending: Pending,
         era: Option<crate::report::finding::Era>,
-        kind: ExchangeKind,
+        mut kind: ExchangeKind,
     ) -> Seq {
+        self.redactor.exchange(&mut kind);
         let ex = Exchange {
             seq: pending.seq,
             started_at: pending.started_at,
@@ -152,6 +156,11 @@ impl Recorder {
     pub fn record_now(&self, era: Option<crate::report::finding::Era>, kind: ExchangeKind) -> Seq {
         let p = self.begin();
         self.finish(p, era, kind)
+    }
+
+    /// The run's redactor (register secrets here before the first request).
+    pub fn redactor(&self) -> &crate::telemetry::redact::Redactor {
+        &self.redactor
     }
 
     /// True when `seq` was recorded.

@@ -1,9 +1,378 @@
-//! Redaction (DESIGN §6), in one place, applied before anything is written or printed.
+//! Redaction (DESIGN §6), in one place, applied before anything is stored, written or
+//! printed.
 //!
-//! SKELETON: the transport issue completes the rules (headers by name, query and form
-//! fields, JSON bodies structurally, registered values).
+//! Rules: header values by name (Authorization, Proxy-Authorization, Cookie, Set-Cookie and
+//! any header whose name contains key/token/secret/password/auth — except
+//! `WWW-Authenticate`, a public challenge the auth checks must quote); query parameters and
+//! form fields by name; JSON bodies structurally (string values under secret-looking keys);
+//! bodies sniffed, whatever their content type (`{`/`[` → JSON, SSE `data:` lines → JSON,
+//! `a=b&c=d` → form); and every value masked once is registered, so it is masked as plain
+//! text everywhere afterwards (later exchanges, findings, stderr, the whole report).
+
+use std::sync::{Arc, RwLock};
+
+use serde_json::Value;
 
 use crate::report::model::ServerReport;
+use crate::telemetry::recorder::ExchangeKind;
 
-/// Masks every secret in a finished server report (exchanges, findings, stderr).
-pub fn redact_report(_report: &mut ServerReport) {}
+/// What a masked value is replaced with.
+pub const MASK: &str = "[REDACTED]";
+
+/// Registered values shorter than this are not masked as free text (masking `"1"`
+/// everywhere would destroy the report); they are still masked structurally.
+pub const MIN_REGISTERED_LEN: usize = 4;
+
+/// JSON keys / query parameters / form fields whose values are secrets (case-insensitive).
+const SECRET_FIELDS: &[&str] = &[
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "client_secret",
+    "code",
+    "code_verifier",
+    "password",
+    "passwd",
+    "token",
+    "api_key",
+    "apikey",
+    "api-key",
+    "secret",
+    "authorization",
+    "client_assertion",
+    "assertion",
+    "private_key",
+    "session_token",
+    "sig",
+    "signature",
+];
+
+/// True when a header's value must be masked.
+pub fn is_secret_header(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    if n == "www-authenticate" {
+        return false;
+    }
+    matches!(
+        n.as_str(),
+        "authorization" | "proxy-authorization" | "cookie" | "set-cookie"
+    ) || ["key", "token", "secret", "password", "auth"]
+        .iter()
+        .any(|w| n.contains(w))
+}
+
+/// True when a JSON key / query parameter / form field holds a secret.
+pub fn is_secret_field(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    SECRET_FIELDS.contains(&n.as_str())
+}
+
+/// The masker. Cheap to clone; clones share the registry of known values.
+#[derive(Debug, Clone, Default)]
+pub struct Redactor {
+    known: Arc<RwLock<Vec<String>>>,
+}
+
+impl Redactor {
+    /// A redactor with nothing registered.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Registers a secret value: from now on it is masked wherever it appears.
+    pub fn register(&self, value: &str) {
+        let v = value.trim();
+        if v.len() < MIN_REGISTERED_LEN || v == MASK {
+            return;
+        }
+        let mut k = self.known.write().unwrap_or_else(|e| e.into_inner());
+        if !k.iter().any(|x| x == v) {
+            k.push(v.to_string());
+            // Longest first, so a token containing another is masked whole.
+            k.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        }
+    }
+
+    /// Masks every registered value in free text.
+    pub fn text(&self, s: &str) -> String {
+        let k = self.known.read().unwrap_or_else(|e| e.into_inner());
+        let mut out = s.to_string();
+        for v in k.iter() {
+            if out.contains(v.as_str()) {
+                out = out.replace(v.as_str(), MASK);
+            }
+        }
+        out
+    }
+
+    /// A header value, masked by the header's name (and registered values).
+    pub fn header(&self, name: &str, value: &str) -> String {
+        if !is_secret_header(name) {
+            return self.text(value);
+        }
+        // Keep the auth scheme readable: "Bearer [REDACTED]".
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with("authorization")
+            && let Some((scheme, cred)) = value.split_once(' ')
+        {
+            self.register(cred);
+            return format!("{scheme} {MASK}");
+        }
+        self.register(value);
+        MASK.to_string()
+    }
+
+    /// A URL with secret query parameters masked.
+    pub fn url(&self, url: &str) -> String {
+        let Some((base, query)) = url.split_once('?') else {
+            return self.text(url);
+        };
+        let (query, frag) = match query.split_once('#') {
+            Some((q, f)) => (q, Some(f)),
+            None => (query, None),
+        };
+        let mut s = format!("{}?{}", base, self.form(query));
+        if let Some(f) = frag {
+            s.push('#');
+            s.push_str(f);
+        }
+        self.text(&s)
+    }
+
+    /// `a=b&c=d` with secret fields masked.
+    fn form(&self, q: &str) -> String {
+        q.split('&')
+            .map(|pair| match pair.split_once('=') {
+                Some((k, v)) if is_secret_field(&url_decode(k)) => {
+                    self.register(&url_decode(v));
+                    self.register(v);
+                    format!("{k}={MASK}")
+                }
+                _ => pair.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("&")
+    }
+
+    /// A JSON value, masked structurally in place.
+    pub fn json(&self, v: &mut Value) {
+        match v {
+            Value::Object(map) => {
+                for (k, val) in map.iter_mut() {
+                    if is_secret_field(k)
+                        && let Value::String(s) = val
+                    {
+                        self.register(s);
+                        *s = MASK.to_string();
+                        continue;
+                    }
+                    self.json(val);
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.json(x)),
+            _ => {}
+        }
+    }
+
+    /// A body, sniffed: JSON, SSE or form data are masked structurally; then registered
+    /// values are masked as text.
+    pub fn body(&self, body: &str) -> String {
+        let t = body.trim_start();
+        let structural = if t.starts_with('{') || t.starts_with('[') {
+            match serde_json::from_str::<Value>(body) {
+                Ok(mut v) => {
+                    let before = v.clone();
+                    self.json(&mut v);
+                    // Re-serialise only when something changed: keeps bodies verbatim.
+                    if v != before {
+                        v.to_string()
+                    } else {
+                        body.to_string()
+                    }
+                }
+                Err(_) => body.to_string(),
+            }
+        } else if looks_like_sse(body) {
+            self.sse(body)
+        } else if looks_like_form(body) {
+            self.form(body)
+        } else {
+            body.to_string()
+        };
+        self.text(&structural)
+    }
+
+    /// SSE: each `data:` line that holds JSON is masked structurally.
+    fn sse(&self, body: &str) -> String {
+        body.split_inclusive('\n')
+            .map(|line| {
+                let (content, nl) = match line.strip_suffix('\n') {
+                    Some(c) => (c, "\n"),
+                    None => (line, ""),
+                };
+                match content.strip_prefix("data:") {
+                    Some(data) if data.trim_start().starts_with('{') => {
+                        let redacted = self.body(data.trim_start());
+                        if redacted == data.trim_start() {
+                            line.to_string()
+                        } else {
+                            format!("data: {redacted}{nl}")
+                        }
+                    }
+                    _ => line.to_string(),
+                }
+            })
+            .collect()
+    }
+
+    /// One recorded exchange, masked in place.
+    pub fn exchange(&self, kind: &mut ExchangeKind) {
+        match kind {
+            ExchangeKind::Http(h) => {
+                // Headers first: they register values the bodies may repeat.
+                for (k, v) in h.request_headers.iter_mut() {
+                    *v = self.header(k, v);
+                }
+                for (k, v) in h.response_headers.iter_mut() {
+                    *v = self.header(k, v);
+                }
+                if let Some(b) = h.request_body.as_mut() {
+                    *b = self.body(b);
+                }
+                if let Some(b) = h.response_body.as_mut() {
+                    *b = self.body(b);
+                }
+                h.url = self.url(&h.url);
+                if let Some(e) = h.error.as_mut() {
+                    *e = self.text(e);
+                }
+            }
+            ExchangeKind::Stdio(m) => m.line = self.body(&m.line),
+        }
+    }
+
+    /// Masks every registered value in a finished report: every string in it (exchanges,
+    /// findings, server info, stderr kept in finding details).
+    pub fn report(&self, report: &mut ServerReport) {
+        for ex in report.exchanges.iter_mut() {
+            self.exchange(&mut ex.kind);
+        }
+        let Ok(mut v) = serde_json::to_value(&*report) else {
+            return;
+        };
+        self.strings(&mut v);
+        if let Ok(r) = serde_json::from_value::<ServerReport>(v) {
+            *report = r;
+        }
+    }
+
+    fn strings(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => {
+                let t = self.text(s);
+                if t != *s {
+                    *s = t;
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.strings(x)),
+            Value::Object(m) => m.values_mut().for_each(|x| self.strings(x)),
+            _ => {}
+        }
+    }
+}
+
+fn looks_like_sse(body: &str) -> bool {
+    body.lines()
+        .any(|l| l.starts_with("data:") || l.starts_with("event:"))
+}
+
+fn looks_like_form(body: &str) -> bool {
+    let b = body.trim();
+    !b.is_empty()
+        && b.contains('=')
+        && !b.contains(char::is_whitespace)
+        && b.split('&').all(|p| p.contains('='))
+}
+
+fn url_decode(s: &str) -> String {
+    url::form_urlencoded::parse(format!("x={s}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| s.to_string())
+}
+
+/// Masks structurally-detectable secrets in a finished server report (no registry: use
+/// [`Redactor::report`] with the run's redactor to also mask registered values).
+pub fn redact_report(report: &mut ServerReport) {
+    Redactor::new().report(report);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn headers_by_name() {
+        let r = Redactor::new();
+        assert_eq!(
+            r.header("Authorization", "Bearer s3cr3t-tok"),
+            "Bearer [REDACTED]"
+        );
+        assert_eq!(r.header("X-Api-Key", "k-123456"), MASK);
+        assert_eq!(r.header("Set-Cookie", "sid=abcdef"), MASK);
+        assert_eq!(
+            r.header("Content-Type", "application/json"),
+            "application/json"
+        );
+        assert_eq!(
+            r.header("WWW-Authenticate", "Bearer resource_metadata=\"x\""),
+            "Bearer resource_metadata=\"x\""
+        );
+        // Registered: the token is masked in free text afterwards.
+        assert_eq!(r.text("token s3cr3t-tok here"), "token [REDACTED] here");
+    }
+
+    #[test]
+    fn query_and_form_fields() {
+        let r = Redactor::new();
+        assert_eq!(
+            r.url("https://h/cb?code=abc123xyz&state=ok"),
+            "https://h/cb?code=[REDACTED]&state=ok"
+        );
+        assert_eq!(
+            r.body("grant_type=authorization_code&client_secret=shh-very"),
+            "grant_type=authorization_code&client_secret=[REDACTED]"
+        );
+        assert_eq!(r.text("abc123xyz"), MASK);
+    }
+
+    #[test]
+    fn json_structurally_and_sniffed() {
+        let r = Redactor::new();
+        let out = r.body(
+            r#"{"access_token":"at-987654","error":{"code":-32601},"n":{"password":"pw-1234"}}"#,
+        );
+        let v: Value = serde_json::from_str(&out).expect("json");
+        assert_eq!(v["access_token"], MASK);
+        assert_eq!(v["n"]["password"], MASK);
+        assert_eq!(v["error"]["code"], json!(-32601), "numeric codes stay");
+        // Later plain-text occurrence of a value learnt from JSON.
+        assert_eq!(r.text("log: at-987654"), "log: [REDACTED]");
+    }
+
+    #[test]
+    fn sse_data_lines() {
+        let r = Redactor::new();
+        let out = r.body("event: message\ndata: {\"token\":\"tok-abcdef\"}\n\n");
+        assert!(!out.contains("tok-abcdef"), "{out}");
+        assert!(out.starts_with("event: message\ndata: "));
+    }
+
+    #[test]
+    fn short_values_are_not_registered() {
+        let r = Redactor::new();
+        r.register("ab");
+        assert_eq!(r.text("ab cd"), "ab cd");
+    }
+}

@@ -4,6 +4,13 @@
 //! The types here are the contract between the transports and the phases: a phase asks for
 //! a [`Probe`] to be sent and judges the [`Reply`], citing `reply.evidence`.
 
+pub mod headers;
+pub mod http;
+pub mod legacy_sse;
+pub mod process;
+pub mod sse;
+pub mod stdio;
+
 use std::time::Duration;
 
 use serde_json::Value;

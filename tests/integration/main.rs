@@ -1,4 +1,5 @@
-//! scout's one integration-test binary; each area is a submodule.
+//! The one integration-test binary; each area is a submodule.
 
 mod common;
 mod protocol;
+mod transport;

@@ -1,0 +1,345 @@
+//! Opening wires to one target: resolving credentials, spawning stdio servers and the
+//! `start` command of HTTP targets, and keeping every child so the run can shut it down.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::client::{Connection, Wire};
+use crate::probe::spec::{ServerSpec, TargetSpec, ValueSource};
+use crate::report::finding::Era;
+use crate::report::model::TransportKind;
+use crate::telemetry::Recorder;
+use crate::transport::http::{HttpClients, HttpSetupError, HttpWire};
+use crate::transport::legacy_sse::LegacySseWire;
+use crate::transport::process::{self, ManagedProcess, ProcessConfig, SpawnError};
+use crate::transport::stdio::StdioWire;
+
+/// How long a `start` command may take until its URL answers.
+pub const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Why a wire could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// A credential or header names an environment variable that is not set. A config
+    /// error: the runner maps it to exit code 2 (see [`ConnectError::is_config_error`]).
+    #[error("{what} reads the environment variable {var}, which is not set")]
+    MissingEnv { var: String, what: String },
+    /// A header value that HTTP cannot carry.
+    #[error("header {0} has a value HTTP cannot carry")]
+    BadHeader(String),
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+    #[error(transparent)]
+    Http(#[from] HttpSetupError),
+    /// The `start` command exited or its URL never answered.
+    #[error("the start command did not bring the server up: {why}")]
+    StartFailed { why: String, stderr: String },
+    /// The legacy HTTP+SSE stream could not be opened.
+    #[error("cannot open the HTTP+SSE stream: {0}")]
+    LegacySse(String),
+    #[error("this target has no {0:?} transport")]
+    WrongTransport(TransportKind),
+}
+
+impl ConnectError {
+    /// True for errors in the operator's configuration (exit code 2), false for a server
+    /// that did not come up.
+    pub fn is_config_error(&self) -> bool {
+        matches!(
+            self,
+            ConnectError::MissingEnv { .. } | ConnectError::BadHeader(_)
+        )
+    }
+}
+
+#[derive(Debug)]
+struct Inner {
+    spec: ServerSpec,
+    recorder: Recorder,
+    clients: Option<Arc<HttpClients>>,
+    ids: AtomicU64,
+    stdio_wires: Mutex<Vec<Arc<StdioWire>>>,
+    started: Mutex<Option<Arc<ManagedProcess>>>,
+    /// The URL of the legacy HTTP+SSE stream, once detected.
+    legacy_sse_url: Mutex<Option<String>>,
+    secrets: Vec<String>,
+}
+
+/// Opens wires to one target. Cheap to clone; every child process it started is kept so
+/// that [`Connector::stdio_wires`] / [`Connector::started_process`] can be shut down.
+#[derive(Debug, Clone)]
+pub struct Connector {
+    inner: Arc<Inner>,
+}
+
+fn resolve(src: &ValueSource, what: &str) -> Result<(String, bool), ConnectError> {
+    match src {
+        ValueSource::Literal(v) => Ok((v.clone(), false)),
+        ValueSource::Env(var) => {
+            std::env::var(var)
+                .map(|v| (v, true))
+                .map_err(|_| ConnectError::MissingEnv {
+                    var: var.clone(),
+                    what: what.to_string(),
+                })
+        }
+    }
+}
+
+impl Connector {
+    /// Resolves the target's credentials (registering each secret with the recorder's
+    /// redactor before any request) and prepares the HTTP client. Spawns nothing yet.
+    pub fn new(
+        spec: &ServerSpec,
+        recorder: Recorder,
+        trace_id: &str,
+    ) -> Result<Self, ConnectError> {
+        let mut secrets = Vec::new();
+        let clients = match &spec.target {
+            TargetSpec::Http {
+                headers, token_env, ..
+            } => {
+                let mut auth = Vec::new();
+                for (name, src) in headers {
+                    let (v, secret) = resolve(src, &format!("header {name}"))?;
+                    if reqwest::header::HeaderValue::from_str(&v).is_err() {
+                        return Err(ConnectError::BadHeader(name.clone()));
+                    }
+                    if secret || crate::telemetry::redact::is_secret_header(name) {
+                        secrets.push(v.clone());
+                    }
+                    auth.push((name.clone(), v));
+                }
+                if let Some(var) = token_env {
+                    let (tok, _) = resolve(&ValueSource::Env(var.clone()), "the bearer token")?;
+                    secrets.push(tok.clone());
+                    auth.push(("Authorization".into(), format!("Bearer {tok}")));
+                }
+                Some(Arc::new(HttpClients::new(auth, trace_id.to_string())?))
+            }
+            TargetSpec::Stdio { .. } => None,
+        };
+        for s in &secrets {
+            recorder.redactor().register(s);
+        }
+        Ok(Connector {
+            inner: Arc::new(Inner {
+                spec: spec.clone(),
+                recorder,
+                clients,
+                ids: AtomicU64::new(1),
+                stdio_wires: Mutex::new(Vec::new()),
+                started: Mutex::new(None),
+                legacy_sse_url: Mutex::new(None),
+                secrets,
+            }),
+        })
+    }
+
+    /// The spec this connector serves.
+    pub fn spec(&self) -> &ServerSpec {
+        &self.inner.spec
+    }
+    /// The recorder every exchange goes to.
+    pub fn recorder(&self) -> &Recorder {
+        &self.inner.recorder
+    }
+    /// Per-request timeout.
+    pub fn timeout(&self) -> Duration {
+        self.inner.spec.timeout
+    }
+    /// Response body / stdio line cap.
+    pub fn max_body(&self) -> usize {
+        self.inner.spec.max_body_bytes
+    }
+    /// Resolved secret values (for redaction).
+    pub fn secrets(&self) -> &[String] {
+        &self.inner.secrets
+    }
+    /// The HTTP clients (HTTP targets only).
+    pub fn http_clients(&self) -> Option<&Arc<HttpClients>> {
+        self.inner.clients.as_ref()
+    }
+
+    /// The next request id: integers and strings alternate over a run.
+    pub fn next_id(&self) -> Value {
+        let n = self.inner.ids.fetch_add(1, Ordering::SeqCst);
+        if n % 2 == 1 {
+            Value::from(n)
+        } else {
+            Value::String(format!("scout-{n}"))
+        }
+    }
+
+    /// The transport this target uses by default.
+    pub fn default_transport(&self) -> TransportKind {
+        match &self.inner.spec.target {
+            TargetSpec::Stdio { .. } => TransportKind::Stdio,
+            TargetSpec::Http { .. } => {
+                if self.legacy_sse_url().is_some() {
+                    TransportKind::LegacySse
+                } else {
+                    TransportKind::Http
+                }
+            }
+        }
+    }
+
+    /// A new wire (no handshake) over the target's default transport, provisionally legacy.
+    pub async fn open(&self) -> Result<Connection, ConnectError> {
+        self.open_wire(self.default_transport()).await
+    }
+
+    /// A new wire (no handshake) over `kind`.
+    pub async fn open_wire(&self, kind: TransportKind) -> Result<Connection, ConnectError> {
+        let wire = match (&self.inner.spec.target, kind) {
+            (
+                TargetSpec::Stdio {
+                    command,
+                    env_forward,
+                    env_set,
+                    dir,
+                },
+                TransportKind::Stdio,
+            ) => {
+                let cfg = ProcessConfig {
+                    command: command.clone(),
+                    env_forward: env_forward.clone(),
+                    env_set: env_set.clone(),
+                    dir: dir.clone(),
+                };
+                let sp = process::spawn(&cfg)?;
+                let w = StdioWire::new(
+                    sp.process,
+                    sp.stdin,
+                    sp.stdout,
+                    self.inner.recorder.clone(),
+                    self.max_body(),
+                );
+                self.inner
+                    .stdio_wires
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(w.clone());
+                Wire::Stdio(w)
+            }
+            (TargetSpec::Http { url, .. }, TransportKind::Http) => {
+                let clients = self.clients()?;
+                Wire::Http(HttpWire::new(clients, url.clone()))
+            }
+            (TargetSpec::Http { .. }, TransportKind::LegacySse) => {
+                let clients = self.clients()?;
+                let url = self
+                    .legacy_sse_url()
+                    .ok_or_else(|| ConnectError::LegacySse("no SSE URL detected".into()))?;
+                let w = LegacySseWire::connect(
+                    clients,
+                    url,
+                    self.inner.recorder.clone(),
+                    self.timeout(),
+                    self.max_body(),
+                )
+                .await
+                .map_err(ConnectError::LegacySse)?;
+                Wire::LegacySse(w)
+            }
+            (_, k) => return Err(ConnectError::WrongTransport(k)),
+        };
+        Ok(Connection::new(wire, self.clone(), Era::Legacy))
+    }
+
+    fn clients(&self) -> Result<Arc<HttpClients>, ConnectError> {
+        self.inner
+            .clients
+            .clone()
+            .ok_or(ConnectError::WrongTransport(TransportKind::Http))
+    }
+
+    /// Marks the target as a legacy HTTP+SSE server whose stream is at `url`.
+    pub fn set_legacy_sse_url(&self, url: Option<String>) {
+        *self
+            .inner
+            .legacy_sse_url
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = url;
+    }
+
+    /// The legacy HTTP+SSE stream URL, once detected.
+    pub fn legacy_sse_url(&self) -> Option<String> {
+        self.inner
+            .legacy_sse_url
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Every stdio wire opened so far (each owns one child process).
+    pub fn stdio_wires(&self) -> Vec<Arc<StdioWire>> {
+        self.inner
+            .stdio_wires
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The process of the `start` command, when one was started.
+    pub fn started_process(&self) -> Option<Arc<ManagedProcess>> {
+        self.inner
+            .started
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Runs the target's `start` command (HTTP targets) and waits until the URL answers
+    /// any HTTP request, at most `limit`. Does nothing without a start command.
+    pub async fn start_server(&self, limit: Duration) -> Result<(), ConnectError> {
+        let TargetSpec::Http {
+            url,
+            start: Some(command),
+            ..
+        } = &self.inner.spec.target
+        else {
+            return Ok(());
+        };
+        let cfg = ProcessConfig {
+            command: command.clone(),
+            ..ProcessConfig::default()
+        };
+        let sp = process::spawn(&cfg)?;
+        // The start command's stdout is not a wire: keep it with stderr, bounded.
+        tokio::spawn(process::drain(sp.stdout, sp.process.stderr_buffer()));
+        // Its stdin stays open (dropping it would tell some servers to exit).
+        let stdin = sp.stdin;
+        let proc_ = sp.process;
+        *self.inner.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(proc_.clone());
+        let probe = reqwest::Client::builder()
+            .timeout(Duration::from_secs(2))
+            .build()
+            .map_err(HttpSetupError::from)?;
+        let until = tokio::time::Instant::now() + limit;
+        loop {
+            if let Some(status) = proc_.try_exit().await {
+                return Err(ConnectError::StartFailed {
+                    why: format!("the start command exited ({status}) before {url} answered"),
+                    stderr: proc_.stderr(),
+                });
+            }
+            if probe.get(url).send().await.is_ok() {
+                break;
+            }
+            if tokio::time::Instant::now() >= until {
+                return Err(ConnectError::StartFailed {
+                    why: format!("{url} did not answer within {} s", limit.as_secs()),
+                    stderr: proc_.stderr(),
+                });
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        drop(stdin);
+        Ok(())
+    }
+}

@@ -1,0 +1,138 @@
+//! Opening a conversation: `server/discover` (2026-07-28), `initialize` +
+//! `notifications/initialized` (handshake revisions), and how their answers decide the era
+//! (SPEC-NOTES §2.1, §2.3: not keyed on one error code).
+
+use serde_json::{Value, json};
+
+use crate::client::message::{META_SERVER_INFO, client_info};
+use crate::client::{Connection, LEGACY_VERSION, MODERN_VERSION};
+use crate::report::finding::Era;
+use crate::transport::{Outcome, Probe, Reply};
+
+/// Modern errors that prove the server speaks 2026-07-28 (header mismatch, missing client
+/// capability, unsupported version).
+pub const MODERN_ERRORS: [i64; 3] = [-32020, -32021, -32022];
+
+/// What a `server/discover` answer says about the era.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiscoverVerdict {
+    /// A DiscoverResult.
+    Result,
+    /// A recognised modern error (code given).
+    ModernError(i64),
+    /// Anything else: another error, a 4xx without a modern body, silence.
+    NotModern(String),
+}
+
+/// Judges a `server/discover` reply.
+pub fn judge_discover(reply: &Reply) -> DiscoverVerdict {
+    if let Some(r) = reply.result() {
+        if r.get("supportedVersions").is_some() || r.get("capabilities").is_some() {
+            return DiscoverVerdict::Result;
+        }
+        return DiscoverVerdict::NotModern(
+            "a result that is not a DiscoverResult (no supportedVersions, no capabilities)".into(),
+        );
+    }
+    if let Some(code) = reply.error_code() {
+        if MODERN_ERRORS.contains(&code) {
+            return DiscoverVerdict::ModernError(code);
+        }
+        let status = reply
+            .status()
+            .map(|s| format!(" (HTTP {s})"))
+            .unwrap_or_default();
+        return DiscoverVerdict::NotModern(format!("JSON-RPC error {code}{status}"));
+    }
+    let why = match (&reply.outcome, reply.status()) {
+        (Outcome::TimedOut, _) => "no answer before the timeout".to_string(),
+        (Outcome::TransportError(e), _) => format!("transport error: {e}"),
+        (Outcome::Truncated, _) => "the answer exceeded the size cap".to_string(),
+        (_, Some(s)) => format!("HTTP {s} without a JSON-RPC body"),
+        _ => "no JSON-RPC answer".to_string(),
+    };
+    DiscoverVerdict::NotModern(why)
+}
+
+/// Sends `server/discover` with the modern envelope (the wire is treated as modern for
+/// this request whatever it is tagged).
+pub async fn discover(conn: &Connection) -> Reply {
+    let modern = conn.clone().established(
+        Era::Modern,
+        MODERN_VERSION,
+        conn.capabilities().clone(),
+        None,
+        None,
+    );
+    modern.request("server/discover", json!({})).await
+}
+
+/// Sends `initialize` offering `version`.
+pub async fn initialize(conn: &Connection, version: &str) -> Reply {
+    conn.send(Probe {
+        meta: crate::transport::MetaMode::Omit,
+        ..Probe::request(
+            "initialize",
+            json!({
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": client_info(),
+            }),
+        )
+    })
+    .await
+}
+
+/// The established legacy connection from an `initialize` reply, when it succeeded.
+pub fn legacy_from(conn: &Connection, reply: &Reply) -> Option<Connection> {
+    let r = reply.result()?;
+    let version = r
+        .get("protocolVersion")
+        .and_then(Value::as_str)
+        .unwrap_or(LEGACY_VERSION)
+        .to_string();
+    Some(
+        conn.clone().established(
+            Era::Legacy,
+            version,
+            r.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+            r.get("serverInfo").cloned(),
+            r.get("instructions")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        ),
+    )
+}
+
+/// The established modern connection from a DiscoverResult reply.
+pub fn modern_from(conn: &Connection, reply: &Reply) -> Connection {
+    let r = reply.result();
+    let info = r
+        .and_then(|r| r.get("_meta"))
+        .and_then(|m| m.get(META_SERVER_INFO))
+        .cloned();
+    conn.clone().established(
+        Era::Modern,
+        MODERN_VERSION,
+        r.and_then(|r| r.get("capabilities"))
+            .cloned()
+            .unwrap_or_else(|| json!({})),
+        info,
+        r.and_then(|r| r.get("instructions"))
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    )
+}
+
+/// `initialize` then `notifications/initialized`: an established legacy connection and
+/// the two replies (the second is None when initialize failed).
+pub async fn open_legacy(conn: &Connection) -> (Option<Connection>, Reply, Option<Reply>) {
+    let init = initialize(conn, LEGACY_VERSION).await;
+    match legacy_from(conn, &init) {
+        Some(c) => {
+            let note = c.notify("notifications/initialized", None).await;
+            (Some(c), init, Some(note))
+        }
+        None => (None, init, None),
+    }
+}

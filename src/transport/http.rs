@@ -1,0 +1,358 @@
+//! Streamable HTTP: one POST per message, responses as JSON or an SSE stream (parsed with
+//! our own parser), read as a stream under the body cap and the request timeout.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use serde_json::Value;
+
+use crate::report::finding::Era;
+use crate::telemetry::{ExchangeKind, HttpExchange, Recorder};
+use crate::transport::sse::SseParser;
+use crate::transport::{HttpInfo, Outcome, Reply, SseInfo};
+
+/// How long an SSE stream may stay open after the response arrived before scout stops
+/// reading (a server SHOULD close it right after the response).
+pub const SSE_GRACE: Duration = Duration::from_millis(300);
+
+/// The HTTP client shared by every wire to one target. Credentials are not default headers
+/// of the reqwest client but added per request, so the bare client is simply "without
+/// them" and a probe can remove one like any other header.
+#[derive(Debug, Clone)]
+pub struct HttpClients {
+    client: reqwest::Client,
+    /// Fixed headers and the bearer token, resolved (the authenticated client).
+    pub auth_headers: Vec<(String, String)>,
+    /// `X-MCP-Trace-ID` value.
+    pub trace_id: String,
+}
+
+/// Why the HTTP client could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum HttpSetupError {
+    #[error("cannot build the HTTP client: {0}")]
+    Client(#[from] reqwest::Error),
+}
+
+impl HttpClients {
+    /// The underlying reqwest client.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// Builds the client. Redirects are followed only within the same origin, so
+    /// credentials never travel to another host.
+    pub fn new(
+        auth_headers: Vec<(String, String)>,
+        trace_id: String,
+    ) -> Result<Self, HttpSetupError> {
+        let policy = reqwest::redirect::Policy::custom(|attempt| {
+            let same = attempt
+                .previous()
+                .first()
+                .is_some_and(|first| first.origin() == attempt.url().origin());
+            if attempt.previous().len() > 5 || !same {
+                attempt.stop()
+            } else {
+                attempt.follow()
+            }
+        });
+        let client = reqwest::Client::builder()
+            .redirect(policy)
+            .connect_timeout(Duration::from_secs(10))
+            .build()?;
+        Ok(HttpClients {
+            client,
+            auth_headers,
+            trace_id,
+        })
+    }
+}
+
+/// One HTTP request to send.
+#[derive(Debug, Clone)]
+pub struct HttpRequest {
+    pub method: String,
+    pub url: String,
+    /// Final headers (after overrides), in order.
+    pub headers: Vec<(String, String)>,
+    pub body: Option<String>,
+    /// The JSON-RPC id whose response ends the wait (None: notification, GET, raw).
+    pub expect_id: Option<Value>,
+    pub timeout: Duration,
+    pub max_body: usize,
+}
+
+/// Sends one request and reads the answer under the cap and the timeout.
+pub async fn exchange(
+    clients: &HttpClients,
+    recorder: &Recorder,
+    era: Option<Era>,
+    req: HttpRequest,
+) -> Reply {
+    let started = Instant::now();
+    let pending = recorder.begin();
+    let deadline = tokio::time::Instant::now() + req.timeout;
+    let method =
+        reqwest::Method::from_bytes(req.method.as_bytes()).unwrap_or(reqwest::Method::POST);
+    let mut rb = clients.client.request(method, &req.url);
+    for (k, v) in &req.headers {
+        rb = rb.header(k, v);
+    }
+    if let Some(b) = &req.body {
+        rb = rb.body(b.clone());
+    }
+    let mut ex = HttpExchange {
+        method: req.method.clone(),
+        url: req.url.clone(),
+        request_headers: req.headers.clone(),
+        request_body: req.body.clone(),
+        ..HttpExchange::default()
+    };
+    let mut reply = Reply {
+        evidence: vec![pending.seq],
+        outcome: Outcome::NoResponse,
+        response: None,
+        notifications: Vec::new(),
+        server_requests: Vec::new(),
+        http: None,
+        elapsed: Duration::ZERO,
+    };
+    let resp = match tokio::time::timeout_at(deadline, rb.send()).await {
+        Err(_) => {
+            ex.error = Some("timed out waiting for the response headers".into());
+            reply.outcome = Outcome::TimedOut;
+            recorder.finish(pending, era, ExchangeKind::Http(ex));
+            reply.elapsed = started.elapsed();
+            return reply;
+        }
+        Ok(Err(e)) => {
+            let msg = error_chain(&e);
+            ex.error = Some(msg.clone());
+            reply.outcome = Outcome::TransportError(msg);
+            recorder.finish(pending, era, ExchangeKind::Http(ex));
+            reply.elapsed = started.elapsed();
+            return reply;
+        }
+        Ok(Ok(r)) => r,
+    };
+    let status = resp.status().as_u16();
+    let headers: Vec<(String, String)> = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_ascii_lowercase(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
+    let content_type = resp
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let is_sse = content_type
+        .as_deref()
+        .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
+
+    let mut body: Vec<u8> = Vec::new();
+    let mut truncated = false;
+    let mut timed_out = false;
+    let mut ended = false;
+    let mut parser = SseParser::new();
+    let mut sse_messages: Vec<Value> = Vec::new();
+    let mut response: Option<Value> = None;
+    let mut events_after_response = 0usize;
+    let mut grace_until: Option<tokio::time::Instant> = None;
+    let mut stream = resp.bytes_stream();
+    loop {
+        let until = match grace_until {
+            Some(g) => g.min(deadline),
+            None => deadline,
+        };
+        let next = tokio::time::timeout_at(until, stream.next()).await;
+        let chunk = match next {
+            Err(_) => {
+                if grace_until.is_none() {
+                    timed_out = true;
+                }
+                break;
+            }
+            Ok(None) => {
+                ended = true;
+                break;
+            }
+            Ok(Some(Err(e))) => {
+                ex.error = Some(error_chain(&e));
+                break;
+            }
+            Ok(Some(Ok(c))) => c,
+        };
+        let room = req.max_body.saturating_sub(body.len());
+        let take = room.min(chunk.len());
+        body.extend_from_slice(&chunk[..take]);
+        if is_sse {
+            for ev in parser.feed(&chunk[..take]) {
+                if !ev.has_data || ev.data.trim().is_empty() {
+                    continue; // priming event
+                }
+                match serde_json::from_str::<Value>(&ev.data) {
+                    Ok(v) => {
+                        if response.is_some() {
+                            events_after_response += 1;
+                        }
+                        if is_response_to(&v, req.expect_id.as_ref()) && response.is_none() {
+                            response = Some(v);
+                            grace_until = Some(tokio::time::Instant::now() + SSE_GRACE);
+                        } else {
+                            sse_messages.push(v);
+                        }
+                    }
+                    Err(_) => parser
+                        .anomalies
+                        .push(format!("event data is not JSON: {:.120}", ev.data)),
+                }
+            }
+        }
+        if take < chunk.len() {
+            truncated = true;
+            break;
+        }
+    }
+    drop(stream);
+
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let sse = if is_sse {
+        if ended {
+            parser.finish();
+        } else if !truncated {
+            parser.anomalies.push(if response.is_some() {
+                format!(
+                    "the stream stayed open after the response (scout stopped reading after {} ms)",
+                    SSE_GRACE.as_millis()
+                )
+            } else {
+                "stream never ended: no response before the timeout".to_string()
+            });
+        }
+        if events_after_response > 0 {
+            parser.anomalies.push(format!(
+                "{events_after_response} event(s) after the response"
+            ));
+        }
+        Some(SseInfo {
+            events: parser.events,
+            anomalies: parser.anomalies.clone(),
+            ended,
+        })
+    } else {
+        None
+    };
+    if !is_sse && !truncated && !timed_out {
+        let trimmed = text.trim_start();
+        if trimmed.starts_with('{') || trimmed.starts_with('[') {
+            response = serde_json::from_str::<Value>(&text).ok();
+        }
+    }
+    for m in sse_messages {
+        if m.get("method").is_some() && m.get("id").is_some() {
+            reply.server_requests.push(m);
+        } else {
+            reply.notifications.push(m);
+        }
+    }
+    reply.outcome = if truncated {
+        Outcome::Truncated
+    } else if response
+        .as_ref()
+        .is_some_and(|r| r.get("result").is_some() || r.get("error").is_some())
+    {
+        Outcome::Answered
+    } else if timed_out && req.method != "GET" {
+        Outcome::TimedOut
+    } else {
+        Outcome::NoResponse
+    };
+    if truncated {
+        ex.error = Some(format!("body cut at the size cap ({} bytes)", req.max_body));
+    } else if timed_out && ex.error.is_none() {
+        ex.error = Some("stopped reading at the timeout".into());
+    }
+    ex.status = Some(status);
+    ex.response_headers = headers.clone();
+    ex.response_body = Some(text.clone());
+    ex.truncated = truncated || (timed_out && is_sse);
+    recorder.finish(pending, era, ExchangeKind::Http(ex));
+    reply.response = response;
+    reply.http = Some(HttpInfo {
+        status,
+        headers,
+        content_type,
+        body: text,
+        sse,
+    });
+    reply.elapsed = started.elapsed();
+    reply
+}
+
+/// True when `v` is a JSON-RPC response to `id` (any response when `id` is None).
+fn is_response_to(v: &Value, id: Option<&Value>) -> bool {
+    let is_resp =
+        v.get("method").is_none() && (v.get("result").is_some() || v.get("error").is_some());
+    is_resp && id.is_none_or(|id| v.get("id") == Some(id) || v.get("id") == Some(&Value::Null))
+}
+
+/// An error with its sources, on one line.
+pub fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        let cs = c.to_string();
+        if !s.contains(&cs) {
+            s.push_str(": ");
+            s.push_str(&cs);
+        }
+        cur = c.source();
+    }
+    s
+}
+
+/// Mutable per-wire HTTP state: the session id.
+#[derive(Debug, Default)]
+pub struct HttpState {
+    pub session: Mutex<Option<String>>,
+}
+
+/// One Streamable HTTP wire: a URL and a session (legacy era) over the shared client.
+#[derive(Debug, Clone)]
+pub struct HttpWire {
+    pub clients: Arc<HttpClients>,
+    pub url: String,
+    pub state: Arc<HttpState>,
+}
+
+impl HttpWire {
+    /// A wire without a session.
+    pub fn new(clients: Arc<HttpClients>, url: String) -> Self {
+        HttpWire {
+            clients,
+            url,
+            state: Arc::new(HttpState::default()),
+        }
+    }
+
+    /// The current `Mcp-Session-Id`.
+    pub fn session(&self) -> Option<String> {
+        self.state
+            .session
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// Sets (or clears) the session id.
+    pub fn set_session(&self, s: Option<String>) {
+        *self.state.session.lock().unwrap_or_else(|e| e.into_inner()) = s;
+    }
+}

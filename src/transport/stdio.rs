@@ -1,0 +1,422 @@
+//! The stdio wire: newline-delimited JSON-RPC on a child's stdin/stdout.
+//!
+//! One reader task per process reads stdout line by line (each line capped at the body
+//! cap), records every line, and routes it: a response goes to the pending request with its
+//! id; a notification or server request goes to the request it names (`progressToken`,
+//! `requestId`), else to the only request in flight, else to the general inbox. A line
+//! that is not one JSON-RPC message is recorded with `not_jsonrpc` and kept for
+//! `stdio.stdout_clean`; the reader resynchronises on the next line.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{ChildStdin, ChildStdout};
+use tokio::sync::{oneshot, watch};
+
+use crate::report::finding::Era;
+use crate::telemetry::{Direction, ExchangeKind, Recorder, Seq, StdioMessage};
+use crate::transport::process::{Ending, ManagedProcess};
+use crate::transport::{Outcome, Reply};
+
+/// A stdout line that was not one JSON-RPC message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Violation {
+    pub seq: Seq,
+    pub line: String,
+}
+
+#[derive(Debug, Default)]
+struct PendingEntry {
+    done: Option<oneshot::Sender<()>>,
+    response: Option<Value>,
+    evidence: Vec<Seq>,
+    notifications: Vec<Value>,
+    server_requests: Vec<Value>,
+    progress_token: Option<Value>,
+    truncated: bool,
+}
+
+#[derive(Debug, Default)]
+struct Router {
+    pending: HashMap<String, PendingEntry>,
+    inbox: Vec<(Seq, Value)>,
+    violations: Vec<Violation>,
+    late: Vec<Seq>,
+}
+
+/// The canonical key of a JSON-RPC id (`1` and `"1"` differ).
+pub fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// One stdio connection to one child process.
+#[derive(Debug)]
+pub struct StdioWire {
+    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    router: Arc<Mutex<Router>>,
+    /// The child (shared with the session, which shuts it down).
+    pub process: Arc<ManagedProcess>,
+    eof: watch::Receiver<bool>,
+    recorder: Recorder,
+    era: Arc<Mutex<Option<Era>>>,
+    reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// What [`StdioWire::close`] observed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shutdown {
+    pub ending: Ending,
+    /// stdout was still open (held by a grandchild) after the process exited.
+    pub stdout_held_open: bool,
+    pub elapsed: Duration,
+}
+
+impl StdioWire {
+    /// Wraps a spawned child and starts its reader.
+    pub fn new(
+        process: Arc<ManagedProcess>,
+        stdin: ChildStdin,
+        stdout: ChildStdout,
+        recorder: Recorder,
+        max_line: usize,
+    ) -> Arc<Self> {
+        let router = Arc::new(Mutex::new(Router::default()));
+        let era = Arc::new(Mutex::new(None));
+        let (tx, rx) = watch::channel(false);
+        let handle = tokio::spawn(read_loop(
+            stdout,
+            router.clone(),
+            recorder.clone(),
+            era.clone(),
+            max_line,
+            tx,
+        ));
+        Arc::new(StdioWire {
+            stdin: tokio::sync::Mutex::new(Some(stdin)),
+            router,
+            process,
+            eof: rx,
+            recorder,
+            era,
+            reader: Mutex::new(Some(handle)),
+        })
+    }
+
+    /// Tags exchanges recorded from now on with `era`.
+    pub fn set_era(&self, era: Option<Era>) {
+        *self.era.lock().unwrap_or_else(|e| e.into_inner()) = era;
+    }
+
+    /// stdout lines that were not JSON-RPC, so far.
+    pub fn violations(&self) -> Vec<Violation> {
+        self.lock().violations.clone()
+    }
+
+    /// Replies that arrived after their request was abandoned.
+    pub fn late_replies(&self) -> Vec<Seq> {
+        self.lock().late.clone()
+    }
+
+    /// Unattributed messages (seq, message) received so far.
+    pub fn inbox(&self) -> Vec<(Seq, Value)> {
+        self.lock().inbox.clone()
+    }
+
+    /// True once stdout reached end of file.
+    pub fn stdout_closed(&self) -> bool {
+        *self.eof.borrow()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Router> {
+        self.router.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Writes `line` and, when `id` is given, waits for the response with that id (up to
+    /// `timeout`). With `id == None` waits `quiet` for anything the line provokes.
+    pub async fn exchange(
+        &self,
+        line: String,
+        method: Option<String>,
+        id: Option<Value>,
+        progress_token: Option<Value>,
+        timeout: Duration,
+        quiet: Duration,
+    ) -> Reply {
+        let started = Instant::now();
+        let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
+        let not_jsonrpc = serde_json::from_str::<Value>(&line)
+            .map(|v| !v.is_object())
+            .unwrap_or(true);
+        // The key under which replies are awaited: a request id, or `null` for a raw probe
+        // that may provoke an id-less error (parse errors are answered with id null).
+        let key = id.as_ref().map(id_key).unwrap_or_else(|| "null".into());
+        let (tx, rx) = oneshot::channel();
+        let waits_for_response = id.is_some() || not_jsonrpc;
+        if waits_for_response {
+            self.lock().pending.insert(
+                key.clone(),
+                PendingEntry {
+                    done: Some(tx),
+                    progress_token,
+                    ..PendingEntry::default()
+                },
+            );
+        }
+        let sent_seq = self.recorder.record_now(
+            era,
+            ExchangeKind::Stdio(StdioMessage {
+                direction: Direction::Sent,
+                method,
+                line: line.clone(),
+                not_jsonrpc,
+            }),
+        );
+        let write = async {
+            let mut guard = self.stdin.lock().await;
+            let Some(stdin) = guard.as_mut() else {
+                return Err("stdin is closed".to_string());
+            };
+            let mut bytes = line.into_bytes();
+            bytes.push(b'\n');
+            stdin.write_all(&bytes).await.map_err(|e| e.to_string())?;
+            stdin.flush().await.map_err(|e| e.to_string())
+        };
+        let write_result = tokio::time::timeout(timeout, write)
+            .await
+            .unwrap_or_else(|_| Err("writing to stdin timed out".into()));
+        let mut outcome = match write_result {
+            Err(e) => Some(Outcome::TransportError(format!(
+                "cannot write to the server's stdin: {e}"
+            ))),
+            Ok(()) => None,
+        };
+        if outcome.is_none() && !waits_for_response {
+            tokio::time::sleep(quiet).await;
+            outcome = Some(Outcome::NoResponse);
+        }
+        if outcome.is_none() {
+            let wait = if id.is_some() { timeout } else { quiet };
+            let mut eof = self.eof.clone();
+            tokio::select! {
+                r = tokio::time::timeout(wait, rx) => {
+                    outcome = Some(match r {
+                        Ok(Ok(())) => Outcome::Answered,
+                        Ok(Err(_)) => Outcome::TransportError("reader stopped".into()),
+                        Err(_) if id.is_some() => Outcome::TimedOut,
+                        Err(_) => Outcome::NoResponse,
+                    });
+                }
+                _ = eof.wait_for(|closed| *closed) => {
+                    outcome = Some(Outcome::TransportError(
+                        "the server closed stdout (process exited?)".into(),
+                    ));
+                }
+            }
+        }
+        let entry = if waits_for_response {
+            self.lock().pending.remove(&key).unwrap_or_default()
+        } else {
+            PendingEntry::default()
+        };
+        let mut outcome = outcome.unwrap_or(Outcome::NoResponse);
+        if entry.truncated {
+            outcome = Outcome::Truncated;
+        } else if entry.response.is_some() {
+            outcome = Outcome::Answered;
+        }
+        let mut evidence = vec![sent_seq];
+        evidence.extend(entry.evidence);
+        Reply {
+            evidence,
+            outcome,
+            response: entry.response,
+            notifications: entry.notifications,
+            server_requests: entry.server_requests,
+            http: None,
+            elapsed: started.elapsed(),
+        }
+    }
+
+    /// Closes stdin, shuts the process down (SIGTERM/SIGKILL after `grace` each) and stops
+    /// waiting for stdout EOF `grace` after the process exited (a grandchild may hold it).
+    pub async fn close(&self, grace: Duration) -> Shutdown {
+        let started = Instant::now();
+        self.stdin.lock().await.take(); // dropping closes the pipe
+        let ending = self.process.shutdown(grace).await;
+        let mut eof = self.eof.clone();
+        let held = tokio::time::timeout(grace, eof.wait_for(|c| *c))
+            .await
+            .is_err();
+        if held {
+            // Whatever still holds stdout is in the group: end it, and stop reading.
+            self.process.kill_group();
+            if let Some(h) = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take() {
+                h.abort();
+            }
+        }
+        Shutdown {
+            ending,
+            stdout_held_open: held,
+            elapsed: started.elapsed(),
+        }
+    }
+}
+
+impl Drop for StdioWire {
+    fn drop(&mut self) {
+        if let Some(h) = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            h.abort();
+        }
+    }
+}
+
+/// Reads stdout to EOF, one capped line at a time.
+async fn read_loop(
+    mut stdout: ChildStdout,
+    router: Arc<Mutex<Router>>,
+    recorder: Recorder,
+    era: Arc<Mutex<Option<Era>>>,
+    max_line: usize,
+    eof: watch::Sender<bool>,
+) {
+    let mut buf = [0u8; 16 * 1024];
+    let mut line: Vec<u8> = Vec::new();
+    let mut overflow = false;
+    loop {
+        let n = match stdout.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                let text = String::from_utf8_lossy(&line).into_owned();
+                handle_line(&router, &recorder, &era, text, overflow);
+                line.clear();
+                overflow = false;
+            } else if line.len() < max_line {
+                line.push(b);
+            } else {
+                overflow = true; // keep discarding until the next newline
+            }
+        }
+    }
+    if !line.is_empty() {
+        let text = String::from_utf8_lossy(&line).into_owned();
+        handle_line(&router, &recorder, &era, text, overflow);
+    }
+    let _ = eof.send(true);
+}
+
+fn handle_line(
+    router: &Arc<Mutex<Router>>,
+    recorder: &Recorder,
+    era: &Arc<Mutex<Option<Era>>>,
+    text: String,
+    truncated: bool,
+) {
+    let text = text.strip_suffix('\r').map(str::to_string).unwrap_or(text);
+    if text.trim().is_empty() && !truncated {
+        return;
+    }
+    let parsed = if truncated {
+        None
+    } else {
+        serde_json::from_str::<Value>(&text)
+            .ok()
+            .filter(|v| v.is_object() && v.get("jsonrpc").is_some())
+    };
+    let method = parsed
+        .as_ref()
+        .and_then(|v| v.get("method"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let era = *era.lock().unwrap_or_else(|e| e.into_inner());
+    let stored_line = if truncated {
+        format!("{text}[… cut at the size cap]")
+    } else {
+        text.clone()
+    };
+    let seq = recorder.record_now(
+        era,
+        ExchangeKind::Stdio(StdioMessage {
+            direction: Direction::Received,
+            method: method.clone(),
+            line: stored_line,
+            not_jsonrpc: parsed.is_none() && !truncated,
+        }),
+    );
+    let mut r = router.lock().unwrap_or_else(|e| e.into_inner());
+    let Some(msg) = parsed else {
+        if truncated {
+            // A line over the cap: it belongs to the only request in flight, if any.
+            if r.pending.len() == 1
+                && let Some(entry) = r.pending.values_mut().next()
+            {
+                entry.evidence.push(seq);
+                entry.truncated = true;
+                if let Some(done) = entry.done.take() {
+                    let _ = done.send(());
+                }
+            }
+            return;
+        }
+        r.violations.push(Violation { seq, line: text });
+        if r.pending.len() == 1
+            && let Some(entry) = r.pending.values_mut().next()
+        {
+            entry.evidence.push(seq);
+        }
+        return;
+    };
+    let is_response =
+        method.is_none() && (msg.get("result").is_some() || msg.get("error").is_some());
+    if is_response {
+        let key = msg.get("id").map(id_key).unwrap_or_else(|| "null".into());
+        match r.pending.get_mut(&key) {
+            Some(entry) if entry.response.is_none() => {
+                entry.evidence.push(seq);
+                entry.response = Some(msg);
+                if let Some(done) = entry.done.take() {
+                    let _ = done.send(());
+                }
+            }
+            _ => {
+                tracing::warn!(seq, "late or unmatched reply dropped (id {key})");
+                r.late.push(seq);
+                r.inbox.push((seq, msg));
+            }
+        }
+        return;
+    }
+    // A notification or a server→client request: attribute it.
+    let params = msg.get("params");
+    let token = params.and_then(|p| p.get("progressToken")).cloned();
+    let request_id = params.and_then(|p| p.get("requestId")).map(id_key);
+    let target = r
+        .pending
+        .iter()
+        .find(|(k, e)| {
+            request_id.as_deref() == Some(k.as_str())
+                || (token.is_some() && e.progress_token == token)
+        })
+        .map(|(k, _)| k.clone())
+        .or_else(|| {
+            (r.pending.len() == 1)
+                .then(|| r.pending.keys().next().cloned())
+                .flatten()
+        });
+    match target.and_then(|k| r.pending.get_mut(&k)) {
+        Some(entry) => {
+            entry.evidence.push(seq);
+            if msg.get("id").is_some() {
+                entry.server_requests.push(msg);
+            } else {
+                entry.notifications.push(msg);
+            }
+        }
+        None => r.inbox.push((seq, msg)),
+    }
+}
