@@ -111,9 +111,12 @@ fn stdio_lines_between(s: &Session, from: Seq, to: Option<Seq>) -> Vec<(Seq, Val
         .into_iter()
         .filter(|e| e.seq > from && to.is_none_or(|t| e.seq < t))
         .filter_map(|e| match e.kind {
-            ExchangeKind::Stdio(m) if m.direction == Direction::Received && !m.not_jsonrpc => {
+            // A batch answer is an array, which the reader may flag as "not one JSON-RPC
+            // message"; any JSON object or array line counts here.
+            ExchangeKind::Stdio(m) if m.direction == Direction::Received => {
                 serde_json::from_str::<Value>(&m.line)
                     .ok()
+                    .filter(|v| v.is_object() || v.is_array())
                     .map(|v| (e.seq, v))
             }
             _ => None,
@@ -123,12 +126,19 @@ fn stdio_lines_between(s: &Session, from: Seq, to: Option<Seq>) -> Vec<(Seq, Val
 
 /// On stdio: when the transport matched no response to `r`, adopt the first line between it
 /// and `next` whose id equals `id` (or any response when `id` is `None`).
-fn adopt_stdio(
+fn adopt_stdio(s: &Session, w: &Wire, r: Reply, next: Option<&Reply>, id: Option<&Value>) -> Reply {
+    adopt_stdio_where(s, w, r, next, |v| {
+        id.is_none_or(|i| v.get("id").unwrap_or(&Value::Null) == i)
+    })
+}
+
+/// `adopt_stdio` with any predicate on the candidate response.
+fn adopt_stdio_where(
     s: &Session,
     w: &Wire,
     mut r: Reply,
     next: Option<&Reply>,
-    id: Option<&Value>,
+    accept: impl Fn(&Value) -> bool,
 ) -> Reply {
     if !w.is_stdio() || r.response.is_some() {
         return r;
@@ -137,12 +147,13 @@ fn adopt_stdio(
         return r;
     };
     let to = next.and_then(|n| n.evidence.first().copied());
-    let found = stdio_lines_between(s, from, to).into_iter().find(|(_, v)| {
-        v.get("method").is_none() && id.is_none_or(|i| v.get("id").unwrap_or(&Value::Null) == i)
-    });
+    let found = stdio_lines_between(s, from, to)
+        .into_iter()
+        .find(|(_, v)| v.is_object() && v.get("method").is_none() && accept(v));
     if let Some((seq, v)) = found {
         r.evidence.push(seq);
         r.response = Some(v);
+        r.outcome = crate::transport::Outcome::Answered;
     }
     r
 }
@@ -271,6 +282,20 @@ async fn jsonrpc_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
         v
     };
     let null = adopt_stdio(s, w, null, Some(&fence), Some(&Value::Null));
+    // An id echoed with another type never matches, so the transport gives up on it; on
+    // stdio the line is still there to be judged.
+    let same_text = |sent: Value| {
+        move |v: &Value| {
+            let text = |x: &Value| {
+                x.as_str()
+                    .map(str::to_string)
+                    .unwrap_or_else(|| x.to_string())
+            };
+            v.get("id").is_some_and(|got| text(got) == text(&sent))
+        }
+    };
+    let a = adopt_stdio_where(s, w, a, Some(&b), same_text(id_value(&str_id)));
+    let b = adopt_stdio_where(s, w, b, Some(&unknown), same_text(id_value(&int_id)));
     out.findings.push(jsonrpc::unknown_method(w, &unknown));
     let cases: Vec<(&str, &Reply)> = inv.iter().map(|(l, r)| (*l, r)).collect();
     out.findings.push(jsonrpc::invalid_request(w, &cases));
@@ -528,13 +553,32 @@ async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
         });
         return out;
     }
-    // Handshake era. GET on our own session.
-    let g = conn.send(get(SessionMode::Auto)).await;
+    // Handshake era. The GET stream stays open until scout stops listening, so it runs
+    // beside the session probes instead of before them.
+    let (g, rest) = futures_util::join!(
+        conn.send(get(SessionMode::Auto)),
+        legacy_session_probes(conn, w)
+    );
     out.findings.push(http::get_stream(w, &g, false));
     out.replies.push(Sent {
         reply: g,
         id: Value::Null,
     });
+    out.findings.extend(rest.findings);
+    out.replies.extend(rest.replies);
+    out
+}
+
+/// Handshake-era HTTP probes around sessions: a throw-away session for DELETE, a never
+/// issued session id, and a bad `MCP-Protocol-Version`.
+async fn legacy_session_probes(conn: &Connection, w: &Wire) -> Out {
+    let mut out = Out::default();
+    let del = |session: SessionMode| Probe {
+        http_method: Some("DELETE".into()),
+        session,
+        expect_no_reply: true,
+        ..Probe::default()
+    };
     // A throw-away session for DELETE, so the run's own session stays usable.
     let init = conn
         .send(Probe {
@@ -631,8 +675,8 @@ async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
             id: json!("scout-bad-version"),
         });
     } else {
-        out.findings.push(na(
-            &VERSION_HEADER,
+        out.findings.push(VERSION_HEADER.skip(
+            SkipReason::NotApplicable,
             "MCP-Protocol-Version exists from 2025-06-18; this wire negotiated an earlier revision",
         ));
     }
