@@ -31,7 +31,7 @@ const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
 const NO_TOOL: &str = "scout-no-such-tool";
 /// How long a GET stream is read before scout stops listening (a stream is expected to stay
 /// open; the status and content type arrive at once).
-const GET_WINDOW: Duration = Duration::from_millis(800);
+const GET_WINDOW: Duration = Duration::from_millis(300);
 
 /// The full 2026-07-28 `_meta` envelope for `version`.
 fn envelope(version: &str) -> Value {
@@ -178,6 +178,9 @@ struct Out {
     replies: Vec<Sent>,
     /// The two requests sent with a string and an integer id for `jsonrpc_ids`.
     typed: Vec<Sent>,
+    /// Replies that are not one request's response stream (GET streams, the batch answer
+    /// with several responses): judged by their own checks and `content_type`, not by `sse`.
+    gets: Vec<Reply>,
 }
 
 /// All probes of one wire; the findings are tagged with the wire's era.
@@ -195,10 +198,12 @@ pub(super) async fn probe_wire(s: &Session, conn: &Connection) -> Vec<FindingBui
     let mut findings = Vec::new();
     let mut replies = Vec::new();
     let mut typed = Vec::new();
+    let mut gets = Vec::new();
     for o in outs {
         findings.extend(o.findings);
         replies.extend(o.replies);
         typed.extend(o.typed);
+        gets.extend(o.gets);
     }
     let typed_refs: Vec<(&Reply, Value)> = typed.iter().map(|x| (&x.reply, x.id.clone())).collect();
     let others: Vec<(&Reply, Value)> = replies
@@ -207,17 +212,18 @@ pub(super) async fn probe_wire(s: &Session, conn: &Connection) -> Vec<FindingBui
         .map(|x| (&x.reply, x.id.clone()))
         .collect();
     findings.push(jsonrpc::ids(&w, &typed_refs, &others));
-    let all: Vec<&Reply> = replies
+    let posts: Vec<&Reply> = replies
         .iter()
         .chain(typed.iter())
         .map(|x| &x.reply)
         .collect();
+    let all: Vec<&Reply> = posts.iter().copied().chain(gets.iter()).collect();
     if w.is_http() {
         findings.push(http::content_type(&w, &all));
     } else {
         findings.push(CONTENT_TYPE.skip(SkipReason::NotApplicable, "stdio has no content type"));
     }
-    findings.push(sse::sse(&w, &all));
+    findings.push(sse::sse(&w, &posts));
     findings.into_iter().map(|f| f.era(w.era)).collect()
 }
 
@@ -458,10 +464,7 @@ async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
     }
     out.findings
         .push(jsonrpc::batch(w, &r, answer.as_ref(), (&a, &b)));
-    out.replies.push(Sent {
-        reply: r,
-        id: Value::Null,
-    });
+    out.gets.push(r);
     out
 }
 
@@ -498,10 +501,7 @@ async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
             out.findings.push(http::get_stream(w, &g, true));
             let d = conn.send(del(SessionMode::None)).await;
             out.findings.push(http::delete(w, &d, None, true));
-            out.replies.push(Sent {
-                reply: g,
-                id: Value::Null,
-            });
+            out.gets.push(g);
             out.replies.push(Sent {
                 reply: d,
                 id: Value::Null,
@@ -560,10 +560,7 @@ async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
         legacy_session_probes(conn, w)
     );
     out.findings.push(http::get_stream(w, &g, false));
-    out.replies.push(Sent {
-        reply: g,
-        id: Value::Null,
-    });
+    out.gets.push(g);
     out.findings.extend(rest.findings);
     out.replies.extend(rest.replies);
     out
