@@ -9,6 +9,7 @@
 pub mod http;
 pub mod jsonrpc;
 pub mod modern;
+pub mod pace;
 mod probes;
 pub mod sse;
 pub mod wire_schema;

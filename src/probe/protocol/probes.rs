@@ -11,6 +11,7 @@ use base64::Engine as _;
 use futures_util::future::{BoxFuture, FutureExt, join_all};
 use serde_json::{Value, json};
 
+use super::pace::{Link, Pacer};
 use super::{ACCEPT_HEADER, BOGUS_SESSION, CONTENT_TYPE};
 use super::{
     DELETE, GET_STREAM, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, ROUTING_HEADERS,
@@ -184,8 +185,15 @@ struct Out {
 }
 
 /// All probes of one wire; the findings are tagged with the wire's era.
-pub(super) async fn probe_wire(s: &Session, conn: &Connection) -> Vec<FindingBuilder> {
-    let w = Wire::new(conn.era(), conn.transport(), conn.protocol_version());
+pub(super) async fn probe_wire(s: &Session, raw_conn: &Connection) -> Vec<FindingBuilder> {
+    let pacer = Pacer::for_spec(&s.spec);
+    let link = Link::new(raw_conn, &pacer);
+    let conn = &link;
+    let w = Wire::new(
+        raw_conn.era(),
+        raw_conn.transport(),
+        raw_conn.protocol_version(),
+    );
     let groups: Vec<BoxFuture<'_, Out>> = vec![
         jsonrpc_group(s, conn, &w).boxed(),
         garbage_group(s, conn, &w).boxed(),
@@ -228,7 +236,7 @@ pub(super) async fn probe_wire(s: &Session, conn: &Connection) -> Vec<FindingBui
 }
 
 /// `jsonrpc_ids`, `invalid_request`, `unknown_method`, `null_id` (+ `accept_header` on HTTP).
-async fn jsonrpc_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
+async fn jsonrpc_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     let str_id = IdKind::Str("scout-id-7".into());
     let int_id = IdKind::Int(7007);
@@ -347,7 +355,7 @@ async fn jsonrpc_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
 }
 
 /// `parse_error`: a truncated body (stdio: followed by an ordinary request).
-async fn garbage_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
+async fn garbage_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     let mut p = raw(
         w,
@@ -381,7 +389,7 @@ async fn garbage_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
 }
 
 /// `notification`: an unknown notification (stdio: followed by an ordinary request).
-async fn notification_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
+async fn notification_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     let n = conn
         .send(Probe::notification(
@@ -410,7 +418,7 @@ async fn notification_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
 }
 
 /// `batch`: `[request A, notification, request B]`.
-async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
+async fn batch_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     let m = plain_method(w);
     let item = |id: &str| {
@@ -469,7 +477,7 @@ async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
 }
 
 /// The HTTP transport probes: GET, DELETE, unknown sessions, the version header.
-async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
+async fn http_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     let na = |c: &'static crate::probe::registry::Check, why: &str| {
         c.skip(SkipReason::NotApplicable, why.to_string())
@@ -568,7 +576,7 @@ async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
 
 /// Handshake-era HTTP probes around sessions: a throw-away session for DELETE, a never
 /// issued session id, and a bad `MCP-Protocol-Version`.
-async fn legacy_session_probes(conn: &Connection, w: &Wire) -> Out {
+async fn legacy_session_probes(conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     let del = |session: SessionMode| Probe {
         http_method: Some("DELETE".into()),
@@ -690,7 +698,7 @@ fn call(name: &str, args: Value, headers: Vec<(String, Option<String>)>, id: &st
 }
 
 /// The 2026-07-28 probes: routing headers, sentinel encoding, `Mcp-Param-*`, `_meta`.
-async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> Out {
+async fn modern_group(_s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     if !w.is_modern() {
         for c in [
