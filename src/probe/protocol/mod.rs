@@ -22,7 +22,7 @@ use crate::report::model::TransportKind;
 use crate::telemetry::Seq;
 use crate::transport::{Outcome, Reply};
 
-pub use wire_schema::wire_schema_findings;
+pub use wire_schema::{whole_run_findings, wire_schema_findings};
 
 crate::checks! { phase: Protocol;
     JSONRPC_IDS = "protocol.jsonrpc_ids", Major, "Request ids are echoed with their type", spec::B25,
@@ -89,7 +89,7 @@ crate::checks! { phase: Protocol;
         "An SSE response stream may carry notifications about its own request, then the response, then it should end. In 2026-07-28 it must not carry JSON-RPC requests. Anomalies (events without data, events after the response, a stream that never ends) are reported.",
         "Send only related notifications and the final response on a response stream, then close it.";
     WIRE_SCHEMA = "protocol.wire_schema", Major, "Every message matches the schema of its revision", spec::B26,
-        "Every message the server sent during the run is checked against the schema of the revision in use. One finding per distinct kind of violation, citing the exchanges.",
+        "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). One finding per distinct kind of violation, citing the exchanges.",
         "Make the cited messages match the schema of the negotiated revision.";
 }
 
@@ -111,7 +111,7 @@ pub async fn run(s: &mut crate::probe::Session) {
         let found = probes::probe_wire(s, conn).await;
         s.add_all(found);
     }
-    let found = wire_schema::run_checks(s);
+    let found = wire_schema::whole_run_findings(s);
     s.add_all(found);
     tracing::info!(
         server = %s.spec.name,

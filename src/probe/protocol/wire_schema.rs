@@ -299,6 +299,9 @@ fn violations(m: &Message, w: &Wire) -> Vec<(Grade, String)> {
         ));
     }
     match obj.get("id") {
+        // The 2025-11-25 and later schemas make the error id optional, so only earlier
+        // revisions break the schema here (jsonrpc_ids reports the readable-id case anyway).
+        None if has_error && w.version.as_str() >= "2025-11-25" => {}
         None if has_error => out.push((
             Grade::Warn,
             "an error response without an id member (JSON-RPC 2.0 requires id, null when unreadable)".to_string(),
@@ -403,8 +406,9 @@ pub fn wire_schema_findings(s: &Session) -> Vec<FindingBuilder> {
 }
 
 /// The whole-run checks of this phase: `result_type`, `cache_hints`, `error_codes` (2026-07-28
-/// wires; not applicable to the handshake era) and `wire_schema`.
-pub fn run_checks(s: &Session) -> Vec<FindingBuilder> {
+/// wires; not applicable to the handshake era) and `wire_schema`. They read every exchange
+/// recorded so far, so the later in the run they are called, the more they cover.
+pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
     let all = server_messages(&s.recorder.snapshot());
     let wires = wires_of(s);
     let mut out = Vec::new();
@@ -505,7 +509,11 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"inputSchema":{}}]}}"#,
         );
         let msgs = server_messages(&[ok, idless, badtool]);
+        // 2025-11-25 made the error id optional in the schema: only the tool violation.
         let f = judge(&legacy(), &msgs.iter().collect::<Vec<_>>());
+        assert_eq!(f.len(), 1, "{f:?}");
+        let w = Wire::new(Era::Legacy, TransportKind::Http, "2025-06-18");
+        let f = judge(&w, &msgs.iter().collect::<Vec<_>>());
         assert_eq!(f.len(), 2, "{f:?}");
         let built: Vec<_> = f
             .into_iter()
