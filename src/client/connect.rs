@@ -40,6 +40,9 @@ pub enum ConnectError {
     /// The legacy HTTP+SSE stream could not be opened.
     #[error("cannot open the HTTP+SSE stream: {0}")]
     LegacySse(String),
+    /// Neither `server/discover` nor `initialize` opened a conversation.
+    #[error("the server answered neither server/discover nor initialize: {0}")]
+    NoHandshake(String),
     #[error("this target has no {0:?} transport")]
     WrongTransport(TransportKind),
 }
@@ -63,6 +66,9 @@ struct Inner {
     ids: AtomicU64,
     stdio_wires: Mutex<Vec<Arc<StdioWire>>>,
     started: Mutex<Option<Arc<ManagedProcess>>>,
+    /// The start command's stdin, held open while it runs (closing it is the first step
+    /// of its shutdown, as for stdio servers).
+    started_stdin: Mutex<Option<tokio::process::ChildStdin>>,
     /// The URL of the legacy HTTP+SSE stream, once detected.
     legacy_sse_url: Mutex<Option<String>>,
     secrets: Vec<String>,
@@ -133,6 +139,7 @@ impl Connector {
                 ids: AtomicU64::new(1),
                 stdio_wires: Mutex::new(Vec::new()),
                 started: Mutex::new(None),
+                started_stdin: Mutex::new(None),
                 legacy_sse_url: Mutex::new(None),
                 secrets,
             }),
@@ -312,8 +319,12 @@ impl Connector {
         let sp = process::spawn(&cfg)?;
         // The start command's stdout is not a wire: keep it with stderr, bounded.
         tokio::spawn(process::drain(sp.stdout, sp.process.stderr_buffer()));
-        // Its stdin stays open (dropping it would tell some servers to exit).
-        let stdin = sp.stdin;
+        // Its stdin stays open until shutdown (closing it tells some servers to exit).
+        *self
+            .inner
+            .started_stdin
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(sp.stdin);
         let proc_ = sp.process;
         *self.inner.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(proc_.clone());
         let probe = reqwest::Client::builder()
@@ -339,7 +350,59 @@ impl Connector {
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        drop(stdin);
         Ok(())
+    }
+
+    /// Stops the `start` command's server: closes its stdin, waits `grace`, SIGTERM,
+    /// SIGKILL, and kills whatever is left in its process group. Does nothing when no
+    /// start command ran.
+    pub async fn stop_started(&self, grace: Duration) {
+        self.inner
+            .started_stdin
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(p) = self.started_process() {
+            p.shutdown(grace).await;
+            p.kill_group();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_alternate_between_integers_and_strings() {
+        let spec = ServerSpec::new(
+            "t",
+            TargetSpec::Stdio {
+                command: vec!["true".into()],
+                env_forward: Vec::new(),
+                env_set: Vec::new(),
+                dir: None,
+            },
+        );
+        let c = Connector::new(&spec, Recorder::new(), "run").expect("connector");
+        let ids: Vec<Value> = (0..4).map(|_| c.next_id()).collect();
+        assert!(ids[0].is_u64() && ids[2].is_u64());
+        assert!(ids[1].is_string() && ids[3].is_string());
+    }
+
+    #[test]
+    fn missing_env_for_a_token_is_a_config_error() {
+        let spec = ServerSpec::new(
+            "t",
+            TargetSpec::Http {
+                url: "http://127.0.0.1:1/mcp".into(),
+                headers: Vec::new(),
+                token_env: Some("SCOUT_TEST_SURELY_UNSET_TOKEN_VAR".into()),
+                start: None,
+            },
+        );
+        let e = Connector::new(&spec, Recorder::new(), "run").expect_err("unset var");
+        assert!(e.is_config_error());
+        assert!(e.to_string().contains("SCOUT_TEST_SURELY_UNSET_TOKEN_VAR"));
     }
 }

@@ -136,3 +136,39 @@ pub async fn open_legacy(conn: &Connection) -> (Option<Connection>, Reply, Optio
         None => (None, init, None),
     }
 }
+
+/// True when a failed `initialize` looks like an old HTTP+SSE server's answer to a
+/// Streamable HTTP POST: a 4xx without a JSON-RPC body (SPEC-NOTES §2.2).
+pub fn looks_like_old_sse(conn: &Connection, init: &Reply) -> bool {
+    conn.transport() == crate::report::model::TransportKind::Http
+        && init.response.is_none()
+        && init.status().is_some_and(|st| (400..500).contains(&st))
+}
+
+/// Tries the target URL as an HTTP+SSE stream: on an `endpoint` event, opens that wire
+/// and runs `initialize` over it. `None` when the URL is no such stream.
+pub async fn try_legacy_sse(
+    connector: &crate::client::Connector,
+) -> Option<(Option<Connection>, Reply, Option<Reply>)> {
+    let crate::probe::spec::TargetSpec::Http { url, .. } = &connector.spec().target else {
+        return None;
+    };
+    connector.set_legacy_sse_url(Some(url.clone()));
+    match connector
+        .open_wire(crate::report::model::TransportKind::LegacySse)
+        .await
+    {
+        Ok(conn) => {
+            let (c, init, note) = open_legacy(&conn).await;
+            if c.is_none() {
+                connector.set_legacy_sse_url(None);
+            }
+            Some((c, init, note))
+        }
+        Err(e) => {
+            tracing::debug!("not an HTTP+SSE server either: {e}");
+            connector.set_legacy_sse_url(None);
+            None
+        }
+    }
+}

@@ -6,6 +6,7 @@
 pub mod connect;
 pub mod lifecycle;
 pub mod message;
+pub mod summary;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -126,13 +126,8 @@ pub async fn run(s: &mut Session) {
             how.push(format!("initialize failed ({})", describe(&init)));
         }
         // Streamable HTTP refused: maybe an old HTTP+SSE server (SPEC-NOTES §2.2).
-        if c.is_none()
-            && modern.is_none()
-            && base.transport() == TransportKind::Http
-            && init.response.is_none()
-            && init.status().is_some_and(|st| (400..500).contains(&st))
-        {
-            if let Some((c2, init2, note2)) = try_legacy_sse(&connector).await {
+        if c.is_none() && modern.is_none() && lifecycle::looks_like_old_sse(&base, &init) {
+            if let Some((c2, init2, note2)) = lifecycle::try_legacy_sse(&connector).await {
                 evidence.extend(init2.evidence.iter().copied());
                 how.push("the URL is an HTTP+SSE (2024-11-05) stream: connected through its endpoint event".into());
                 legacy = c2;
@@ -199,7 +194,7 @@ pub async fn run(s: &mut Session) {
         (Some(l), Some(init)) => {
             check_initialize(s, init, dual);
             if let Some(n) = &initialized_reply {
-                check_initialized(s, n, dual);
+                check_initialized(s, n, dual, l.transport() == TransportKind::LegacySse);
             }
             version_negotiation_legacy(s, l, dual).await;
             check_session(s, l, init, dual).await;
@@ -251,29 +246,6 @@ pub fn describe(r: &Reply) -> String {
         (Outcome::Truncated, _) => format!("{status}the answer exceeded the size cap"),
         (Outcome::TransportError(e), _) => format!("{status}transport error: {e}"),
         (Outcome::NoResponse, _) => format!("{status}no JSON-RPC response"),
-    }
-}
-
-async fn try_legacy_sse(
-    connector: &crate::client::Connector,
-) -> Option<(Option<Connection>, Reply, Option<Reply>)> {
-    let crate::probe::spec::TargetSpec::Http { url, .. } = &connector.spec().target else {
-        return None;
-    };
-    connector.set_legacy_sse_url(Some(url.clone()));
-    match connector.open_wire(TransportKind::LegacySse).await {
-        Ok(conn) => {
-            let (c, init, note) = lifecycle::open_legacy(&conn).await;
-            if c.is_none() {
-                connector.set_legacy_sse_url(None);
-            }
-            Some((c, init, note))
-        }
-        Err(e) => {
-            tracing::debug!("not an HTTP+SSE server either: {e}");
-            connector.set_legacy_sse_url(None);
-            None
-        }
     }
 }
 
@@ -425,10 +397,15 @@ fn check_initialize(s: &mut Session, init: &Reply, dual: bool) {
     s.add(tagged(b.evidence(ev), Era::Legacy, dual));
 }
 
-fn check_initialized(s: &mut Session, n: &Reply, dual: bool) {
+fn check_initialized(s: &mut Session, n: &Reply, dual: bool, old_sse: bool) {
     let ev = n.evidence.clone();
     let b = match (n.http.as_ref(), &n.response) {
         (_, Some(resp)) => INITIALIZED.fail(format!("the notification was answered: {resp}")),
+        // HTTP+SSE (2024-11-05) leaves the POST's status and body unspecified.
+        (Some(h), None) if old_sse && (200..300).contains(&h.status) => INITIALIZED.pass(format!(
+            "HTTP {} and no JSON-RPC reply on the stream",
+            h.status
+        )),
         (Some(h), None) if h.status == 202 && h.body.trim().is_empty() => {
             INITIALIZED.pass("202 Accepted with an empty body")
         }

@@ -49,10 +49,7 @@ pub async fn finish(s: &mut Session) {
             let _ = tokio::time::timeout(s.spec.timeout, w.close()).await;
         }
     }
-    if let Some(p) = connector.started_process() {
-        let _ = p.shutdown(grace).await;
-        p.kill_group();
-    }
+    connector.stop_started(grace).await;
     let wires = connector.stdio_wires();
     let Some(primary) = wires.first().cloned() else {
         return;

@@ -257,12 +257,21 @@ impl Redactor {
         for ex in report.exchanges.iter_mut() {
             self.exchange(&mut ex.kind);
         }
-        let Ok(mut v) = serde_json::to_value(&*report) else {
-            return;
-        };
-        self.strings(&mut v);
-        if let Ok(r) = serde_json::from_value::<ServerReport>(v) {
-            *report = r;
+        for f in report.findings.iter_mut() {
+            f.detail = self.text(&f.detail);
+            f.advice = self.text(&f.advice);
+            f.title = self.text(&f.title);
+            if let Some(s) = f.subject.as_mut() {
+                *s = self.text(s);
+            }
+        }
+        if let Some(info) = report.server_info.as_mut() {
+            self.json(info);
+            self.strings(info);
+        }
+        report.target = self.text(&report.target);
+        if let Some(b) = report.blocked.as_mut() {
+            *b = self.text(b);
         }
     }
 
@@ -367,6 +376,23 @@ mod tests {
         let out = r.body("event: message\ndata: {\"token\":\"tok-abcdef\"}\n\n");
         assert!(!out.contains("tok-abcdef"), "{out}");
         assert!(out.starts_with("event: message\ndata: "));
+    }
+
+    #[test]
+    fn registered_values_are_masked_in_a_whole_report() {
+        let r = Redactor::new();
+        r.register("operator-secret-1");
+        let mut report: ServerReport = serde_json::from_value(json!({
+            "name": "s", "transport": "http", "target": "http://h/?k=operator-secret-1",
+            "era": "legacy", "protocol_versions": [], "server_info": {"name": "operator-secret-1"},
+            "score": null, "categories": [], "findings": [], "exchanges": [],
+            "blocked": "saw operator-secret-1", "interrupted": false, "anchor": null,
+            "duration_ms": 0
+        }))
+        .expect("a report");
+        r.report(&mut report);
+        let text = serde_json::to_string(&report).expect("json");
+        assert!(!text.contains("operator-secret-1"), "{text}");
     }
 
     #[test]

@@ -226,6 +226,12 @@ pub async fn exchange(
     let sse = if is_sse {
         if ended {
             parser.finish();
+        } else if !truncated && req.expect_id.is_none() {
+            // A GET stream or a notification: staying open is what such a stream does.
+            parser.anomalies.push(format!(
+                "the stream was still open when scout stopped reading after {} ms",
+                req.timeout.as_millis()
+            ));
         } else if !truncated {
             parser.anomalies.push(if response.is_some() {
                 format!(
