@@ -155,6 +155,7 @@ async fn correct_fixture_over_stdio_passes() {
             "protocol.unknown_method",
             "protocol.notification",
             "protocol.null_id",
+            "protocol.batch",
             "protocol.wire_schema",
         ] {
             expect(&r, id, era, Status::Pass);
