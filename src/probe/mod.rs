@@ -68,6 +68,7 @@ pub async fn run_server(spec: ServerSpec, mut cancel: CancelRx) -> ServerReport 
     let deadline = tokio::time::Instant::now() + spec.deadline;
     let mut s = Session::new(spec);
     let mut interrupted: Option<String> = None;
+    let mut protocol_ran = false;
 
     for phase in Phase::ALL {
         if let Some(why) = interrupted.clone() {
@@ -99,7 +100,16 @@ pub async fn run_server(spec: ServerSpec, mut cancel: CancelRx) -> ServerReport 
             tracing::warn!(server = %s.spec.name, %phase, "{why}");
             skip_rest_of(&mut s, phase, SkipReason::NotAssessed, &why);
             interrupted = Some(why);
+        } else if phase == Phase::Protocol && !s.wires.is_empty() {
+            protocol_ran = true;
         }
+    }
+
+    // Checks over every message of the run (schema, resultType, cache hints, error codes)
+    // are judged last, so that the catalog and execution traffic counts too.
+    if protocol_ran {
+        let found = protocol::whole_run_findings(&s);
+        s.add_all(found);
     }
 
     // The wire is closed on every path out; stdio servers are shut down and reaped here.

@@ -11,6 +11,7 @@ mod docs;
 mod emit;
 mod execution;
 mod phase_fixtures;
+mod protocol;
 mod real_servers;
 mod runner;
 mod sample;

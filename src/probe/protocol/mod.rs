@@ -1,0 +1,360 @@
+//! Protocol: JSON-RPC and Streamable HTTP conformance. Each probe sends one deliberate
+//! request and judges the answer against the revision in use.
+//!
+//! The phase is split in two halves so that the verdicts can be tested without a server:
+//! [`probes`] sends the requests (concurrently, each with its own timeout) and the judge
+//! modules ([`jsonrpc`], [`http`], [`modern`], [`sse`], [`wire_schema`]) are pure functions
+//! from the [`Reply`] values (and the wire they came from) to findings.
+
+pub mod http;
+pub mod jsonrpc;
+pub mod modern;
+pub mod pace;
+mod probes;
+pub mod sse;
+pub mod wire_schema;
+
+use serde_json::Value;
+
+use crate::probe::registry::spec;
+use crate::report::finding::Era;
+use crate::report::model::TransportKind;
+use crate::telemetry::Seq;
+use crate::transport::{Outcome, Reply};
+
+pub use wire_schema::{whole_run_findings, wire_schema_findings};
+
+crate::checks! { phase: Protocol;
+    JSONRPC_IDS = "protocol.jsonrpc_ids", Major, "Request ids are echoed with their type", spec::B25,
+        "Requests are sent with string and with integer ids; each response must carry exactly the same id value and JSON type (\"7\" is not 7), and exactly one of result or error.",
+        "Echo the request id verbatim; never convert between string and number.";
+    PARSE_ERROR = "protocol.parse_error", Minor, "Malformed JSON gets -32700", spec::B26,
+        "A truncated JSON body must be answered with a -32700 Parse error (id null or absent). Over stdio the server must also keep serving the next line.",
+        "Catch JSON parse failures and answer -32700 instead of dropping the message or crashing.";
+    INVALID_REQUEST = "protocol.invalid_request", Minor, "Structurally invalid requests get -32600", spec::B26,
+        "Requests with jsonrpc \"1.0\", without a method, or with non-object params must be answered with -32600 Invalid Request.",
+        "Validate the JSON-RPC envelope before dispatching and answer -32600 when it is wrong.";
+    UNKNOWN_METHOD = "protocol.unknown_method", Major, "Unknown methods get -32601", spec::H26,
+        "An unknown method must get -32601 Method not found; in 2026-07-28 over HTTP the status must be 404 with the JSON-RPC error in the body.",
+        "Answer unknown methods with -32601 (and HTTP 404 in 2026-07-28).";
+    NOTIFICATION = "protocol.notification", Major, "Notifications get no reply", spec::B26,
+        "A notification (no id), even an unknown one, must not be answered; over HTTP the POST gets 202 Accepted with an empty body.",
+        "Never respond to notifications; acknowledge notification POSTs with 202 and no body.";
+    NULL_ID = "protocol.null_id", Minor, "A null request id is rejected", spec::B25,
+        "MCP forbids null ids. A request with id null should be rejected with an error (-32600 expected) rather than served as a normal request.",
+        "Reject requests whose id is null with -32600.";
+    BATCH = "protocol.batch", Minor, "JSON-RPC batches are handled per revision", spec::B25A,
+        "2025-03-26 requires servers to accept batches and answer with an array of responses. Later revisions removed batching: an array must be rejected as a whole, never half processed.",
+        "Support batches only if you serve 2025-03-26 clients; otherwise reject arrays with an error.";
+    ACCEPT_HEADER = "protocol.accept_header", Minor, "POST answers honour the Accept header", spec::T25C,
+        "Clients send Accept: application/json, text/event-stream. The spec does not say how a server answers a bad Accept; scout reports what it saw (406 is common) and fails only a server that answers a correct Accept with another content type.",
+        "Answer with application/json or text/event-stream, as the request's Accept allows.";
+    CONTENT_TYPE = "protocol.content_type", Major, "Responses have a JSON or SSE content type", spec::T25C,
+        "Every POST that carries a request must be answered with Content-Type application/json or text/event-stream; transport errors should be JSON-RPC errors, not plain text or HTML.",
+        "Set Content-Type on every response and return transport errors as JSON-RPC error objects.";
+    GET_STREAM = "protocol.get_stream", Major, "GET on the endpoint opens a stream or is refused with 405", spec::T25C,
+        "Handshake era: GET with Accept: text/event-stream must return an SSE stream or 405. A 2026-07-28-only server should answer 405 (SHOULD, a warning otherwise).",
+        "Serve the standalone SSE stream or answer 405 Method Not Allowed.";
+    DELETE = "protocol.delete", Minor, "DELETE ends a session or is refused", spec::T25C,
+        "Handshake era with sessions: DELETE with the session id ends the session (2xx) or is refused with 405; after a 2xx the id must give 404. 2026-07-28-only servers should answer 405.",
+        "Support DELETE for session termination or answer 405.";
+    BOGUS_SESSION = "protocol.bogus_session", Major, "Unknown sessions get 404", spec::T25C,
+        "A request carrying a session id the server never issued (or already ended) must get 404 Not Found, so clients know to start a new session.",
+        "Answer requests with an unknown or terminated Mcp-Session-Id with HTTP 404.";
+    VERSION_HEADER = "protocol.version_header", Major, "A bad MCP-Protocol-Version header is rejected", spec::H26,
+        "Since 2025-06-18 an invalid or unsupported MCP-Protocol-Version must get 400. In 2026-07-28 a header that disagrees with _meta must get 400 with -32020.",
+        "Validate the MCP-Protocol-Version header and reject unknown values with 400.";
+    ROUTING_HEADERS = "protocol.routing_headers", Major, "Mcp-Method and Mcp-Name are validated against the body", spec::H26,
+        "2026-07-28 over HTTP: a missing or mismatched Mcp-Method or Mcp-Name must be rejected with 400 and -32020 HeaderMismatch. Header names are case-insensitive, values case-sensitive, surrounding whitespace tolerated. A bare 400 without -32020 is a warning.",
+        "Compare the routing headers with the body on every request and answer mismatches with HTTP 400 and error -32020.";
+    HEADER_ENCODING = "protocol.header_encoding", Major, "Base64-sentinel header values are decoded", spec::H26,
+        "2026-07-28 over HTTP: Mcp-Name sent as =?base64?...?= must be decoded before it is compared with the body, and malformed Base64 inside the sentinel must be rejected with 400 / -32020.",
+        "Decode =?base64?...?= values of Mcp-Name and Mcp-Param-* before comparing, and reject malformed ones.";
+    PARAM_HEADERS = "protocol.param_headers", Major, "Mcp-Param-* headers are enforced", spec::H26,
+        "2026-07-28 over HTTP, for tools whose input schema declares x-mcp-header: a call that omits the Mcp-Param-* header or sends a different value must get 400 with -32020. Not applicable when no tool declares one.",
+        "Enforce Mcp-Param-* headers for every argument declared with x-mcp-header.";
+    META_REQUIRED = "protocol.meta_required", Major, "Requests without the required _meta are rejected", spec::B26,
+        "2026-07-28: a request missing io.modelcontextprotocol/protocolVersion or io.modelcontextprotocol/clientCapabilities in params._meta must get -32602 (HTTP 400); clientInfo is optional and its absence must be accepted.",
+        "Reject requests that lack the required _meta keys with -32602 and accept requests without clientInfo.";
+    RESULT_TYPE = "protocol.result_type", Major, "Every result carries resultType", spec::B26,
+        "2026-07-28: every result must carry resultType (complete or input_required).",
+        "Add resultType to every result (SDKs for 2026-07-28 do this).";
+    CACHE_HINTS = "protocol.cache_hints", Minor, "Cacheable results carry ttlMs and cacheScope", spec::C26,
+        "2026-07-28: discover, list and read results must carry ttlMs (integer >= 0) and cacheScope (public or private), with the same scope on every page of a list.",
+        "Add ttlMs and cacheScope to discover, list and read results.";
+    ERROR_CODES = "protocol.error_codes", Minor, "No retired or undefined error codes", spec::B26,
+        "Across the whole run: a 2026-07-28 server must not emit -32002 or -32042, nor any code in -32020..-32099 other than -32020, -32021 and -32022.",
+        "Use -32602 for missing resources in 2026-07-28 and only the defined codes of the reserved range.";
+    SSE = "protocol.sse", Major, "Response streams carry only their own request's messages", spec::H26,
+        "An SSE response stream may carry notifications about its own request, then the response, then it should end. In 2026-07-28 it must not carry JSON-RPC requests. Anomalies (events without data, events after the response, a stream that never ends) are reported.",
+        "Send only related notifications and the final response on a response stream, then close it.";
+    WIRE_SCHEMA = "protocol.wire_schema", Major, "Every message matches the schema of its revision", spec::B26,
+        "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). One finding per distinct kind of violation, citing the exchanges.",
+        "Make the cited messages match the schema of the negotiated revision.";
+}
+
+/// Runs this phase's probes against every wire of the session, then the whole-run checks
+/// (`error_codes`, `result_type`, `cache_hints`, `wire_schema`) over what was recorded so far.
+pub async fn run(s: &mut crate::probe::Session) {
+    let before = s.recorder.len();
+    let wires = s.wires.clone();
+    if wires.is_empty() {
+        s.add_all(CHECKS.iter().map(|c| {
+            c.skip(
+                crate::report::finding::SkipReason::NotAssessed,
+                "no wire to the server was opened",
+            )
+        }));
+        return;
+    }
+    for conn in &wires {
+        let found = probes::probe_wire(s, conn).await;
+        s.add_all(found);
+    }
+    // The whole-run checks (wire_schema, result_type, cache_hints, error_codes) are judged at
+    // the end of the run, over every phase's traffic: see `probe::run_server`.
+    tracing::info!(
+        server = %s.spec.name,
+        exchanges = s.recorder.len().saturating_sub(before),
+        "protocol phase done"
+    );
+}
+
+/// What a judge needs to know about the wire a reply came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Wire {
+    /// The generation spoken on it.
+    pub era: Era,
+    /// How it reaches the server.
+    pub transport: TransportKind,
+    /// The protocol version in use (`2025-11-25`, `2026-07-28`, …).
+    pub version: String,
+}
+
+impl Wire {
+    /// A wire description (used by tests and by the probes).
+    pub fn new(era: Era, transport: TransportKind, version: &str) -> Self {
+        Wire {
+            era,
+            transport,
+            version: version.to_string(),
+        }
+    }
+
+    /// Streamable HTTP (either shape).
+    pub fn is_http(&self) -> bool {
+        self.transport == TransportKind::Http
+    }
+
+    /// stdio child process.
+    pub fn is_stdio(&self) -> bool {
+        self.transport == TransportKind::Stdio
+    }
+
+    /// 2026-07-28.
+    pub fn is_modern(&self) -> bool {
+        self.era == Era::Modern
+    }
+}
+
+/// The sequence numbers of several replies, for `FindingBuilder::evidence`.
+pub(crate) fn cite<'a>(replies: impl IntoIterator<Item = &'a Reply>) -> Vec<Seq> {
+    replies
+        .into_iter()
+        .flat_map(|r| r.evidence.iter().copied())
+        .collect()
+}
+
+/// The JSON-RPC message the server answered with: the matched response, or (when the
+/// transport matched none) a JSON object parsed from the HTTP body or its last SSE event.
+pub(crate) fn body_json(r: &Reply) -> Option<Value> {
+    if let Some(v) = &r.response {
+        return Some(v.clone());
+    }
+    let http = r.http.as_ref()?;
+    if let Ok(v) = serde_json::from_str::<Value>(http.body.trim()) {
+        return Some(v);
+    }
+    http.body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data:"))
+        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+        .next_back()
+}
+
+/// `error.code` of the server's answer, looking into the HTTP body when needed.
+pub(crate) fn code_of(r: &Reply) -> Option<i64> {
+    body_json(r).and_then(|v| {
+        v.get("error")
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_i64)
+    })
+}
+
+/// The answer carries a JSON-RPC `result`.
+pub(crate) fn has_result(r: &Reply) -> bool {
+    body_json(r).is_some_and(|v| v.get("result").is_some())
+}
+
+/// One short phrase saying what came back: `HTTP 400 application/json, error -32000 "…"`.
+pub(crate) fn describe(r: &Reply) -> String {
+    let mut parts = Vec::new();
+    match &r.outcome {
+        Outcome::TimedOut => parts.push("no answer before the timeout".to_string()),
+        Outcome::TransportError(e) => parts.push(format!("transport error ({e})")),
+        Outcome::Truncated => parts.push("a body cut at the size cap".to_string()),
+        Outcome::Answered | Outcome::NoResponse => {}
+    }
+    if let Some(h) = &r.http {
+        let ct = h.content_type.as_deref().unwrap_or("no content type");
+        parts.push(format!("HTTP {} ({ct})", h.status));
+    }
+    match body_json(r) {
+        Some(v) if v.get("error").is_some() => {
+            let code = v
+                .pointer("/error/code")
+                .map(Value::to_string)
+                .unwrap_or_else(|| "without a code".into());
+            let msg = v
+                .pointer("/error/message")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            parts.push(format!("JSON-RPC error {code} \"{}\"", short(msg, 80)));
+        }
+        Some(v) if v.get("result").is_some() => parts.push("a JSON-RPC result".into()),
+        Some(v) if v.is_array() => parts.push("a JSON array".into()),
+        _ => {
+            if let Some(h) = r.http.as_ref().filter(|h| !h.body.trim().is_empty()) {
+                parts.push(format!("body \"{}\"", short(h.body.trim(), 60)));
+            } else if r.http.is_some() {
+                parts.push("an empty body".into());
+            } else if r.outcome == Outcome::NoResponse {
+                parts.push("no reply".into());
+            }
+        }
+    }
+    parts.join(", ")
+}
+
+/// `s` cut to at most `n` characters (on a char boundary), with an ellipsis when cut.
+pub(crate) fn short(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let cut: String = s.chars().take(n).collect();
+        format!("{cut}…")
+    }
+}
+
+/// Hand-built replies for the judges' unit tests, shaped like the lab transcripts.
+#[cfg(test)]
+pub(crate) mod testing {
+    use std::time::Duration;
+
+    use serde_json::Value;
+
+    use crate::transport::{HttpInfo, Outcome, Reply, SseInfo};
+
+    /// An HTTP reply with a JSON body (parsed into `response` when it is a JSON-RPC
+    /// message with an id, as the transport does).
+    pub fn http_json(seq: u64, status: u16, body: &str) -> Reply {
+        let parsed: Option<Value> = serde_json::from_str(body).ok();
+        let answered = parsed
+            .as_ref()
+            .is_some_and(|v| v.get("id").is_some_and(|i| !i.is_null()));
+        Reply {
+            evidence: vec![seq],
+            outcome: if answered {
+                Outcome::Answered
+            } else {
+                Outcome::NoResponse
+            },
+            response: if answered { parsed } else { None },
+            notifications: vec![],
+            server_requests: vec![],
+            http: Some(HttpInfo {
+                status,
+                headers: vec![("content-type".into(), "application/json".into())],
+                content_type: Some("application/json".into()),
+                body: body.to_string(),
+                sse: None,
+            }),
+            elapsed: Duration::from_millis(3),
+        }
+    }
+
+    /// An HTTP reply with some other content type.
+    pub fn http_text(seq: u64, status: u16, ct: Option<&str>, body: &str) -> Reply {
+        Reply {
+            evidence: vec![seq],
+            outcome: Outcome::NoResponse,
+            response: None,
+            notifications: vec![],
+            server_requests: vec![],
+            http: Some(HttpInfo {
+                status,
+                headers: ct
+                    .map(|c| vec![("content-type".to_string(), c.to_string())])
+                    .unwrap_or_default(),
+                content_type: ct.map(str::to_string),
+                body: body.to_string(),
+                sse: None,
+            }),
+            elapsed: Duration::from_millis(3),
+        }
+    }
+
+    /// An SSE response carrying `response` after a priming event.
+    pub fn http_sse(seq: u64, response: &str) -> Reply {
+        let body = format!("id: p\ndata: \n\nevent: message\ndata: {response}\n\n");
+        Reply {
+            evidence: vec![seq],
+            outcome: Outcome::Answered,
+            response: serde_json::from_str(response).ok(),
+            notifications: vec![],
+            server_requests: vec![],
+            http: Some(HttpInfo {
+                status: 200,
+                headers: vec![("content-type".into(), "text/event-stream".into())],
+                content_type: Some("text/event-stream".into()),
+                body,
+                sse: Some(SseInfo {
+                    events: 2,
+                    anomalies: vec![],
+                    ended: true,
+                }),
+            }),
+            elapsed: Duration::from_millis(3),
+        }
+    }
+
+    /// A stdio reply: the sent line and the received line as evidence.
+    pub fn stdio(seqs: &[u64], response: Option<&str>) -> Reply {
+        Reply {
+            evidence: seqs.to_vec(),
+            outcome: if response.is_some() {
+                Outcome::Answered
+            } else {
+                Outcome::NoResponse
+            },
+            response: response.and_then(|r| serde_json::from_str(r).ok()),
+            notifications: vec![],
+            server_requests: vec![],
+            http: None,
+            elapsed: Duration::from_millis(1),
+        }
+    }
+
+    /// A probe that got nothing before its timeout.
+    pub fn timed_out(seqs: &[u64]) -> Reply {
+        Reply {
+            evidence: seqs.to_vec(),
+            outcome: Outcome::TimedOut,
+            response: None,
+            notifications: vec![],
+            server_requests: vec![],
+            http: None,
+            elapsed: Duration::from_secs(5),
+        }
+    }
+}

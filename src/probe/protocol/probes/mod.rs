@@ -1,0 +1,240 @@
+//! What the protocol phase sends. Every probe is read-only or a deliberate error: ping /
+//! discover / list requests, malformed bodies, and `tools/call` only for a tool name that
+//! does not exist (header probes) or a read-only tool (`Mcp-Param-*` probes, which a
+//! conforming server rejects before running the tool). Independent groups run concurrently
+//! on HTTP; on stdio they run one after the other because "no reply" is judged by looking
+//! at the lines that arrived between two probes.
+
+mod http_probes;
+mod jsonrpc_probes;
+mod modern_probes;
+
+use std::time::Duration;
+
+use base64::Engine as _;
+use futures_util::future::{BoxFuture, FutureExt, join_all};
+use serde_json::{Value, json};
+
+use super::pace::{Link, Pacer};
+use super::{ACCEPT_HEADER, BOGUS_SESSION, CONTENT_TYPE};
+use super::{
+    DELETE, GET_STREAM, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, ROUTING_HEADERS,
+    VERSION_HEADER, Wire, http, jsonrpc, modern, sse, wire_schema,
+};
+use crate::client::Connection;
+use crate::probe::Session;
+use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::report::model::EraKind;
+use crate::telemetry::{Direction, ExchangeKind, Seq};
+use crate::transport::{IdKind, MetaMode, Probe, Reply, SessionMode};
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
+/// A tool name no server has; header probes call it so that nothing runs even when the
+/// server ignores the headers.
+const NO_TOOL: &str = "scout-no-such-tool";
+/// How long a GET stream is read before scout stops listening (a stream is expected to stay
+/// open; the status and content type arrive at once).
+const GET_WINDOW: Duration = Duration::from_millis(300);
+
+/// The full 2026-07-28 `_meta` envelope for `version`.
+fn envelope(version: &str) -> Value {
+    json!({
+        META_VERSION: version,
+        META_CAPS: {},
+        META_CLIENT: {"name": "scout", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
+
+/// The envelope without `key`.
+fn envelope_without(version: &str, key: &str) -> Value {
+    let mut e = envelope(version);
+    if let Some(o) = e.as_object_mut() {
+        o.remove(key);
+    }
+    e
+}
+
+/// One request/reply pair, with the id that was sent (for `jsonrpc_ids`).
+struct Sent {
+    reply: Reply,
+    id: Value,
+}
+
+/// The ordinary, harmless request of each era: `ping` (handshake) / `server/discover`.
+fn plain(w: &Wire, id: IdKind) -> Probe {
+    let (method, params) = if w.is_modern() {
+        ("server/discover", Some(json!({})))
+    } else {
+        ("ping", None)
+    };
+    Probe {
+        method: Some(method.to_string()),
+        id,
+        params,
+        ..Probe::default()
+    }
+}
+
+fn plain_method(w: &Wire) -> &'static str {
+    if w.is_modern() {
+        "server/discover"
+    } else {
+        "ping"
+    }
+}
+
+/// A raw body; on a modern HTTP wire with the routing headers a valid request would carry.
+fn raw(w: &Wire, body: String, method: &str) -> Probe {
+    let mut p = Probe {
+        raw_body: Some(body),
+        ..Probe::default()
+    };
+    if w.is_modern() && w.is_http() {
+        p.headers = vec![
+            ("MCP-Protocol-Version".into(), Some(w.version.clone())),
+            ("Mcp-Method".into(), Some(method.to_string())),
+        ];
+    }
+    p
+}
+
+fn id_value(id: &IdKind) -> Value {
+    match id {
+        IdKind::Str(s) => json!(s),
+        IdKind::Int(i) => json!(i),
+        _ => Value::Null,
+    }
+}
+
+/// Messages the server wrote to stdout in `(from, to)` (exclusive), for probes whose answer
+/// the transport cannot match by id (raw lines, null ids, batches).
+fn stdio_lines_between(s: &Session, from: Seq, to: Option<Seq>) -> Vec<(Seq, Value)> {
+    s.recorder
+        .snapshot()
+        .into_iter()
+        .filter(|e| e.seq > from && to.is_none_or(|t| e.seq < t))
+        .filter_map(|e| match e.kind {
+            // A batch answer is an array, which the reader may flag as "not one JSON-RPC
+            // message"; any JSON object or array line counts here.
+            ExchangeKind::Stdio(m) if m.direction == Direction::Received => {
+                serde_json::from_str::<Value>(&m.line)
+                    .ok()
+                    .filter(|v| v.is_object() || v.is_array())
+                    .map(|v| (e.seq, v))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// On stdio: when the transport matched no response to `r`, adopt the first line between it
+/// and `next` whose id equals `id` (or any response when `id` is `None`).
+fn adopt_stdio(s: &Session, w: &Wire, r: Reply, next: Option<&Reply>, id: Option<&Value>) -> Reply {
+    adopt_stdio_where(s, w, r, next, |v| {
+        id.is_none_or(|i| v.get("id").unwrap_or(&Value::Null) == i)
+    })
+}
+
+/// `adopt_stdio` with any predicate on the candidate response.
+fn adopt_stdio_where(
+    s: &Session,
+    w: &Wire,
+    mut r: Reply,
+    next: Option<&Reply>,
+    accept: impl Fn(&Value) -> bool,
+) -> Reply {
+    if !w.is_stdio() || r.response.is_some() {
+        return r;
+    }
+    let Some(from) = r.evidence.first().copied() else {
+        return r;
+    };
+    let to = next.and_then(|n| n.evidence.first().copied());
+    let found = stdio_lines_between(s, from, to)
+        .into_iter()
+        .find(|(_, v)| v.is_object() && v.get("method").is_none() && accept(v));
+    if let Some((seq, v)) = found {
+        r.evidence.push(seq);
+        r.response = Some(v);
+        r.outcome = crate::transport::Outcome::Answered;
+    }
+    r
+}
+
+/// Runs the groups: concurrently on HTTP, in order on stdio.
+async fn run_groups<'a, T>(w: &Wire, groups: Vec<BoxFuture<'a, T>>) -> Vec<T> {
+    if w.is_stdio() {
+        let mut out = Vec::new();
+        for g in groups {
+            out.push(g.await);
+        }
+        out
+    } else {
+        join_all(groups).await
+    }
+}
+
+/// Everything the groups produce: findings plus the replies the whole-phase judges read.
+#[derive(Default)]
+struct Out {
+    findings: Vec<FindingBuilder>,
+    replies: Vec<Sent>,
+    /// The two requests sent with a string and an integer id for `jsonrpc_ids`.
+    typed: Vec<Sent>,
+    /// Replies that are not one request's response stream (GET streams, the batch answer
+    /// with several responses): judged by their own checks and `content_type`, not by `sse`.
+    gets: Vec<Reply>,
+}
+
+/// All probes of one wire; the findings are tagged with the wire's era.
+pub(super) async fn probe_wire(s: &Session, raw_conn: &Connection) -> Vec<FindingBuilder> {
+    let pacer = Pacer::for_spec(&s.spec);
+    let link = Link::new(raw_conn, &pacer);
+    let conn = &link;
+    let w = Wire::new(
+        raw_conn.era(),
+        raw_conn.transport(),
+        raw_conn.protocol_version(),
+    );
+    let groups: Vec<BoxFuture<'_, Out>> = vec![
+        jsonrpc_probes::jsonrpc_group(s, conn, &w).boxed(),
+        jsonrpc_probes::garbage_group(s, conn, &w).boxed(),
+        jsonrpc_probes::notification_group(s, conn, &w).boxed(),
+        jsonrpc_probes::batch_group(s, conn, &w).boxed(),
+        http_probes::http_group(s, conn, &w).boxed(),
+        modern_probes::modern_group(s, conn, &w).boxed(),
+    ];
+    let outs = run_groups(&w, groups).await;
+    let mut findings = Vec::new();
+    let mut replies = Vec::new();
+    let mut typed = Vec::new();
+    let mut gets = Vec::new();
+    for o in outs {
+        findings.extend(o.findings);
+        replies.extend(o.replies);
+        typed.extend(o.typed);
+        gets.extend(o.gets);
+    }
+    let typed_refs: Vec<(&Reply, Value)> = typed.iter().map(|x| (&x.reply, x.id.clone())).collect();
+    let others: Vec<(&Reply, Value)> = replies
+        .iter()
+        .filter(|x| !x.id.is_null())
+        .map(|x| (&x.reply, x.id.clone()))
+        .collect();
+    findings.push(jsonrpc::ids(&w, &typed_refs, &others));
+    let posts: Vec<&Reply> = replies
+        .iter()
+        .chain(typed.iter())
+        .map(|x| &x.reply)
+        .collect();
+    let all: Vec<&Reply> = posts.iter().copied().chain(gets.iter()).collect();
+    if w.is_http() {
+        findings.push(http::content_type(&w, &all));
+    } else {
+        findings.push(CONTENT_TYPE.skip(SkipReason::NotApplicable, "stdio has no content type"));
+    }
+    findings.push(sse::sse(&w, &posts));
+    findings.into_iter().map(|f| f.era(w.era)).collect()
+}
