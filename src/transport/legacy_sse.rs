@@ -170,7 +170,18 @@ impl LegacySseWire {
             },
         )
         .await;
-        if let (Some(rx), Some(id)) = (rx, id.as_ref()) {
+        // The reply comes on the stream only when the POST was accepted; a POST the server
+        // refused (4xx/5xx) or that never arrived has no reply to wait for.
+        let accepted = reply
+            .http
+            .as_ref()
+            .is_some_and(|h| (200..300).contains(&h.status));
+        if let (Some(_), Some(id), false) = (rx.as_ref(), id.as_ref(), accepted) {
+            self.waiters
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&id_key(id));
+        } else if let (Some(rx), Some(id)) = (rx, id.as_ref()) {
             let rest = timeout.saturating_sub(started.elapsed());
             match tokio::time::timeout(rest, rx).await {
                 Ok(Ok((seq, msg))) => {

@@ -2,6 +2,7 @@
 //! notifications, null ids and batches. Pure functions of the replies; see `probes` for what
 //! is sent.
 
+use crate::report::model::TransportKind;
 use serde_json::Value;
 
 use super::{
@@ -191,8 +192,27 @@ pub fn unknown_method(w: &Wire, r: &Reply) -> FindingBuilder {
 
 /// `notification`: no reply at all; on HTTP 202 with an empty body. `follow` is the next
 /// request on a stdio wire, which shows that nothing was written for the notification.
-pub fn notification(_w: &Wire, r: &Reply, follow: Option<&Reply>) -> FindingBuilder {
+pub fn notification(w: &Wire, r: &Reply, follow: Option<&Reply>) -> FindingBuilder {
     let ev = cite(std::iter::once(r).chain(follow));
+    // HTTP+SSE (2024-11-05) leaves the POST's status and body unspecified (SDKs answer
+    // 202 "Accepted"); what matters is that no JSON-RPC reply comes on the stream.
+    if w.transport == TransportKind::LegacySse
+        && let Some(h) = &r.http
+        && (200..300).contains(&h.status)
+    {
+        return if r.response.is_some() {
+            NOTIFICATION
+                .fail(format!(
+                    "a notification was answered on the stream: {}",
+                    describe(r)
+                ))
+                .evidence(ev)
+        } else {
+            NOTIFICATION
+                .pass(format!("HTTP {} and no reply on the stream (HTTP+SSE leaves the POST's body unspecified)", h.status))
+                .evidence(ev)
+        };
+    }
     if let Some(h) = &r.http {
         let empty = h.body.trim().is_empty();
         return match h.status {
