@@ -100,9 +100,11 @@ fn render_server(out: &mut String, report: &Report, s: &ServerReport, style: Tex
         s.protocol_versions.join(", ")
     };
     out.push_str(&format!(
-        "  {} · era {} · versions {versions} · score {score} · {verdict}\n",
+        "  {} · era {} · versions {versions} · {} exchanges in {} ms · score {score} · {verdict}\n",
         s.transport.as_str(),
         s.era.as_str(),
+        s.exchange_total(),
+        s.duration_ms,
     ));
     if let Some(why) = &s.blocked {
         out.push_str(&format!(
