@@ -12,6 +12,7 @@ mod emit;
 mod execution;
 mod phase_fixtures;
 mod protocol;
+mod real_checks;
 mod real_servers;
 mod runner;
 mod sample;

@@ -140,8 +140,10 @@ pub(super) async fn modern_group(_s: &Session, conn: &Link<'_>, w: &Wire) -> Out
             vec![h("Mcp-Name", Some(&format!("=?base64?{b64}?=")))],
             "scout-enc-1"
         )),
+        // The body names a tool that does not exist, so a server that ignores the malformed
+        // header still runs nothing (never a real tool: scout only calls read-only tools).
         conn.send(call(
-            "Hello",
+            NO_TOOL,
             json!({}),
             vec![h("Mcp-Name", Some("=?base64?SGVs!!!bG8=?="))],
             "scout-enc-2"
