@@ -10,6 +10,7 @@ mod config;
 mod docs;
 mod emit;
 mod execution;
+mod gating;
 mod phase_fixtures;
 mod protocol;
 mod real_checks;

@@ -1,0 +1,168 @@
+//! Gating across runs, as CI uses it: a baseline written by one run lets the next pass and
+//! fails it once an entry goes stale; shard reports merged with `scout report merge` equal
+//! the unsharded run.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{Scout, crate_root, workspace};
+
+fn fixture(name: &str) -> String {
+    crate_root()
+        .join("tests/fixtures")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("report written")).expect("JSON")
+}
+
+#[test]
+fn write_baseline_then_baseline_passes_and_a_stale_entry_fails() {
+    // One server name, two builds of it: with the defect, then fixed.
+    let config = |script: &str| {
+        format!(
+            "[[default.servers]]\nname = \"svc\"\ncommand = [\"python3\", {:?}]\n",
+            fixture(script)
+        )
+    };
+    let defective = workspace(Some(&config("duplicate_tool_names.py")));
+    let fixed = workspace(Some(&config("minimal_server.py")));
+    let baseline = defective.path().join("baseline.toml");
+    let check = |dir: &Path, extra: &[&str]| {
+        Scout::new()
+            .dir(dir)
+            .args(["-q", "check", "--fail-on", "minor"])
+            .args(extra)
+            .run()
+    };
+    let b = baseline.to_string_lossy().into_owned();
+
+    let first = check(defective.path(), &["--write-baseline", &b]);
+    assert_eq!(
+        first.code,
+        Some(1),
+        "duplicate names fail the gate: {}",
+        first.stderr
+    );
+    let text = std::fs::read_to_string(&baseline).expect("baseline written");
+    assert!(text.contains("catalog.tool_names"), "{text}");
+
+    let second = check(defective.path(), &["--baseline", &b]);
+    assert_eq!(
+        second.code,
+        Some(0),
+        "the baselined fail no longer counts: {}",
+        second.stderr
+    );
+
+    // Fixed: the entries no longer occur, so they are stale and fail the gate.
+    let stale = check(fixed.path(), &["--baseline", &b]);
+    assert_eq!(
+        stale.code,
+        Some(1),
+        "stale entries fail the gate: {}",
+        stale.stderr
+    );
+    assert!(
+        stale.stderr.contains("stale") || stale.stderr.contains("no longer"),
+        "{}",
+        stale.stderr
+    );
+
+    let allowed = check(fixed.path(), &["--baseline", &b, "--allow-stale-baseline"]);
+    assert_eq!(allowed.code, Some(0), "{}", allowed.stderr);
+}
+
+/// (server, id, status, subject, era) of every finding: what a merge must preserve (details
+/// carry timings and are not compared).
+fn shape(report: &Value) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for s in report["servers"].as_array().into_iter().flatten() {
+        for f in s["findings"].as_array().into_iter().flatten() {
+            out.insert(format!(
+                "{} {} {} {} {}",
+                s["name"], f["id"], f["status"], f["subject"], f["era"]
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn merged_shards_equal_the_unsharded_run() {
+    let config = format!(
+        "[[default.servers]]\nname = \"alpha\"\ncommand = [\"python3\", {:?}]\n\n[[default.servers]]\nname = \"beta\"\ncommand = [\"python3\", {:?}]\n\n[[default.servers]]\nname = \"gamma\"\ncommand = [\"python3\", {:?}]\n",
+        fixture("minimal_server.py"),
+        fixture("duplicate_tool_names.py"),
+        fixture("unannotated_tools.py"),
+    );
+    let ws = workspace(Some(&config));
+    let run = |extra: &[&str], out: &str| {
+        let r = Scout::new()
+            .dir(ws.path())
+            .args(["-q", "check", "--json", out])
+            .args(extra)
+            .run();
+        assert!(
+            r.code == Some(0) || r.code == Some(1),
+            "{:?} {}",
+            r.code,
+            r.stderr
+        );
+    };
+    run(&[], "all.json");
+    run(&["--shard", "1/2"], "s1.json");
+    run(&["--shard", "2/2"], "s2.json");
+    let merged = Scout::new()
+        .dir(ws.path())
+        .args([
+            "report",
+            "merge",
+            "s1.json",
+            "s2.json",
+            "--json",
+            "merged.json",
+            "--fail-on",
+            "minor",
+        ])
+        .run();
+    assert_eq!(
+        merged.code,
+        Some(1),
+        "the duplicate names fail the re-evaluated gate: {}",
+        merged.stderr
+    );
+
+    let all = read_json(&ws.path().join("all.json"));
+    let s1 = read_json(&ws.path().join("s1.json"));
+    let s2 = read_json(&ws.path().join("s2.json"));
+    let m = read_json(&ws.path().join("merged.json"));
+    let names = |r: &Value| -> Vec<String> {
+        r["servers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| s["name"].to_string())
+            .collect()
+    };
+    assert!(
+        !names(&s1).is_empty() && !names(&s2).is_empty(),
+        "both shards hold servers"
+    );
+    assert_eq!(names(&m), names(&all));
+    assert_eq!(shape(&m), shape(&all));
+    let scores = |r: &Value| -> Vec<Value> {
+        r["servers"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| s["score"].clone())
+            .collect()
+    };
+    assert_eq!(scores(&m), scores(&all));
+}
