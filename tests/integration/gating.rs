@@ -166,3 +166,49 @@ fn merged_shards_equal_the_unsharded_run() {
     };
     assert_eq!(scores(&m), scores(&all));
 }
+
+#[test]
+fn under_github_actions_the_binary_writes_annotations_outputs_and_the_step_summary() {
+    let ws = tempfile::tempdir().expect("tempdir");
+    let output = ws.path().join("github_output");
+    let summary = ws.path().join("step_summary.md");
+    let run = Scout::new()
+        .dir(ws.path())
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_OUTPUT", &output.to_string_lossy())
+        .env("GITHUB_STEP_SUMMARY", &summary.to_string_lossy())
+        .env("GITHUB_WORKSPACE", &ws.path().to_string_lossy())
+        .args([
+            "check",
+            "--fail-on",
+            "minor",
+            "--out-dir",
+            "reports",
+            "--stdio",
+            "--",
+        ])
+        .args(["python3", &fixture("duplicate_tool_names.py")])
+        .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .lines()
+            .any(|l| l.starts_with("::error ") && l.contains("catalog.tool_names")),
+        "an ::error annotation for the failing check: {}",
+        run.stdout
+    );
+    let outputs = std::fs::read_to_string(&output).expect("GITHUB_OUTPUT appended");
+    assert!(outputs.contains("passed=false"), "{outputs}");
+    assert!(
+        outputs.lines().any(|l| l.starts_with("score=")),
+        "{outputs}"
+    );
+    assert!(
+        outputs.contains("json=reports/scout.json")
+            && outputs.contains("sarif=reports/scout.sarif"),
+        "report paths, workspace-relative: {outputs}"
+    );
+    let md = std::fs::read_to_string(&summary).expect("step summary appended");
+    assert!(md.contains("catalog.tool_names"), "{md}");
+    assert!(md.contains("duplicate_tool_names"), "{md}");
+}
