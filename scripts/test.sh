@@ -12,5 +12,7 @@ if [ -f tests/tools/setup.sh ]; then
   bash tests/tools/setup.sh
 fi
 
-# --all-targets also builds examples/demo-server, which the integration tests run.
+# The tests run the demo server and examples/demo.toml runs it at its plain path, which only
+# `cargo build` creates (cargo test --all-targets builds examples under hashed names).
+cargo build --bin scout --example demo-server
 cargo test --all-targets "$@"
