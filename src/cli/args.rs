@@ -225,12 +225,9 @@ pub struct OutputArgs {
     pub events: Option<PathBuf>,
 }
 
-/// Flags that are also config keys: the highest config layer.
+/// The gate's thresholds (shared by `check` and `report merge`).
 #[derive(Debug, Clone, Default, Args)]
-pub struct SettingsArgs {
-    /// Write every report (or the config's `formats`) into this folder under fixed names
-    #[arg(long = "out-dir", value_name = "DIR", help_heading = "Reports")]
-    pub out_dir: Option<PathBuf>,
+pub struct GateArgs {
     /// Fail when a server's overall score is below N (0-100)
     #[arg(long = "fail-under", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100), help_heading = "Gate")]
     pub fail_under: Option<u8>,
@@ -240,6 +237,16 @@ pub struct SettingsArgs {
     /// Fail on any failing check at or above this severity
     #[arg(long = "fail-on", value_name = "SEVERITY", value_parser = parse_severity, help_heading = "Gate")]
     pub fail_on: Option<Severity>,
+}
+
+/// Flags that are also config keys: the highest config layer.
+#[derive(Debug, Clone, Default, Args)]
+pub struct SettingsArgs {
+    /// Write every report (or the config's `formats`) into this folder under fixed names
+    #[arg(long = "out-dir", value_name = "DIR", help_heading = "Reports")]
+    pub out_dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// Compare with this baseline file: findings listed there do not count
     #[arg(long, value_name = "FILE", help_heading = "Gate")]
     pub baseline: Option<PathBuf>,

@@ -22,14 +22,15 @@ const DEFAULT_OUT_DIR: &str = "scout-report";
 /// The flags that are config keys, as the highest layer (only what was given).
 pub fn flags_layer(s: &SettingsArgs) -> Layer {
     Layer {
-        fail_under: s.fail_under,
-        fail_under_category: (!s.fail_under_category.is_empty()).then(|| {
-            s.fail_under_category
+        fail_under: s.gate.fail_under,
+        fail_under_category: (!s.gate.fail_under_category.is_empty()).then(|| {
+            s.gate
+                .fail_under_category
                 .iter()
                 .map(|(p, n)| (p.as_str().to_string(), *n))
                 .collect()
         }),
-        fail_on: s.fail_on.map(|x| x.as_str().to_string()),
+        fail_on: s.gate.fail_on.map(|x| x.as_str().to_string()),
         out_dir: s.out_dir.clone(),
         formats: None,
         timeout: s.timeout.clone().map(DurationText::Text),

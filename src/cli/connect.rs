@@ -137,6 +137,14 @@ pub fn print(text: &str) -> Result<(), CliError> {
     }
 }
 
+/// `value` as pretty JSON with a final newline.
+pub fn pretty_json(value: &impl serde::Serialize) -> Result<String, CliError> {
+    let mut s = serde_json::to_string_pretty(value)
+        .map_err(|e| CliError::Internal(format!("could not render JSON: {e}")))?;
+    s.push('\n');
+    Ok(s)
+}
+
 /// Runs `scout connect`: exit 0 when a conversation could be opened, 1 when not.
 pub fn run(args: ConnectArgs) -> Result<u8, CliError> {
     let spec = resolve(&args.one, &PolicyArgs::default())?;
@@ -144,10 +152,7 @@ pub fn run(args: ConnectArgs) -> Result<u8, CliError> {
     match rt.block_on(crate::client::summary::summary(&spec)) {
         Ok(summary) => {
             let text = if args.json {
-                let mut j = serde_json::to_string_pretty(&summary)
-                    .map_err(|e| CliError::Internal(format!("could not render JSON: {e}")))?;
-                j.push('\n');
-                j
+                pretty_json(&summary)?
             } else {
                 summary.render_human()
             };

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Subcommand};
 
 use crate::cli::CliError;
-use crate::cli::args::{OutputArgs, parse_category_threshold, parse_severity};
-use crate::report::finding::{Phase, Severity};
+use crate::cli::args::{GateArgs, OutputArgs};
 use crate::report::gate::GateConfig;
 use crate::runner::outputs::{Format, Outputs};
 
@@ -29,15 +28,8 @@ pub struct MergeArgs {
     /// Write every report format into this folder under fixed names
     #[arg(long = "out-dir", value_name = "DIR", help_heading = "Reports")]
     pub out_dir: Option<PathBuf>,
-    /// Fail when a server's overall score is below N (0-100)
-    #[arg(long = "fail-under", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100), help_heading = "Gate")]
-    pub fail_under: Option<u8>,
-    /// Fail when a category's score is below N, e.g. protocol=90 (repeatable)
-    #[arg(long = "fail-under-category", value_name = "PHASE=N", value_parser = parse_category_threshold, help_heading = "Gate")]
-    pub fail_under_category: Vec<(Phase, u8)>,
-    /// Fail on any failing check at or above this severity
-    #[arg(long = "fail-on", value_name = "SEVERITY", value_parser = parse_severity, help_heading = "Gate")]
-    pub fail_on: Option<Severity>,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 /// Runs `scout report merge`; returns the exit code of the re-evaluated gate.
@@ -55,9 +47,9 @@ pub fn merge(args: MergeArgs) -> Result<u8, CliError> {
         reports.push(report);
     }
     let gate = GateConfig {
-        fail_under: args.fail_under,
-        fail_under_category: args.fail_under_category.clone(),
-        fail_on: args.fail_on,
+        fail_under: args.gate.fail_under,
+        fail_under_category: args.gate.fail_under_category.clone(),
+        fail_on: args.gate.fail_on,
     };
     let report = crate::report::merge::merge(reports, &gate)
         .map_err(|e| CliError::Usage(format!("cannot merge: {e}")))?;

@@ -5,7 +5,7 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::cli::CliError;
-use crate::cli::connect::{OneServerArgs, PolicyArgs, print, resolve, runtime};
+use crate::cli::connect::{OneServerArgs, PolicyArgs, pretty_json, print, resolve, runtime};
 use crate::client::summary::{self, OpenServer};
 use crate::policy::{self, CallError};
 
@@ -136,10 +136,7 @@ pub fn call(args: CallArgs) -> Result<u8, CliError> {
         },
     ))?;
     let text = if args.json {
-        let mut s = serde_json::to_string_pretty(&result)
-            .map_err(|e| CliError::Internal(format!("could not render JSON: {e}")))?;
-        s.push('\n');
-        s
+        pretty_json(&result)?
     } else {
         policy::render_call_result(&result)
     };
