@@ -437,8 +437,25 @@ fn demo_config_stdio_target_answers() {
     assert_initialized(&reply, "demo.toml demo-stdio");
 }
 
-#[tokio::test]
-async fn demo_config_http_target_starts_and_answers_at_its_url() {
+/// `examples/demo.toml` fixes the demo's HTTP port, so the tests that start it take turns.
+static DEMO_PORT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Holds the demo port for the rest of the test (a failed test's poisoned lock is fine).
+fn demo_port() -> std::sync::MutexGuard<'static, ()> {
+    DEMO_PORT.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[test]
+fn demo_config_http_target_starts_and_answers_at_its_url() {
+    let _port = demo_port();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(demo_http_target());
+}
+
+async fn demo_http_target() {
     let servers = demo_config_servers();
     let http = servers
         .iter()
@@ -532,6 +549,7 @@ fn files_ending(dir: &std::path::Path, suffix: &str) -> Vec<std::path::PathBuf> 
 /// written.
 #[test]
 fn readme_demo_command_checks_both_demo_targets() {
+    let _port = demo_port();
     let blocks = readme_code_blocks(1);
     let (_, check) = blocks[0][0].split_once(" && ").expect("build && check");
     let mut words = check.split_whitespace();
