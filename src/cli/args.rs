@@ -280,7 +280,7 @@ pub struct SettingsArgs {
     /// Requests per second towards remote (non-loopback) hosts [default: 2]
     #[arg(long, value_name = "N", help_heading = "Safety")]
     pub rps: Option<f64>,
-    /// Allow the performance burst (many requests in a short time)
+    /// Allow the performance burst (many requests in a short time; this version runs no burst yet)
     #[arg(long = "allow-load", help_heading = "Safety")]
     pub allow_load: bool,
 }

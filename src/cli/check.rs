@@ -158,6 +158,18 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
             "nothing to check: {file}; give a URL, `--stdio -- CMD ARGS…`, or add [[default.servers]] entries"
         )));
     }
+    let destructive: Vec<&str> = loaded
+        .servers
+        .iter()
+        .filter(|p| p.spec.policy.allow_destructive)
+        .map(|p| p.spec.name.as_str())
+        .collect();
+    if !destructive.is_empty() {
+        eprintln!(
+            "scout: WARNING: destructive tools may be called on {} (--allow-destructive): their data may be changed or deleted",
+            destructive.join(", ")
+        );
+    }
     let out_dir = s
         .out_dir
         .clone()
