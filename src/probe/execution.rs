@@ -32,7 +32,7 @@ crate::checks! { phase: Execution;
         "Arguments that violate the input schema must get a JSON-RPC error or an isError result, never a silent success.",
         "Validate arguments against the inputSchema before running the tool.";
     PROGRESS = "execution.progress", Minor, "Progress notifications are well behaved", spec::PROGRESS26,
-        "With a progressToken, the notifications that arrive with the call must echo it and progress must strictly increase. (Notifications after the result are not attributed to the call by the transport, so that rule is not assessed.)",
+        "With a progressToken, the notifications that arrive with the call must echo it and progress must strictly increase. Over stdio, progress for the token that arrives after the result is a failure (over HTTP the response stream ends with the result).",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
     CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec::CANCEL26,
         "stdio: after notifications/cancelled for a request the server must send no further messages for it.",
@@ -286,7 +286,25 @@ async fn execute_wire(
                     json!({"name": name, "arguments": a.arguments, "_meta": {"progressToken": token}}),
                 )
                 .await;
-            s.add(judge_progress(&token, &reply).era(era));
+            let mut finding = judge_progress(&token, &reply);
+            // stdio: progress for this token that arrives after the result lands in the
+            // wire's inbox; give a late sender a moment, then look.
+            if let Some(stdio) = wire.stdio()
+                && reply.result().is_some()
+            {
+                tokio::time::sleep(AFTER_RESULT_WAIT).await;
+                let last = reply.evidence.iter().copied().max().unwrap_or(0);
+                let late = late_progress(&stdio.inbox(), &token, last);
+                if !late.is_empty() {
+                    finding = PROGRESS
+                        .fail(format!(
+                            "{} progress notification(s) for the token arrived after the result; none may follow it",
+                            late.len()
+                        ))
+                        .evidence(reply.evidence.iter().copied().chain(late));
+                }
+            }
+            s.add(finding.era(era));
             if wire.transport() == TransportKind::Stdio {
                 limiter.wait().await;
                 let f = cancellation(wire, &name, &a.arguments, s.spec.timeout).await;
@@ -807,9 +825,32 @@ pub fn judge_invalid_arguments(name: &str, reply: &Reply) -> FindingBuilder {
     }
 }
 
+/// How long scout listens for stray progress after a result (stdio).
+const AFTER_RESULT_WAIT: Duration = Duration::from_millis(150);
+
+/// Sequence numbers of `notifications/progress` for `token` recorded after `after`.
+pub fn late_progress(
+    inbox: &[(crate::telemetry::Seq, Value)],
+    token: &str,
+    after: crate::telemetry::Seq,
+) -> Vec<crate::telemetry::Seq> {
+    inbox
+        .iter()
+        .filter(|(seq, m)| {
+            *seq > after
+                && m.get("method").and_then(Value::as_str) == Some("notifications/progress")
+                && m.get("params")
+                    .and_then(|p| p.get("progressToken"))
+                    .and_then(Value::as_str)
+                    == Some(token)
+        })
+        .map(|(seq, _)| *seq)
+        .collect()
+}
+
 /// `execution.progress`: every notification that came with the call echoes the token and
-/// progress strictly increases. "None after the result" is not judged: the transport files
-/// messages that arrive after a response in its inbox, not under the call.
+/// progress strictly increases. "None after the result" is judged by the caller on stdio
+/// (where late messages land in the wire's inbox), with [`late_progress`].
 pub fn judge_progress(token: &str, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.iter().copied();
     let progress: Vec<&Value> = reply

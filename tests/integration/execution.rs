@@ -52,6 +52,13 @@ async fn progress_going_backwards_fails_and_increasing_passes() {
     expect(&ok, "execution.progress", None, Status::Pass);
 }
 
+#[tokio::test]
+async fn progress_after_the_result_fails() {
+    let r = run(fixture("progress_after_result.py", &[])).await;
+    let f = expect(&r, "execution.progress", None, Status::Fail);
+    assert!(f.detail.contains("after the result"), "{}", f.detail);
+}
+
 /// Runs records_calls.py under `policy` and returns the tools it says were called.
 async fn called_under(policy: PolicySpec) -> (Vec<String>, scout::report::model::ServerReport) {
     let dir = tempfile::tempdir().expect("tempdir");
