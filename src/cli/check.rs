@@ -158,6 +158,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
             "nothing to check: {file}; give a URL, `--stdio -- CMD ARGS…`, or add [[default.servers]] entries"
         )));
     }
+    missing_secrets(&loaded.servers)?;
     let destructive: Vec<&str> = loaded
         .servers
         .iter()
@@ -275,6 +276,41 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         }
         Ok(crate::exit::GATE_FAILED)
     }
+}
+
+/// Credentials named by environment variable must be set before anything runs: a missing
+/// one is a config error (exit 2), not a finding about the server.
+fn missing_secrets(servers: &[runner::Planned]) -> Result<(), CliError> {
+    use crate::probe::spec::{TargetSpec, ValueSource};
+    for p in servers {
+        let TargetSpec::Http {
+            headers, token_env, ..
+        } = &p.spec.target
+        else {
+            continue;
+        };
+        let vars = token_env
+            .iter()
+            .map(|v| {
+                (
+                    v.as_str(),
+                    "the bearer token (token_env / --token-env)".to_string(),
+                )
+            })
+            .chain(headers.iter().filter_map(|(name, v)| match v {
+                ValueSource::Env(var) => Some((var.as_str(), format!("header {name}"))),
+                ValueSource::Literal(_) => None,
+            }));
+        for (var, what) in vars {
+            if std::env::var_os(var).is_none_or(|v| v.is_empty()) {
+                return Err(CliError::Usage(format!(
+                    "server {}: {what} is read from the environment variable {var}, which is not set; export it (in CI, from a secret) or remove the setting",
+                    p.spec.name
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `scout config show`.

@@ -86,3 +86,22 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_credential_variable_that_is_not_set_is_a_config_error() {
+    let run = Scout::new()
+        .args([
+            "check",
+            "http://127.0.0.1:9/mcp",
+            "--header",
+            "X-Api-Key=env:SCOUT_TEST_UNSET_VARIABLE",
+        ])
+        .run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("SCOUT_TEST_UNSET_VARIABLE"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
+}
