@@ -155,6 +155,23 @@ pub async fn run(s: &mut Session) {
         how.join("; ")
     );
     if s.era == EraKind::Unknown {
+        // Every answer was 401: the server wants credentials scout was not given. That is
+        // the operator's to supply, not a defect of the server (DESIGN §2: blocked).
+        let unauthorized = !evidence.is_empty()
+            && s.recorder.snapshot().iter().all(|e| match &e.kind {
+                crate::telemetry::ExchangeKind::Http(h) => h.status == Some(401),
+                crate::telemetry::ExchangeKind::Stdio(_) => false,
+            });
+        if unauthorized {
+            let why = "the server requires credentials (every request got HTTP 401); give a bearer token with --token-env VAR (token_env in the config) or a header with --header NAME=env:VAR";
+            s.add(
+                PROTOCOL_ERA
+                    .skip(SkipReason::Blocked, why)
+                    .evidence(evidence),
+            );
+            s.block(why);
+            return;
+        }
         s.add(PROTOCOL_ERA.fail(detail).evidence(evidence));
         s.block("the server answered neither server/discover nor initialize");
         return;

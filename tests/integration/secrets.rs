@@ -105,3 +105,64 @@ fn a_credential_variable_that_is_not_set_is_a_config_error() {
     );
     assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
 }
+
+#[test]
+fn a_protected_server_blocks_without_credentials_and_is_checked_with_them() {
+    let server = crate::common::HttpFixture::start("requires_token.py");
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let without = Scout::new()
+        .args(["-q", "check", &server.url, "--json"])
+        .args([&json])
+        .run();
+    assert_eq!(without.code, Some(1), "{}", without.stderr);
+    assert!(
+        without.stderr.contains("requires credentials"),
+        "{}",
+        without.stderr
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("report")).expect("JSON");
+    let findings = report["servers"][0]["findings"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let era = findings
+        .iter()
+        .find(|f| f["id"] == "handshake.protocol_era")
+        .expect("protocol_era");
+    assert_eq!(
+        era["status"], "skip",
+        "missing credentials are not the server's defect: {era}"
+    );
+    assert_eq!(era["skip_reason"], "blocked");
+
+    let with = Scout::new()
+        .env("SCOUT_TEST_FIXTURE_TOKEN", "fixture-token")
+        .args([
+            "check",
+            &server.url,
+            "--token-env",
+            "SCOUT_TEST_FIXTURE_TOKEN",
+            "--json",
+        ])
+        .args([&json])
+        .run();
+    assert_eq!(with.code, Some(0), "{}\n{}", with.stdout, with.stderr);
+    let text = std::fs::read_to_string(&json).expect("report");
+    assert!(!text.contains("fixture-token") && !with.all_output().contains("fixture-token"));
+    let report: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let server_report = &report["servers"][0];
+    assert_eq!(server_report["era"], "dual");
+    let open = server_report["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["id"] == "auth.open").cloned())
+        .expect("auth.open");
+    assert!(
+        open["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("protected"),
+        "{open}"
+    );
+}
