@@ -225,6 +225,20 @@ pub struct OutputArgs {
     pub events: Option<PathBuf>,
 }
 
+/// The safety flags (shared by `check`, `tools` and `call`).
+#[derive(Debug, Clone, Default, Args)]
+pub struct PolicyArgs {
+    /// Also call tools that change state but are not destructive
+    #[arg(long = "allow-mutations", help_heading = "Safety")]
+    pub allow_mutations: bool,
+    /// Call every tool, destructive ones included. DANGEROUS: only against throwaway servers
+    #[arg(long = "allow-destructive", help_heading = "Safety")]
+    pub allow_destructive: bool,
+    /// Requests per second towards remote (non-loopback) hosts [default: 2]
+    #[arg(long, value_name = "N", help_heading = "Safety")]
+    pub rps: Option<f64>,
+}
+
 /// The gate's thresholds (shared by `check` and `report merge`).
 #[derive(Debug, Clone, Default, Args)]
 pub struct GateArgs {
@@ -271,15 +285,8 @@ pub struct SettingsArgs {
     /// Go straight to the handshake (initialize) path, skipping era detection
     #[arg(long = "skip-era-check", help_heading = "Run")]
     pub skip_era_check: bool,
-    /// Also call tools that change state but are not destructive
-    #[arg(long = "allow-mutations", help_heading = "Safety")]
-    pub allow_mutations: bool,
-    /// Call every tool, destructive ones included. DANGEROUS: only against throwaway servers
-    #[arg(long = "allow-destructive", help_heading = "Safety")]
-    pub allow_destructive: bool,
-    /// Requests per second towards remote (non-loopback) hosts [default: 2]
-    #[arg(long, value_name = "N", help_heading = "Safety")]
-    pub rps: Option<f64>,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
     /// Allow the performance burst (many requests in a short time; this version runs no burst yet)
     #[arg(long = "allow-load", help_heading = "Safety")]
     pub allow_load: bool,

@@ -35,10 +35,10 @@ pub fn flags_layer(s: &SettingsArgs) -> Layer {
         formats: None,
         timeout: s.timeout.clone().map(DurationText::Text),
         deadline: s.deadline.clone().map(DurationText::Text),
-        rps: s.rps,
+        rps: s.policy.rps,
         jobs: s.jobs.map(|j| j as usize),
-        allow_mutations: s.allow_mutations.then_some(true),
-        allow_destructive: s.allow_destructive.then_some(true),
+        allow_mutations: s.policy.allow_mutations.then_some(true),
+        allow_destructive: s.policy.allow_destructive.then_some(true),
         allow_load: s.allow_load.then_some(true),
         skip_era_check: s.skip_era_check.then_some(true),
         max_body: s.max_body,
@@ -268,14 +268,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
             "the run was interrupted (Ctrl-C); the reports written are partial".into(),
         ));
     }
-    if report.gate.passed {
-        Ok(crate::exit::PASSED)
-    } else {
-        for r in &report.gate.reasons {
-            eprintln!("gate failed: {r}");
-        }
-        Ok(crate::exit::GATE_FAILED)
-    }
+    Ok(crate::cli::gate_exit(&report))
 }
 
 /// Credentials named by environment variable must be set before anything runs: a missing

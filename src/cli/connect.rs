@@ -5,7 +5,7 @@
 use clap::Args;
 
 use crate::cli::CliError;
-use crate::cli::args::{ConfigSourceArgs, SettingsArgs, TargetArgs};
+use crate::cli::args::{ConfigSourceArgs, PolicyArgs, SettingsArgs, TargetArgs};
 use crate::cli::check::{flags_layer, target_entry};
 use crate::config::{self, LoadOptions};
 use crate::probe::ServerSpec;
@@ -34,26 +34,10 @@ impl OneServerArgs {
         SettingsArgs {
             timeout: self.timeout.clone(),
             skip_era_check: self.skip_era_check,
-            allow_mutations: policy.allow_mutations,
-            allow_destructive: policy.allow_destructive,
-            rps: policy.rps,
+            policy: policy.clone(),
             ..SettingsArgs::default()
         }
     }
-}
-
-/// The safety flags of commands that may call tools.
-#[derive(Debug, Clone, Default, Args)]
-pub struct PolicyArgs {
-    /// Also call tools that change state but are not destructive
-    #[arg(long = "allow-mutations", help_heading = "Safety")]
-    pub allow_mutations: bool,
-    /// Call every tool, destructive ones included. DANGEROUS: only against throwaway servers
-    #[arg(long = "allow-destructive", help_heading = "Safety")]
-    pub allow_destructive: bool,
-    /// Requests per second towards remote (non-loopback) hosts [default: 2]
-    #[arg(long, value_name = "N", help_heading = "Safety")]
-    pub rps: Option<f64>,
 }
 
 /// `scout connect`.

@@ -83,6 +83,19 @@ pub fn main() -> ExitCode {
     }
 }
 
+/// The exit code of a finished report: 0 when the gate passed, else 1 with every reason on
+/// stderr.
+pub fn gate_exit(report: &crate::report::Report) -> u8 {
+    if report.gate.passed {
+        crate::exit::PASSED
+    } else {
+        for r in &report.gate.reasons {
+            eprintln!("gate failed: {r}");
+        }
+        crate::exit::GATE_FAILED
+    }
+}
+
 /// A panic is a scout bug: one line on stderr (no backtrace), exit 3.
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {

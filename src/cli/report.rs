@@ -79,12 +79,5 @@ pub fn merge(args: MergeArgs) -> Result<u8, CliError> {
         }
     );
     eprintln!("{summary}");
-    if report.gate.passed {
-        Ok(crate::exit::PASSED)
-    } else {
-        for r in &report.gate.reasons {
-            eprintln!("gate failed: {r}");
-        }
-        Ok(crate::exit::GATE_FAILED)
-    }
+    Ok(crate::cli::gate_exit(&report))
 }

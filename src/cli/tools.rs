@@ -5,7 +5,8 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::cli::CliError;
-use crate::cli::connect::{OneServerArgs, PolicyArgs, pretty_json, print, resolve, runtime};
+use crate::cli::args::PolicyArgs;
+use crate::cli::connect::{OneServerArgs, pretty_json, print, resolve, runtime};
 use crate::client::summary::{self, OpenServer};
 use crate::policy::{self, CallError};
 
@@ -79,6 +80,17 @@ fn call_error(e: CallError) -> CliError {
     }
 }
 
+/// The wire an agent would use, and the tools it lists.
+async fn preferred_tools(
+    opened: &OpenServer,
+) -> Result<(&crate::client::Connection, Vec<Value>), CliError> {
+    let wire = opened
+        .preferred()
+        .ok_or_else(|| CliError::Unreachable("the server opened no wire".into()))?;
+    let tools = policy::list_tools(wire).await.map_err(call_error)?;
+    Ok((wire, tools))
+}
+
 /// Runs `scout tools`.
 pub fn tools(args: ToolsArgs) -> Result<u8, CliError> {
     let rt = runtime()?;
@@ -86,16 +98,10 @@ pub fn tools(args: ToolsArgs) -> Result<u8, CliError> {
         &args.one,
         &args.policy,
         async |opened, spec| {
-            let wire = opened
-                .preferred()
-                .ok_or_else(|| CliError::Unreachable("the server opened no wire".into()))?;
-            let tools = policy::list_tools(wire).await.map_err(call_error)?;
+            let (_, tools) = preferred_tools(opened).await?;
             let rows = policy::tool_table(&tools, &spec.policy);
             Ok(if args.json {
-                let mut s = serde_json::to_string_pretty(&policy::tool_table_json(&rows))
-                    .map_err(|e| CliError::Internal(format!("could not render JSON: {e}")))?;
-                s.push('\n');
-                s
+                pretty_json(&policy::tool_table_json(&rows))?
             } else {
                 policy::render_tool_table(&rows)
             })
@@ -117,10 +123,7 @@ pub fn call(args: CallArgs) -> Result<u8, CliError> {
         &args.one,
         &args.policy,
         async |opened, spec| {
-            let wire = opened
-                .preferred()
-                .ok_or_else(|| CliError::Unreachable("the server opened no wire".into()))?;
-            let tools = policy::list_tools(wire).await.map_err(call_error)?;
+            let (wire, tools) = preferred_tools(opened).await?;
             let schema = tools
                 .iter()
                 .find(|t| policy::tool_name(t) == args.tool)
