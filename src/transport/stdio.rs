@@ -391,23 +391,28 @@ fn handle_line(
         }
         return;
     }
-    // A notification or a server→client request: attribute it.
+    // A notification or a server→client request: attribute it to a request still waiting
+    // for its response. One whose response already arrived is over: anything for it now
+    // came after the result and goes to the inbox (where `execution.progress` looks).
     let params = msg.get("params");
     let token = params.and_then(|p| p.get("progressToken")).cloned();
     let request_id = params.and_then(|p| p.get("requestId")).map(id_key);
+    let open: Vec<&String> = r
+        .pending
+        .iter()
+        .filter(|(_, e)| e.response.is_none())
+        .map(|(k, _)| k)
+        .collect();
     let target = r
         .pending
         .iter()
+        .filter(|(_, e)| e.response.is_none())
         .find(|(k, e)| {
             request_id.as_deref() == Some(k.as_str())
                 || (token.is_some() && e.progress_token == token)
         })
         .map(|(k, _)| k.clone())
-        .or_else(|| {
-            (r.pending.len() == 1)
-                .then(|| r.pending.keys().next().cloned())
-                .flatten()
-        });
+        .or_else(|| (open.len() == 1).then(|| open[0].clone()));
     match target.and_then(|k| r.pending.get_mut(&k)) {
         Some(entry) => {
             entry.evidence.push(seq);
