@@ -233,7 +233,7 @@ pub async fn run(s: &mut Session) {
     let wires = s.wires.clone();
     for w in &wires {
         check_server_info(s, w, dual);
-        check_ping(s, w, dual, modern.is_some() && legacy.is_none()).await;
+        check_ping(s, w, dual).await;
         check_capabilities(s, w, dual).await;
     }
 }
@@ -556,7 +556,7 @@ fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
     s.add(tagged(b, w.era(), dual));
 }
 
-async fn check_ping(s: &mut Session, w: &Connection, dual: bool, modern_only: bool) {
+async fn check_ping(s: &mut Session, w: &Connection, dual: bool) {
     if w.era() == Era::Modern {
         let r = w.send(Probe::request("ping", json!({}))).await;
         let b = match (r.error_code(), r.status()) {
@@ -564,9 +564,9 @@ async fn check_ping(s: &mut Session, w: &Connection, dual: bool, modern_only: bo
                 PING.pass("ping (removed in 2026-07-28) is an unknown method: -32601")
             }
             (Some(-32601), Some(st)) => PING.warn(format!("-32601 came with HTTP {st}, not 404")),
-            _ if !modern_only && r.result().is_some() => {
-                PING.pass("the dual-era server also answers ping on modern requests")
-            }
+            _ if r.result().is_some() => PING.warn(
+                "ping on a request carrying the 2026-07-28 _meta was answered with a result; the revision removed ping, so it should get -32601 (the server served it as a handshake-era ping)",
+            ),
             _ => PING.warn(format!(
                 "ping on a 2026-07-28 request got {} (expected -32601)",
                 describe(&r)
