@@ -51,6 +51,11 @@ pub struct Session {
 impl Session {
     /// A fresh session for `spec`.
     pub fn new(spec: ServerSpec) -> Self {
+        let run_id = if spec.run_id.is_empty() {
+            uuid::Uuid::new_v4().to_string()
+        } else {
+            spec.run_id.clone()
+        };
         Session {
             spec,
             recorder: Recorder::new(),
@@ -63,7 +68,7 @@ impl Session {
             blocked: None,
             connector: None,
             opened: None,
-            run_id: uuid::Uuid::new_v4().to_string(),
+            run_id,
             internal_errors: Vec::new(),
         }
     }

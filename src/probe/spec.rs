@@ -101,6 +101,10 @@ pub struct ServerSpec {
     pub context_warn_tokens: u64,
     /// Where the server was declared (for report anchors).
     pub anchor: Option<Anchor>,
+    /// The run's id, sent as `X-MCP-Trace-ID` so server logs can be matched with the report
+    /// (empty: the session makes one up).
+    #[serde(default)]
+    pub run_id: String,
 }
 
 impl ServerSpec {
@@ -121,6 +125,7 @@ impl ServerSpec {
             max_body_bytes: 16 * 1024 * 1024,
             context_warn_tokens: 20_000,
             anchor: None,
+            run_id: String::new(),
         }
     }
 

@@ -61,7 +61,12 @@ pub fn select(plan: Vec<Planned>, shard: Option<Shard>) -> Vec<Planned> {
 pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receiver<bool>) -> Report {
     let started_at = OffsetDateTime::now_utc();
     let clock = Instant::now();
-    let plan = select(plan, options.shard);
+    // One id for the whole run: the report's `run_id` and every request's X-MCP-Trace-ID.
+    let run_id = uuid::Uuid::new_v4().to_string();
+    let mut plan = select(plan, options.shard);
+    for p in &mut plan {
+        p.spec.run_id = run_id.clone();
+    }
     if plan.is_empty()
         && let Some(s) = options.shard
     {
@@ -145,7 +150,7 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     servers.sort_by(|a, b| a.name.cmp(&b.name));
     let gate = evaluate(&servers, &gates);
     let mut report = Report {
-        run_id: uuid::Uuid::new_v4().to_string(),
+        run_id,
         scout_version: env!("CARGO_PKG_VERSION").to_string(),
         started_at,
         duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),

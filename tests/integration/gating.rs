@@ -212,3 +212,48 @@ fn under_github_actions_the_binary_writes_annotations_outputs_and_the_step_summa
     assert!(md.contains("catalog.tool_names"), "{md}");
     assert!(md.contains("duplicate_tool_names"), "{md}");
 }
+
+#[test]
+fn every_request_carries_the_report_run_id_as_trace_id() {
+    let server = crate::common::HttpFixture::start("minimal_server.py");
+    let out = tempfile::tempdir().expect("tempdir");
+    let run = Scout::new()
+        .args(["-q", "check", &server.url, "--out-dir"])
+        .args([out.path()])
+        .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let report = read_json(&out.path().join("scout.json"));
+    let run_id = report["run_id"].as_str().expect("run_id").to_string();
+    let har_dir = out.path().join("har");
+    let har_file = std::fs::read_dir(&har_dir)
+        .expect("har folder")
+        .flatten()
+        .next()
+        .expect("a HAR file")
+        .path();
+    let har = read_json(&har_file);
+    let entries = har["log"]["entries"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!entries.is_empty());
+    for e in entries {
+        let trace = e["request"]["headers"]
+            .as_array()
+            .and_then(|h| {
+                h.iter()
+                    .find(|h| {
+                        h["name"]
+                            .as_str()
+                            .is_some_and(|n| n.eq_ignore_ascii_case("x-mcp-trace-id"))
+                    })
+                    .and_then(|h| h["value"].as_str().map(str::to_string))
+            })
+            .unwrap_or_default();
+        assert_eq!(
+            trace, run_id,
+            "entry {} carries another trace id",
+            e["_seq"]
+        );
+    }
+}
