@@ -166,7 +166,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         .map(|p| p.spec.name.as_str())
         .collect();
     if !destructive.is_empty() {
-        eprintln!(
+        crate::say!(
             "scout: WARNING: destructive tools may be called on {} (--allow-destructive): their data may be changed or deleted",
             destructive.join(", ")
         );
@@ -196,11 +196,12 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         let (tx, rx) = watch::channel(false);
         let watcher = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                eprintln!(
+                crate::say!(
                     "scout: interrupted; stopping the running servers and writing a partial report (Ctrl-C again quits at once)"
                 );
                 let _ = tx.send(true);
                 if tokio::signal::ctrl_c().await.is_ok() {
+                    crate::transport::process::kill_all_groups();
                     #[allow(clippy::exit, reason = "a second Ctrl-C means stop now (exit 130, the shell convention)")]
                     std::process::exit(130);
                 }
@@ -233,7 +234,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         crate::report::baseline::from_report(&report, reason)
             .save(path)
             .map_err(|e| CliError::Internal(e.to_string()))?;
-        eprintln!(
+        crate::say!(
             "scout: wrote baseline {} ({} accepted finding(s)); edit each reason before committing it",
             path.display(),
             crate::report::baseline::from_report(&report, reason)

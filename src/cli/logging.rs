@@ -28,8 +28,25 @@ pub fn init(v: Verbosity) {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(color)
-        .with_writer(std::io::stderr)
+        .with_writer(|| QuietStderr)
         .with_target(false)
         .without_time()
         .try_init();
+}
+
+/// stderr that swallows write errors: a closed stderr (piped into `head`) must not end the
+/// run. tracing-subscriber reports a failed write with `eprintln!`, which panics on a closed
+/// stderr and would skip every destructor on the way out.
+struct QuietStderr;
+
+impl std::io::Write for QuietStderr {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let _ = std::io::stderr().write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let _ = std::io::stderr().flush();
+        Ok(())
+    }
 }

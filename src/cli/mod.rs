@@ -69,18 +69,28 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(CliError::Usage(m)) => {
-            eprintln!("error: {m}");
+            crate::say!("error: {m}");
             ExitCode::from(crate::exit::USAGE)
         }
         Err(CliError::Internal(m)) => {
-            eprintln!("error: {m}");
+            crate::say!("error: {m}");
             ExitCode::from(crate::exit::INTERNAL)
         }
         Err(CliError::Unreachable(m) | CliError::Refused(m)) => {
-            eprintln!("error: {m}");
+            crate::say!("error: {m}");
             ExitCode::from(crate::exit::GATE_FAILED)
         }
     }
+}
+
+/// Prints one line on stderr like `eprintln!`, but a closed stderr (piped into `head`) is
+/// ignored instead of panicking: what scout prints never decides whether it finishes.
+#[macro_export]
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
 }
 
 /// The exit code of a finished report: 0 when the gate passed, else 1 with every reason on
@@ -90,7 +100,7 @@ pub fn gate_exit(report: &crate::report::Report) -> u8 {
         crate::exit::PASSED
     } else {
         for r in &report.gate.reasons {
-            eprintln!("gate failed: {r}");
+            crate::say!("gate failed: {r}");
         }
         crate::exit::GATE_FAILED
     }
@@ -109,7 +119,12 @@ fn install_panic_hook() {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!(
+        // Children first: exit() below runs no destructors.
+        crate::transport::process::kill_all_groups();
+        // A closed stderr (e.g. piped into `head`) must not panic again here.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "error: scout hit an internal error ({what}{at}); this is a bug, please report it with the command you ran"
         );
         #[allow(

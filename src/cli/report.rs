@@ -78,6 +78,6 @@ pub fn merge(args: MergeArgs) -> Result<u8, CliError> {
             "failed"
         }
     );
-    eprintln!("{summary}");
+    crate::say!("{summary}");
     Ok(crate::cli::gate_exit(&report))
 }

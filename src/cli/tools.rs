@@ -114,7 +114,7 @@ pub fn tools(args: ToolsArgs) -> Result<u8, CliError> {
 /// Runs `scout call`.
 pub fn call(args: CallArgs) -> Result<u8, CliError> {
     if args.policy.allow_destructive {
-        eprintln!(
+        crate::say!(
             "scout: WARNING: --allow-destructive lets scout call tools that may delete or overwrite data"
         );
     }

@@ -177,6 +177,7 @@ pub fn spawn(cfg: &ProcessConfig) -> Result<Spawned, SpawnError> {
         source,
     })?;
     let pid = child.id().unwrap_or(0);
+    register_group(pid);
     let stderr = Arc::new(Mutex::new(Bounded {
         cap: STDERR_CAP,
         ..Bounded::default()
@@ -316,5 +317,41 @@ impl Drop for ManagedProcess {
         // Every path out (panic, dropped future, early return) ends the whole group. The
         // leader itself is reaped by tokio's orphan reaper (kill_on_drop).
         self.signal_group(Signal::SIGKILL);
+        unregister_group(self.pid);
+    }
+}
+
+/// Process groups of every child still alive, for the paths out that run no destructors
+/// (the panic hook, a second Ctrl-C): `std::process::exit` skips `Drop`.
+static LIVE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn register_group(pid: u32) {
+    if pid != 0 {
+        LIVE_GROUPS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(pid);
+    }
+}
+
+fn unregister_group(pid: u32) {
+    LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|p| *p != pid);
+}
+
+/// SIGKILLs the process group of every child scout started and has not yet dropped. Call it
+/// just before the process exits without unwinding.
+pub fn kill_all_groups() {
+    let groups: Vec<u32> = LIVE_GROUPS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .drain(..)
+        .collect();
+    for pid in groups {
+        if let Ok(pid) = i32::try_from(pid) {
+            let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+        }
     }
 }

@@ -162,3 +162,41 @@ fn ctrl_c_writes_a_partial_report() {
     .expect("valid JSON");
     assert_eq!(doc["gate"]["passed"], false);
 }
+
+/// Regression: with stderr closed (piped into `head`), a diagnostic write used to panic (exit
+/// 3) and the panic hook's `exit` skipped the destructors, leaving a `start`ed server running.
+#[test]
+fn closed_stderr_leaves_no_started_server_running() {
+    let port = crate::common::closed_port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let fixture = crate::common::crate_root().join("tests/fixtures/minimal_server.py");
+    let mut cmd = crate::common::command();
+    cmd.args(["-vv", "check", &url])
+        .args(["--start", "python3", "--start"])
+        .arg(&fixture)
+        .args([
+            "--start",
+            "http",
+            "--start",
+            "--port",
+            "--start",
+            &port.to_string(),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let mut child = cmd.spawn().expect("scout starts");
+    // Close the read end at once: every write to stderr now fails.
+    drop(child.stderr.take());
+    let status = child.wait().expect("scout ends");
+    assert_eq!(
+        status.code(),
+        Some(0),
+        "a closed stderr does not end the run: {status}"
+    );
+    // Whatever happened, nothing may still listen on the started server's port.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the started server is still running on {port} (scout exited with {status})"
+    );
+}
