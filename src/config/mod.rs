@@ -28,25 +28,14 @@ pub const DEFAULT_FILE: &str = "scout.toml";
 /// Top-level keys that may come from `SCOUT_*` variables (tables and server lists may not:
 /// they do not fit in one variable). Other `SCOUT_*` variables (`SCOUT_LOG`,
 /// `SCOUT_PROFILE`) are not config keys and are left alone.
-pub const ENV_KEYS: &[&str] = &[
-    "fail_under",
-    "fail_on",
-    "out_dir",
-    "formats",
-    "timeout",
-    "deadline",
-    "rps",
-    "jobs",
-    "allow_mutations",
-    "allow_destructive",
-    "allow_load",
-    "skip_era_check",
-    "max_body",
-    "context_warn_tokens",
-    "only",
-    "skip",
-    "baseline",
-];
+pub fn env_keys() -> Vec<&'static str> {
+    const NOT_FROM_ENV: [&str; 3] = ["fail_under_category", "checks", "servers"];
+    layer::KEYS
+        .iter()
+        .copied()
+        .filter(|k| !NOT_FROM_ENV.contains(k))
+        .collect()
+}
 
 /// A usage or config error: one line saying what was expected, what came and what to do.
 /// Always exit code 2.
@@ -146,7 +135,7 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
         figment = figment.merge(figment::providers::Toml::file(&f.path).nested());
     }
     let figment = figment
-        .merge(Env::prefixed("SCOUT_").only(ENV_KEYS).global())
+        .merge(Env::prefixed("SCOUT_").only(&env_keys()).global())
         .merge(Serialized::globals(&options.flags))
         .select(profile.as_str());
     let merged: Layer = figment

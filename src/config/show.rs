@@ -5,7 +5,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::config::layer::{self, KEYS, ServerEntry};
-use crate::config::{ENV_KEYS, Loaded};
+use crate::config::{Loaded, env_keys};
 
 /// Where a value came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,7 +37,7 @@ pub fn source_of(loaded: &Loaded, key: &str) -> Option<Source> {
     if flags.get(key).is_some() {
         return Some(Source::Flag(format!("--{}", key.replace('_', "-"))));
     }
-    if ENV_KEYS.contains(&key) {
+    if env_keys().contains(&key) {
         let var = format!("SCOUT_{}", key.to_ascii_uppercase());
         if std::env::var_os(&var).is_some() {
             return Some(Source::Env(var));

@@ -956,17 +956,30 @@ pub fn judge_resource_read(
             describe(missing)
         )),
     }
+    verdict(
+        &RESOURCE_READ,
+        problems,
+        soft,
+        format!("{read} listed resource(s) read; a missing URI got {expected}"),
+    )
+    .evidence(ev)
+}
+
+/// Fail with every problem (and the soft ones after them), else warn with the soft ones,
+/// else pass with `pass`.
+fn verdict(
+    check: &'static crate::probe::registry::Check,
+    mut problems: Vec<String>,
+    soft: Vec<String>,
+    pass: String,
+) -> FindingBuilder {
     if !problems.is_empty() {
         problems.extend(soft);
-        RESOURCE_READ.fail(problems.join("; ")).evidence(ev)
+        check.fail(problems.join("; "))
     } else if !soft.is_empty() {
-        RESOURCE_READ.warn(soft.join("; ")).evidence(ev)
+        check.warn(soft.join("; "))
     } else {
-        RESOURCE_READ
-            .pass(format!(
-                "{read} listed resource(s) read; a missing URI got {expected}"
-            ))
-            .evidence(ev)
+        check.pass(pass)
     }
 }
 
@@ -1044,18 +1057,13 @@ pub fn judge_prompt_get(
             describe(unknown)
         )),
     }
-    if !problems.is_empty() {
-        problems.extend(soft);
-        PROMPT_GET.fail(problems.join("; ")).evidence(ev)
-    } else if !soft.is_empty() {
-        PROMPT_GET.warn(soft.join("; ")).evidence(ev)
-    } else {
-        PROMPT_GET
-            .pass(format!(
-                "{fetched} prompt(s) fetched; an unknown prompt got -32602"
-            ))
-            .evidence(ev)
-    }
+    verdict(
+        &PROMPT_GET,
+        problems,
+        soft,
+        format!("{fetched} prompt(s) fetched; an unknown prompt got -32602"),
+    )
+    .evidence(ev)
 }
 
 #[cfg(test)]
