@@ -1,20 +1,66 @@
-//! The Markdown PR summary (also appended to `$GITHUB_STEP_SUMMARY` under GitHub Actions).
+//! The Markdown PR summary: what `--markdown` writes, what is appended to
+//! `$GITHUB_STEP_SUMMARY`, and (with a base report) what `scout report diff --markdown`
+//! writes for a pull-request comment.
 //!
-//! Per server: a headline with score, gate verdict and era, a category table, the failing
-//! and warning checks with advice and evidence, then a collapsed `<details>` section with
-//! the passes, infos and skips. Order is deterministic (servers as in the report, findings
-//! most severe first, then by id and subject). Text that came from a server is escaped so a
-//! hostile server cannot inject Markdown or HTML into the PR page. The output stays under
-//! GitHub's 1 MiB step-summary limit: past [`MAX_BYTES`] it is cut at a line with a note.
+//! Layout: the gate verdict with its reasons; one table row per server (verdict, score,
+//! the delta from the base run when there is one, fails, warnings, era); then per server a
+//! headline, a compact category table with small bars, and one row per failing or warning
+//! check — fails first, most severe first — where a check seen on both wires of a dual-era
+//! server is one row naming both eras. Details, advice, evidence and spec are folded in a
+//! `<details>` element. With a base report, new problems are marked and the fixed ones are
+//! listed. Passes, infos and skips are only counted (the JSON report has them all).
+//!
+//! Size: a PR comment may hold at most 65,536 characters. The summary stays within
+//! [`MAX_BYTES`] bytes (so characters): servers whose gate failed come first, a server's
+//! section that no longer fits is left out and named, and a note says where the full
+//! report is. Text that came from a server is escaped, so a hostile server cannot add
+//! Markdown or HTML to the page. Output is deterministic.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use crate::emit::sarif::{evidence_text, rank};
-use crate::report::finding::{Finding, Status, Suppression};
+use crate::report::diff::{Presence, ReportDiff, ServerDiff};
+use crate::report::finding::{Era, Finding, Status, Suppression};
 use crate::report::model::{Report, ServerReport};
 
-/// GitHub refuses step summaries over 1 MiB; we stop a little below it.
-pub const MAX_BYTES: usize = 1024 * 1024 - 4096;
+/// GitHub refuses comments over 65,536 characters; we stop 1 KiB below, leaving room for
+/// the marker a sticky-comment action adds. Bytes bound characters from above.
+pub const MAX_BYTES: usize = 65_536 - 1024;
+
+/// At most this many check rows per server; the rest are counted in a note.
+const MAX_ROWS: usize = 40;
+/// At most this many gate reasons are listed.
+const MAX_REASONS: usize = 10;
+/// Longer details are clipped in the row's summary (the whole text is folded below it).
+const SUMMARY_CHARS: usize = 160;
+/// Longer texts are clipped even inside the fold.
+const DETAIL_CHARS: usize = 1500;
+
+/// How to render.
+#[derive(Debug, Clone, Default)]
+pub struct Options<'a> {
+    /// The run this one is compared with (`scout report diff`): adds deltas, marks new
+    /// problems and lists the fixed ones.
+    pub diff: Option<&'a ReportDiff>,
+    /// Where the full report is, as Markdown (see [`full_report_note`]); named in the
+    /// truncation note and the footer.
+    pub full_report: Option<String>,
+    /// The size limit in bytes (0 = [`MAX_BYTES`]).
+    pub max_bytes: usize,
+}
+
+/// "the artifacts of [this workflow run](URL)" and/or "`path`", for [`Options::full_report`].
+pub fn full_report_note(run_url: Option<&str>, path: Option<&str>) -> Option<String> {
+    let link = run_url
+        .filter(|u| u.starts_with("https://") && !u.contains([' ', '(', ')', '<', '>']))
+        .map(|u| format!("the artifacts of [this workflow run]({u})"));
+    let path = path.map(|p| format!("`{}`", p.replace('`', "'")));
+    match (link, path) {
+        (Some(l), Some(p)) => Some(format!("{p} in {l}")),
+        (l, p) => l.or(p),
+    }
+}
 
 /// Escapes text for use inside Markdown paragraphs and table cells.
 pub(crate) fn esc(s: &str) -> String {
@@ -36,94 +82,240 @@ pub(crate) fn esc(s: &str) -> String {
     out
 }
 
+/// `s` cut to `max` characters with an ellipsis.
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+        out.push('…');
+        out
+    }
+}
+
 /// True when no gate reason names this server (gate reasons are `"<server>: …"`).
 pub(crate) fn server_passed(report: &Report, server: &ServerReport) -> bool {
     let prefix = format!("{}: ", server.name);
     !report.gate.reasons.iter().any(|r| r.starts_with(&prefix))
 }
 
-/// Findings sorted for display: most severe first, then id, subject, era.
-pub(crate) fn sorted<'a>(findings: impl Iterator<Item = &'a Finding>) -> Vec<&'a Finding> {
-    let mut v: Vec<&Finding> = findings.collect();
-    v.sort_by(|a, b| {
-        rank(b)
-            .cmp(&rank(a))
-            .then_with(|| a.id.cmp(&b.id))
-            .then_with(|| a.subject.cmp(&b.subject))
-            .then_with(|| a.era.cmp(&b.era))
-    });
-    v
+/// `67`, or "not assessed" — never a number for a server without a score.
+fn score_text(score: Option<u8>) -> String {
+    score
+        .map(|n| n.to_string())
+        .unwrap_or_else(|| "not assessed".into())
 }
 
-fn label(f: &Finding) -> String {
+/// `▲ 5` / `▼ 12` / `±0`, or empty when either side has no score.
+pub(crate) fn delta_text(base: Option<u8>, head: Option<u8>) -> String {
+    match (base, head) {
+        (Some(b), Some(h)) if h > b => format!("▲ {}", h - b),
+        (Some(b), Some(h)) if h < b => format!("▼ {}", b - h),
+        (Some(_), Some(_)) => "±0".into(),
+        _ => String::new(),
+    }
+}
+
+/// A ten-cell bar for a category score.
+fn bar(score: u8) -> String {
+    let full = (usize::from(score.min(100)) + 5) / 10;
+    format!("`{}{}`", "█".repeat(full), "░".repeat(10 - full))
+}
+
+/// One table row: the failing or warning findings of one check id and subject.
+struct Row<'a> {
+    findings: Vec<&'a Finding>,
+    counted: bool,
+    new: bool,
+}
+
+impl Row<'_> {
+    fn worst(&self) -> &Finding {
+        self.findings
+            .iter()
+            .copied()
+            .max_by_key(|f| rank(f))
+            .expect("a row has findings")
+    }
+
+    fn eras(&self) -> Vec<Era> {
+        let mut eras: Vec<Era> = self.findings.iter().filter_map(|f| f.era).collect();
+        eras.sort();
+        eras.dedup();
+        eras
+    }
+}
+
+/// The fails and warns of a server as rows, counted before not counted, then most severe
+/// first, then by check id and subject.
+fn rows<'a>(s: &'a ServerReport, diff: Option<&ServerDiff>) -> Vec<Row<'a>> {
+    let mut groups: BTreeMap<(&str, Option<&str>), Vec<&Finding>> = BTreeMap::new();
+    for f in &s.findings {
+        if matches!(f.status, Status::Fail | Status::Warn) {
+            groups
+                .entry((f.id.as_str(), f.subject.as_deref()))
+                .or_default()
+                .push(f);
+        }
+    }
+    let mut rows: Vec<Row> = groups
+        .into_values()
+        .map(|findings| {
+            let counted = findings.iter().any(|f| f.counts());
+            let new = diff.is_some_and(|d| findings.iter().any(|f| d.is_new(f)));
+            Row {
+                findings,
+                counted,
+                new,
+            }
+        })
+        .collect();
+    rows.sort_by(|a, b| {
+        b.counted
+            .cmp(&a.counted)
+            .then_with(|| rank(b.worst()).cmp(&rank(a.worst())))
+            .then_with(|| a.worst().id.cmp(&b.worst().id))
+            .then_with(|| a.worst().subject.cmp(&b.worst().subject))
+    });
+    rows
+}
+
+fn status_label(f: &Finding) -> String {
+    match (f.status, f.severity) {
+        (Status::Fail, Some(s)) => format!("❌ {}", s.as_str()),
+        (Status::Fail, None) => "❌ fail".into(),
+        (Status::Warn, _) => "⚠️ warn".into(),
+        (st, _) => st.as_str().into(),
+    }
+}
+
+fn check_label(f: &Finding) -> String {
     let mut s = format!("`{}`", f.id);
     if let Some(subject) = &f.subject {
-        s.push_str(&format!(" ({})", esc(subject)));
-    }
-    if let Some(era) = f.era {
-        s.push_str(&format!(" [{}]", era.as_str()));
+        s.push_str(&format!(" ({})", esc(&clip(subject, 80))));
     }
     s
 }
 
 fn suppression(f: &Finding) -> Option<String> {
     f.suppressed.as_ref().map(|s| match s {
-        Suppression::Baselined { reason } => format!("baselined: {}", esc(reason)),
-        Suppression::Ignored { reason } => format!("ignored: {}", esc(reason)),
+        Suppression::Baselined { reason } => format!("baselined: {}", esc(&clip(reason, 200))),
+        Suppression::Ignored { reason } => format!("ignored: {}", esc(&clip(reason, 200))),
     })
 }
 
-fn judged_item(out: &mut String, f: &Finding) {
-    let sev = match (f.status, f.severity) {
-        (Status::Fail, Some(s)) => s.as_str(),
-        (Status::Fail, None) => "fail",
-        _ => "warn",
+/// The "what scout saw" cell: a short summary, the rest (the whole detail of each era when
+/// it was cut or differs, evidence, advice, spec) folded under it.
+fn detail_cell(row: &Row) -> String {
+    let worst = row.worst();
+    let summary_of = |f: &Finding| {
+        let text = if f.detail.is_empty() {
+            &f.title
+        } else {
+            &f.detail
+        };
+        esc(&clip(text, SUMMARY_CHARS))
     };
-    out.push_str(&format!(
-        "- **{}** {} — {}: {}\n",
-        sev,
-        label(f),
-        esc(&f.title),
-        esc(&f.detail)
-    ));
-    if let Some(why) = suppression(f) {
-        out.push_str(&format!("  - not counted ({why})\n"));
+    let summary = summary_of(worst);
+    let mut folded: Vec<String> = Vec::new();
+    let several = row.findings.len() > 1;
+    for f in &row.findings {
+        let full = esc(&clip(&f.detail, DETAIL_CHARS));
+        let evidence =
+            (!f.evidence.is_empty()).then(|| format!("evidence {}", evidence_text(&f.evidence)));
+        let mut line = match (several, f.era) {
+            (true, Some(e)) => format!("**{}** ({}): {full}", e.as_str(), f.status.as_str()),
+            (true, None) => format!("**{}**: {full}", f.status.as_str()),
+            // One finding whose detail is the summary already: only its evidence.
+            (false, _) if full == summary => String::new(),
+            (false, _) => full,
+        };
+        if let Some(ev) = evidence {
+            if line.is_empty() {
+                line = ev;
+            } else {
+                line.push_str(&format!(" ({ev})"));
+            }
+        }
+        if !line.is_empty() {
+            folded.push(line);
+        }
     }
-    if !f.advice.is_empty() {
-        out.push_str(&format!("  - advice: {}\n", esc(&f.advice)));
+    if let Some(why) = suppression(worst) {
+        folded.push(format!("not counted ({why})"));
     }
-    if !f.evidence.is_empty() {
-        out.push_str(&format!("  - evidence: {}\n", evidence_text(&f.evidence)));
-    }
-    if let Some(spec) = &f.spec {
-        out.push_str(&format!(
-            "  - spec: <{}>\n",
-            spec.replace(['<', '>', ' '], "")
+    if !worst.advice.is_empty() {
+        folded.push(format!(
+            "**advice:** {}",
+            esc(&clip(&worst.advice, DETAIL_CHARS))
         ));
     }
+    if let Some(spec) = &worst.spec {
+        folded.push(format!(
+            "**spec:** <{}>",
+            spec.replace(['<', '>', ' ', '|'], "")
+        ));
+    }
+    if folded.is_empty() {
+        return summary;
+    }
+    format!(
+        "<details><summary>{summary}</summary>{}</details>",
+        folded.join("<br>")
+    )
 }
 
-fn server_section(out: &mut String, report: &Report, s: &ServerReport) {
+fn row_line(row: &Row) -> String {
+    let worst = row.worst();
+    let mut status = status_label(worst);
+    if !row.counted {
+        status = format!("~~{status}~~");
+    }
+    if row.new {
+        status = format!("🆕 {status}");
+    }
+    let eras = row
+        .eras()
+        .iter()
+        .map(|e| e.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "| {status} | {} | {eras} | {} |\n",
+        check_label(worst),
+        detail_cell(row)
+    )
+}
+
+fn headline(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> String {
     let verdict = if server_passed(report, s) {
-        "✅ gate passed"
+        "✅"
     } else {
-        "❌ gate failed"
+        "❌"
     };
-    let score = s
-        .score
-        .map(|n| format!("{n}/100"))
-        .unwrap_or_else(|| "not scored".into());
+    let mut score = match s.score {
+        Some(n) => format!("{n}/100"),
+        None => "not assessed".into(),
+    };
+    if let Some(d) = d {
+        let delta = delta_text(d.base_score, d.head_score);
+        match (d.presence, d.base_score) {
+            (Presence::Added, _) => score.push_str(" · new server"),
+            _ if !delta.is_empty() => score.push_str(&format!(" {delta}")),
+            (_, Some(b)) => score.push_str(&format!(" (base {b})")),
+            (_, None) => score.push_str(" (base not assessed)"),
+        }
+    }
+    format!("## {verdict} {} — {score}\n\n", esc(&s.name))
+}
+
+fn server_section(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> String {
+    let mut out = headline(report, s, d);
     out.push_str(&format!(
-        "## {} — {} · {} · era {}\n\n",
-        esc(&s.name),
-        score,
-        verdict,
-        s.era.as_str()
-    ));
-    out.push_str(&format!(
-        "{} `{}`",
+        "{} `{}` · era {}",
         s.transport.as_str(),
-        s.target.replace('`', "'")
+        clip(&s.target, 200).replace('`', "'"),
+        s.era.as_str()
     ));
     if !s.protocol_versions.is_empty() {
         out.push_str(&format!(
@@ -133,100 +325,307 @@ fn server_section(out: &mut String, report: &Report, s: &ServerReport) {
     }
     out.push_str(&format!(" · {} exchanges\n\n", s.exchange_total()));
     if let Some(why) = &s.blocked {
-        out.push_str(&format!("> **Blocked:** {}\n\n", esc(why)));
+        out.push_str(&format!(
+            "> **Blocked:** {} — the run has no score.\n\n",
+            esc(&clip(why, DETAIL_CHARS))
+        ));
     }
     if s.interrupted {
-        out.push_str("> **Interrupted** before the run finished.\n\n");
+        out.push_str("> **Interrupted** before the run finished — the run has no score.\n\n");
     }
-    out.push_str("| category | score |\n|---|---:|\n");
-    for c in &s.categories {
-        let v = if c.assessed {
-            c.score.to_string()
+    for e in &s.internal_errors {
+        out.push_str(&format!(
+            "> **Internal error:** {} — scout could not record this, so the report may be missing a finding.\n\n",
+            esc(&clip(e, DETAIL_CHARS))
+        ));
+    }
+
+    // Categories: the assessed ones with a bar, the rest named on one line.
+    let assessed: Vec<_> = s.categories.iter().filter(|c| c.assessed()).collect();
+    if !assessed.is_empty() {
+        if d.is_some() {
+            out.push_str("| category | score | | Δ |\n|---|---:|---|---:|\n");
         } else {
-            "—".into()
-        };
-        out.push_str(&format!("| {} | {} |\n", c.phase.as_str(), v));
-    }
-    out.push('\n');
-    let judged = sorted(
-        s.findings
-            .iter()
-            .filter(|f| matches!(f.status, Status::Fail | Status::Warn)),
-    );
-    let (fails, warns): (Vec<&Finding>, Vec<&Finding>) =
-        judged.into_iter().partition(|f| f.status == Status::Fail);
-    for (heading, list) in [("Failing checks", fails), ("Warnings", warns)] {
-        if list.is_empty() {
-            continue;
+            out.push_str("| category | score | |\n|---|---:|---|\n");
         }
-        out.push_str(&format!("### {heading} ({})\n\n", list.len()));
-        for f in list {
-            judged_item(out, f);
+        for c in &assessed {
+            let n = c.score.unwrap_or(0);
+            out.push_str(&format!("| {} | {n} | {} |", c.phase.as_str(), bar(n)));
+            if let Some(d) = d {
+                let base = d
+                    .categories
+                    .iter()
+                    .find(|x| x.phase == c.phase)
+                    .and_then(|x| x.base);
+                out.push_str(&format!(" {} |", delta_text(base, c.score)));
+            }
+            out.push('\n');
         }
         out.push('\n');
     }
-    // The collapsed list is for looking things up, so it is ordered by check id.
-    let mut rest: Vec<&Finding> = s
-        .findings
+    let unassessed: Vec<&str> = s
+        .categories
         .iter()
-        .filter(|f| matches!(f.status, Status::Pass | Status::Info | Status::Skip))
+        .filter(|c| !c.assessed())
+        .map(|c| c.phase.as_str())
         .collect();
-    rest.sort_by(|a, b| {
-        (&a.id, &a.subject, a.era, a.status).cmp(&(&b.id, &b.subject, b.era, b.status))
-    });
-    if !rest.is_empty() {
-        let count = |st: Status| rest.iter().filter(|f| f.status == st).count();
+    if !unassessed.is_empty() {
         out.push_str(&format!(
-            "<details><summary>{} passed, {} info, {} skipped</summary>\n\n",
-            count(Status::Pass),
-            count(Status::Info),
-            count(Status::Skip)
+            "Not assessed (only observations or skips): {}\n\n",
+            unassessed.join(", ")
         ));
-        out.push_str("| check | status | detail |\n|---|---|---|\n");
-        for f in rest {
-            let status = match (f.status, f.skip_reason) {
-                (Status::Skip, Some(r)) => format!("skip ({})", r.as_str()),
-                (st, _) => st.as_str().to_string(),
-            };
+    }
+
+    let rows = rows(s, d);
+    if !rows.is_empty() {
+        let fails = rows
+            .iter()
+            .filter(|r| r.counted && r.worst().status == Status::Fail)
+            .count();
+        let warns = rows
+            .iter()
+            .filter(|r| r.counted && r.worst().status == Status::Warn)
+            .count();
+        out.push_str(&format!(
+            "**{fails} failing, {warns} warning** (one row per check; both eras of a dual-era server share a row)\n\n"
+        ));
+        out.push_str("| | check | era | what scout saw |\n|---|---|---|---|\n");
+        for row in rows.iter().take(MAX_ROWS) {
+            out.push_str(&row_line(row));
+        }
+        if rows.len() > MAX_ROWS {
             out.push_str(&format!(
-                "| {} | {} | {} |\n",
-                label(f),
-                status,
-                esc(&f.detail)
+                "\n… and {} more failing or warning check(s); see the full report.\n",
+                rows.len() - MAX_ROWS
             ));
         }
-        out.push_str("\n</details>\n\n");
+        out.push('\n');
     }
+    if let Some(d) = d {
+        fixed_section(&mut out, d);
+    }
+    let count = |st: Status| s.findings.iter().filter(|f| f.status == st).count();
+    out.push_str(&format!(
+        "<sub>{} passed · {} info · {} skipped</sub>\n\n",
+        count(Status::Pass),
+        count(Status::Info),
+        count(Status::Skip)
+    ));
+    out
 }
 
-/// Renders the summary, cut to [`MAX_BYTES`].
-pub fn render(report: &Report) -> String {
-    render_limited(report, MAX_BYTES)
-}
-
-/// Renders the summary, cut at a line boundary to at most `max_bytes` with a note saying so.
-pub fn render_limited(report: &Report, max_bytes: usize) -> String {
-    let mut out = String::from("# scout report\n\n");
-    if report.gate.passed {
-        out.push_str("**Gate: ✅ passed**\n\n");
-    } else {
-        out.push_str("**Gate: ❌ failed**\n\n");
-        for r in &report.gate.reasons {
-            out.push_str(&format!("- {}\n", esc(r)));
+/// The fixed and the no-longer-checked problems of a compared server.
+fn fixed_section(out: &mut String, d: &ServerDiff) {
+    if !d.fixed.is_empty() {
+        out.push_str(&format!(
+            "**Fixed since the base run ({})**\n\n| was | check | era | now |\n|---|---|---|---|\n",
+            d.fixed.len()
+        ));
+        for c in d.fixed.iter().take(MAX_ROWS) {
+            let now = match c.head {
+                None => "not reported".to_string(),
+                Some(st) => st.as_str().to_string(),
+            };
+            out.push_str(&format!(
+                "| ✅ {} | {} | {} | {now} |\n",
+                status_label(&c.finding),
+                check_label(&c.finding),
+                c.finding.era.map(|e| e.as_str()).unwrap_or("")
+            ));
+        }
+        if d.fixed.len() > MAX_ROWS {
+            out.push_str(&format!("\n… and {} more.\n", d.fixed.len() - MAX_ROWS));
         }
         out.push('\n');
     }
-    for s in &report.servers {
-        server_section(&mut out, report, s);
+    if !d.unverified.is_empty() {
+        let ids: Vec<String> = d
+            .unverified
+            .iter()
+            .take(MAX_ROWS)
+            .map(|c| check_label(&c.finding))
+            .collect();
+        out.push_str(&format!(
+            "Not re-checked in this run ({}), so not counted as fixed: {}\n\n",
+            d.unverified.len(),
+            ids.join(", ")
+        ));
     }
-    out.push_str(&format!(
-        "<sub>scout {} · run {}</sub>\n",
-        esc(&report.scout_version),
-        esc(&report.run_id)
-    ));
-    truncate(out, max_bytes)
 }
 
+/// The servers, those whose gate failed first, then by name.
+fn ordered(report: &Report) -> Vec<&ServerReport> {
+    let mut v: Vec<&ServerReport> = report.servers.iter().collect();
+    v.sort_by(|a, b| {
+        server_passed(report, a)
+            .cmp(&server_passed(report, b))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    v
+}
+
+fn overview_row(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> String {
+    let verdict = if server_passed(report, s) {
+        "✅"
+    } else {
+        "❌"
+    };
+    let counted = |st: Status| {
+        s.findings
+            .iter()
+            .filter(|f| f.counts() && f.status == st)
+            .count()
+    };
+    let mut line = format!(
+        "| {verdict} | {} | {} |",
+        esc(&clip(&s.name, 100)),
+        score_text(s.score)
+    );
+    if let Some(d) = d {
+        let delta = match d.presence {
+            Presence::Added => "new".to_string(),
+            _ => delta_text(d.base_score, d.head_score),
+        };
+        line.push_str(&format!(" {delta} | {} | {} |", d.new.len(), d.fixed.len()));
+    }
+    line.push_str(&format!(
+        " {} | {} | {} |\n",
+        counted(Status::Fail),
+        counted(Status::Warn),
+        s.era.as_str()
+    ));
+    line
+}
+
+/// Renders the summary with the default options (no base run, [`MAX_BYTES`]).
+pub fn render(report: &Report) -> String {
+    render_with(report, &Options::default())
+}
+
+/// Renders the summary within `opts.max_bytes`.
+pub fn render_with(report: &Report, opts: &Options) -> String {
+    let max = if opts.max_bytes == 0 {
+        MAX_BYTES
+    } else {
+        opts.max_bytes
+    };
+    let diff_of = |s: &ServerReport| opts.diff.and_then(|d| d.server(&s.name));
+
+    let mut head = String::from("# scout report\n\n");
+    if let Some(d) = opts.diff {
+        head.push_str(&format!(
+            "Compared with the base run `{}`.\n\n",
+            esc(&clip(&d.base_run_id, 100))
+        ));
+    }
+    if report.gate.passed {
+        head.push_str("**Gate: ✅ passed**\n\n");
+    } else {
+        head.push_str("**Gate: ❌ failed**\n\n");
+        for r in report.gate.reasons.iter().take(MAX_REASONS) {
+            head.push_str(&format!("- {}\n", esc(&clip(r, 500))));
+        }
+        if report.gate.reasons.len() > MAX_REASONS {
+            head.push_str(&format!(
+                "- … and {} more reason(s)\n",
+                report.gate.reasons.len() - MAX_REASONS
+            ));
+        }
+        head.push('\n');
+    }
+
+    let footer = format!(
+        "<sub>scout {} · run {}{}</sub>\n",
+        esc(&report.scout_version),
+        esc(&clip(&report.run_id, 200)),
+        opts.full_report
+            .as_ref()
+            .map(|w| format!(" · full report: {w}"))
+            .unwrap_or_default()
+    );
+    let note_room = 600 + opts.full_report.as_ref().map_or(0, String::len);
+    let budget = max.saturating_sub(footer.len() + note_room);
+
+    // One row per server; the table itself is capped for very large fleets.
+    let servers = ordered(report);
+    let mut table = if opts.diff.is_some() {
+        String::from(
+            "| | server | score | Δ | new | fixed | fails | warnings | era |\n|---|---|---:|---:|---:|---:|---:|---:|---|\n",
+        )
+    } else {
+        String::from(
+            "| | server | score | fails | warnings | era |\n|---|---|---:|---:|---:|---|\n",
+        )
+    };
+    let mut listed = 0;
+    for s in &servers {
+        let row = overview_row(report, s, diff_of(s));
+        if head.len() + table.len() + row.len() > budget / 2 {
+            break;
+        }
+        table.push_str(&row);
+        listed += 1;
+    }
+    if listed < servers.len() {
+        table.push_str(&format!(
+            "\n{} more server(s) not listed.\n",
+            servers.len() - listed
+        ));
+    }
+    table.push('\n');
+    let mut out = head;
+    if !servers.is_empty() {
+        out.push_str(&table);
+    } else {
+        out.push_str("No servers were checked.\n\n");
+    }
+    if let Some(d) = opts.diff {
+        let removed: Vec<String> = d
+            .servers
+            .iter()
+            .filter(|s| s.presence == Presence::Removed)
+            .map(|s| esc(&s.name))
+            .collect();
+        if !removed.is_empty() {
+            out.push_str(&format!(
+                "Not in this run (only in the base run): {}\n\n",
+                removed.join(", ")
+            ));
+        }
+    }
+
+    // Per-server sections while they fit; the rest are named in a note.
+    let mut omitted: Vec<&str> = Vec::new();
+    for s in &servers {
+        let section = server_section(report, s, diff_of(s));
+        if omitted.is_empty() && out.len() + section.len() <= budget {
+            out.push_str(&section);
+        } else {
+            omitted.push(&s.name);
+        }
+    }
+    if !omitted.is_empty() {
+        let names: Vec<String> = omitted.iter().take(10).map(|n| esc(n)).collect();
+        let more = if omitted.len() > 10 {
+            format!(" and {} more", omitted.len() - 10)
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "> **Truncated:** the details of {} server(s) ({}{more}) did not fit GitHub's 65,536-character comment limit; see the full report{}.\n\n",
+            omitted.len(),
+            names.join(", "),
+            opts.full_report
+                .as_ref()
+                .map(|w| format!(": {w}"))
+                .unwrap_or_else(|| " (the JSON, SARIF and JUnit reports have everything)".into())
+        ));
+    }
+    out.push_str(&footer);
+    truncate(out, max)
+}
+
+/// The last guard: cut at a line boundary to at most `max_bytes`, with a note.
 fn truncate(out: String, max_bytes: usize) -> String {
     if out.len() <= max_bytes {
         return out;
@@ -238,12 +637,8 @@ fn truncate(out: String, max_bytes: usize) -> String {
     }
     let keep_to = out[..cut].rfind('\n').map(|i| i + 1).unwrap_or(0);
     let mut kept = out[..keep_to].to_string();
-    // Close a collapsed section we cut into, so the note is visible.
-    if kept.matches("<details>").count() > kept.matches("</details>").count() {
-        kept.push_str("\n</details>\n");
-    }
     kept.push_str(&format!(
-        "\n> **Truncated:** {} more bytes did not fit GitHub's 1 MiB summary limit; the JSON, SARIF and JUnit reports have everything.\n",
+        "\n> **Truncated:** {} more bytes did not fit the comment limit; the JSON, SARIF and JUnit reports have everything.\n",
         out.len() - keep_to
     ));
     kept
@@ -251,14 +646,14 @@ fn truncate(out: String, max_bytes: usize) -> String {
 
 /// Appends the summary to the file named by `$GITHUB_STEP_SUMMARY`, when that is set.
 /// Returns whether it wrote anything.
-pub fn append_step_summary(report: &Report) -> std::io::Result<bool> {
+pub fn append_step_summary(report: &Report, opts: &Options) -> std::io::Result<bool> {
     match std::env::var_os("GITHUB_STEP_SUMMARY") {
         Some(path) if !path.is_empty() => {
             let mut file = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)
                 .open(path)?;
-            file.write_all(render(report).as_bytes())?;
+            file.write_all(render_with(report, opts).as_bytes())?;
             Ok(true)
         }
         _ => Ok(false),
@@ -278,11 +673,32 @@ mod tests {
     }
 
     #[test]
-    fn truncation_closes_details_and_notes_it() {
-        let text = format!("a\n<details>\n{}", "line\n".repeat(1000));
+    fn truncation_is_a_last_resort_with_a_note() {
+        let text = format!("a\n{}", "line\n".repeat(1000));
         let cut = truncate(text, 1024);
         assert!(cut.len() <= 1024, "{}", cut.len());
-        assert!(cut.contains("</details>"));
         assert!(cut.contains("Truncated"));
+    }
+
+    #[test]
+    fn deltas_and_bars() {
+        assert_eq!(delta_text(Some(80), Some(85)), "▲ 5");
+        assert_eq!(delta_text(Some(85), Some(80)), "▼ 5");
+        assert_eq!(delta_text(Some(80), Some(80)), "±0");
+        assert_eq!(delta_text(None, Some(80)), "");
+        assert_eq!(delta_text(Some(80), None), "");
+        assert_eq!(bar(100), "`██████████`");
+        assert_eq!(bar(0), "`░░░░░░░░░░`");
+        assert_eq!(bar(67), "`███████░░░`");
+    }
+
+    #[test]
+    fn full_report_notes_only_link_https() {
+        assert_eq!(
+            full_report_note(Some("https://github.com/o/r/actions/runs/1"), Some("out/scout.json")),
+            Some("`out/scout.json` in the artifacts of [this workflow run](https://github.com/o/r/actions/runs/1)".into())
+        );
+        assert_eq!(full_report_note(Some("javascript:alert(1)"), None), None);
+        assert_eq!(full_report_note(None, Some("a`b")), Some("`a'b`".into()));
     }
 }

@@ -35,23 +35,38 @@ pub fn server_reasons(server: &ServerReport, gate: &GateConfig) -> Vec<String> {
     if server.interrupted {
         reasons.push(format!("{name}: run interrupted before it finished"));
     }
-    if let Some(min) = gate.fail_under {
-        match server.score {
-            Some(s) if s < min => reasons.push(format!("{name}: score {s} < {min}")),
-            None => reasons.push(format!(
-                "{name}: no category was assessed, so no score to compare with {min}"
-            )),
-            _ => {}
-        }
+    if !server.internal_errors.is_empty() {
+        reasons.push(format!(
+            "{name}: scout hit {} internal error(s), so this result may be missing findings: {}",
+            server.internal_errors.len(),
+            server.internal_errors[0]
+        ));
+    }
+    // A finished run that judged nothing has no score, and a gate cannot vouch for it.
+    // (A blocked or interrupted run has no score either; its reason is above.)
+    if server.score.is_none() && server.completed() {
+        reasons.push(format!(
+            "{name}: not assessed: no check made a judgement (every finding was an observation or a skip), so there is no score{}",
+            gate.fail_under
+                .map(|min| format!(" to compare with {min}"))
+                .unwrap_or_default()
+        ));
+    }
+    if let (Some(min), Some(s)) = (gate.fail_under, server.score)
+        && s < min
+    {
+        reasons.push(format!("{name}: score {s} < {min}"));
     }
     for (phase, min) in &gate.fail_under_category {
         if let Some(c) = server.categories.iter().find(|c| c.phase == *phase) {
-            if c.assessed && c.score < *min {
-                reasons.push(format!("{name}: {phase} score {} < {min}", c.score));
-            } else if !c.assessed {
-                reasons.push(format!(
+            match c.score {
+                Some(s) if s < *min => {
+                    reasons.push(format!("{name}: {phase} score {s} < {min}"));
+                }
+                Some(_) => {}
+                None => reasons.push(format!(
                     "{name}: {phase} was not assessed (threshold {min})"
-                ));
+                )),
             }
         }
     }
