@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 
 use crate::emit::sarif::{evidence_text, rank};
-use crate::report::diff::{Presence, ReportDiff, ServerDiff};
+use crate::report::diff::{Change, Presence, ReportDiff, ServerDiff};
 use crate::report::finding::{Era, Finding, Status, Suppression};
 use crate::report::model::{Report, ServerReport};
 
@@ -30,12 +30,16 @@ pub const MAX_BYTES: usize = 65_536 - 1024;
 
 /// At most this many check rows per server; the rest are counted in a note.
 const MAX_ROWS: usize = 40;
+/// At most this many check rows per server when the comment is running out of room.
+const MAX_ROWS_COMPACT: usize = 15;
+/// The names of servers left out are listed up to about this many bytes.
+const NAMES_CHARS: usize = 400;
 /// At most this many gate reasons are listed.
 const MAX_REASONS: usize = 10;
 /// Longer details are clipped in the row's summary (the whole text is folded below it).
 const SUMMARY_CHARS: usize = 160;
 /// Longer texts are clipped even inside the fold.
-const DETAIL_CHARS: usize = 1500;
+const DETAIL_CHARS: usize = 600;
 
 /// How to render.
 #[derive(Debug, Clone, Default)]
@@ -265,7 +269,7 @@ fn detail_cell(row: &Row) -> String {
     )
 }
 
-fn row_line(row: &Row) -> String {
+fn row_line(row: &Row, fold: bool) -> String {
     let worst = row.worst();
     let mut status = status_label(worst);
     if !row.counted {
@@ -280,11 +284,12 @@ fn row_line(row: &Row) -> String {
         .map(|e| e.as_str())
         .collect::<Vec<_>>()
         .join(", ");
-    format!(
-        "| {status} | {} | {eras} | {} |\n",
-        check_label(worst),
+    let cell = if fold {
         detail_cell(row)
-    )
+    } else {
+        esc(&clip(&worst.detail, SUMMARY_CHARS))
+    };
+    format!("| {status} | {} | {eras} | {cell} |\n", check_label(worst))
 }
 
 fn headline(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> String {
@@ -309,7 +314,21 @@ fn headline(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> String
     format!("## {verdict} {} — {score}\n\n", esc(&s.name))
 }
 
-fn server_section(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> String {
+/// How much of a server's section to show: everything, the rows without their folded
+/// details, or only a few lines (when the comment is running out of room).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Detail {
+    Full,
+    Compact,
+    Minimal,
+}
+
+fn server_section(
+    report: &Report,
+    s: &ServerReport,
+    d: Option<&ServerDiff>,
+    detail: Detail,
+) -> String {
     let mut out = headline(report, s, d);
     out.push_str(&format!(
         "{} `{}` · era {}",
@@ -340,6 +359,23 @@ fn server_section(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> 
         ));
     }
 
+    if detail == Detail::Minimal {
+        minimal_body(&mut out, s, d);
+    } else {
+        full_body(&mut out, s, d, detail);
+    }
+    let count = |st: Status| s.findings.iter().filter(|f| f.status == st).count();
+    out.push_str(&format!(
+        "<sub>{} passed · {} info · {} skipped</sub>\n\n",
+        count(Status::Pass),
+        count(Status::Info),
+        count(Status::Skip)
+    ));
+    out
+}
+
+/// The category table and one row per failing or warning check.
+fn full_body(out: &mut String, s: &ServerReport, d: Option<&ServerDiff>, detail: Detail) {
     // Categories: the assessed ones with a bar, the rest named on one line.
     let assessed: Vec<_> = s.categories.iter().filter(|c| c.assessed()).collect();
     if !assessed.is_empty() {
@@ -357,7 +393,8 @@ fn server_section(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> 
                     .iter()
                     .find(|x| x.phase == c.phase)
                     .and_then(|x| x.base);
-                out.push_str(&format!(" {} |", delta_text(base, c.score)));
+                let dl = delta_text(base, c.score);
+                out.push_str(&format!(" {} |", if dl == "±0" { "" } else { &dl }));
             }
             out.push('\n');
         }
@@ -390,64 +427,132 @@ fn server_section(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> 
             "**{fails} failing, {warns} warning** (one row per check; both eras of a dual-era server share a row)\n\n"
         ));
         out.push_str("| | check | era | what scout saw |\n|---|---|---|---|\n");
-        for row in rows.iter().take(MAX_ROWS) {
-            out.push_str(&row_line(row));
+        let max = if detail == Detail::Full {
+            MAX_ROWS
+        } else {
+            MAX_ROWS_COMPACT
+        };
+        for row in rows.iter().take(max) {
+            out.push_str(&row_line(row, detail == Detail::Full));
         }
-        if rows.len() > MAX_ROWS {
+        if rows.len() > max {
             out.push_str(&format!(
                 "\n… and {} more failing or warning check(s); see the full report.\n",
-                rows.len() - MAX_ROWS
+                rows.len() - max
             ));
         }
         out.push('\n');
     }
     if let Some(d) = d {
-        fixed_section(&mut out, d);
+        fixed_section(out, d);
     }
-    let count = |st: Status| s.findings.iter().filter(|f| f.status == st).count();
-    out.push_str(&format!(
-        "<sub>{} passed · {} info · {} skipped</sub>\n\n",
-        count(Status::Pass),
-        count(Status::Info),
-        count(Status::Skip)
-    ));
-    out
+}
+
+/// A few lines: categories, the failing and warning check ids, what changed.
+fn minimal_body(out: &mut String, s: &ServerReport, d: Option<&ServerDiff>) {
+    let cats: Vec<String> = s
+        .categories
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c.phase.as_str(),
+                c.score.map_or("–".into(), |n| n.to_string())
+            )
+        })
+        .collect();
+    out.push_str(&format!("Categories: {}\n\n", cats.join(" · ")));
+    let rows = rows(s, d);
+    if !rows.is_empty() {
+        let ids: Vec<String> = rows
+            .iter()
+            .take(10)
+            .map(|r| {
+                let mark = if r.new { "🆕 " } else { "" };
+                format!("{mark}{}", check_label(r.worst()))
+            })
+            .collect();
+        let more = rows.len().saturating_sub(10);
+        out.push_str(&format!(
+            "Failing or warning: {}{}\n\n",
+            ids.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if let Some(d) = d {
+        let fixed = grouped(&d.fixed).len();
+        if fixed > 0 {
+            out.push_str(&format!("Fixed since the base run: {fixed}\n\n"));
+        }
+    }
+}
+
+/// Changes grouped like the check rows: one group per check id and subject, eras merged.
+fn grouped(changes: &[Change]) -> Vec<Vec<&Change>> {
+    let mut groups: BTreeMap<(&str, Option<&str>), Vec<&Change>> = BTreeMap::new();
+    for c in changes {
+        groups
+            .entry((c.finding.id.as_str(), c.finding.subject.as_deref()))
+            .or_default()
+            .push(c);
+    }
+    let mut v: Vec<Vec<&Change>> = groups.into_values().collect();
+    v.sort_by_key(|g| std::cmp::Reverse(g.iter().map(|c| rank(&c.finding)).max()));
+    v
 }
 
 /// The fixed and the no-longer-checked problems of a compared server.
 fn fixed_section(out: &mut String, d: &ServerDiff) {
-    if !d.fixed.is_empty() {
+    let fixed = grouped(&d.fixed);
+    if !fixed.is_empty() {
         out.push_str(&format!(
             "**Fixed since the base run ({})**\n\n| was | check | era | now |\n|---|---|---|---|\n",
-            d.fixed.len()
+            fixed.len()
         ));
-        for c in d.fixed.iter().take(MAX_ROWS) {
-            let now = match c.head {
-                None => "not reported".to_string(),
-                Some(st) => st.as_str().to_string(),
-            };
+        for g in fixed.iter().take(MAX_ROWS) {
+            let worst = g
+                .iter()
+                .map(|c| &c.finding)
+                .max_by_key(|f| rank(f))
+                .expect("a group has changes");
+            let mut eras: Vec<&str> = g
+                .iter()
+                .filter_map(|c| c.finding.era.map(|e| e.as_str()))
+                .collect();
+            eras.dedup();
+            let mut now: Vec<&str> = g
+                .iter()
+                .map(|c| c.head.map_or("not reported", |st| st.as_str()))
+                .collect();
+            now.sort_unstable();
+            now.dedup();
             out.push_str(&format!(
-                "| ✅ {} | {} | {} | {now} |\n",
-                status_label(&c.finding),
-                check_label(&c.finding),
-                c.finding.era.map(|e| e.as_str()).unwrap_or("")
+                "| ✅ {} | {} | {} | {} |\n",
+                status_label(worst),
+                check_label(worst),
+                eras.join(", "),
+                now.join(", ")
             ));
         }
-        if d.fixed.len() > MAX_ROWS {
-            out.push_str(&format!("\n… and {} more.\n", d.fixed.len() - MAX_ROWS));
+        if fixed.len() > MAX_ROWS {
+            out.push_str(&format!("\n… and {} more.\n", fixed.len() - MAX_ROWS));
         }
         out.push('\n');
     }
-    if !d.unverified.is_empty() {
-        let ids: Vec<String> = d
-            .unverified
+    let unverified = grouped(&d.unverified);
+    if !unverified.is_empty() {
+        let ids: Vec<String> = unverified
             .iter()
             .take(MAX_ROWS)
-            .map(|c| check_label(&c.finding))
+            .map(|g| check_label(&g[0].finding))
             .collect();
         out.push_str(&format!(
             "Not re-checked in this run ({}), so not counted as fixed: {}\n\n",
-            d.unverified.len(),
+            unverified.len(),
             ids.join(", ")
         ));
     }
@@ -470,10 +575,11 @@ fn overview_row(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> St
     } else {
         "❌"
     };
+    // Counted like the check rows: one per check id and subject, both eras together.
+    let rows = rows(s, None);
     let counted = |st: Status| {
-        s.findings
-            .iter()
-            .filter(|f| f.counts() && f.status == st)
+        rows.iter()
+            .filter(|r| r.counted && r.worst().status == st)
             .count()
     };
     let mut line = format!(
@@ -486,7 +592,11 @@ fn overview_row(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> St
             Presence::Added => "new".to_string(),
             _ => delta_text(d.base_score, d.head_score),
         };
-        line.push_str(&format!(" {delta} | {} | {} |", d.new.len(), d.fixed.len()));
+        line.push_str(&format!(
+            " {delta} | {} | {} |",
+            grouped(&d.new).len(),
+            grouped(&d.fixed).len()
+        ));
     }
     line.push_str(&format!(
         " {} | {} | {} |\n",
@@ -543,7 +653,8 @@ pub fn render_with(report: &Report, opts: &Options) -> String {
             .map(|w| format!(" · full report: {w}"))
             .unwrap_or_default()
     );
-    let note_room = 600 + opts.full_report.as_ref().map_or(0, String::len);
+    // The truncation note: fixed text, at most NAMES_CHARS of names, the full report.
+    let note_room = 400 + NAMES_CHARS + opts.full_report.as_ref().map_or(0, String::len);
     let budget = max.saturating_sub(footer.len() + note_room);
 
     // One row per server; the table itself is capped for very large fleets.
@@ -595,19 +706,45 @@ pub fn render_with(report: &Report, opts: &Options) -> String {
     }
 
     // Per-server sections while they fit; the rest are named in a note.
+    // Each server as fully as still fits — a server with others after it gets at most half
+    // the room left for its rows, so one long server cannot crowd out the rest — and once
+    // not even a few lines fit, the remaining servers are named instead.
     let mut omitted: Vec<&str> = Vec::new();
-    for s in &servers {
-        let section = server_section(report, s, diff_of(s));
-        if omitted.is_empty() && out.len() + section.len() <= budget {
-            out.push_str(&section);
+    for (i, s) in servers.iter().enumerate() {
+        let left = budget.saturating_sub(out.len());
+        let share = if i + 1 < servers.len() {
+            left / 2
         } else {
-            omitted.push(&s.name);
+            left
+        };
+        let fitting = [Detail::Full, Detail::Compact, Detail::Minimal]
+            .into_iter()
+            .map(|detail| (detail, server_section(report, s, diff_of(s), detail)))
+            .find(|(detail, section)| {
+                section.len()
+                    <= if *detail == Detail::Minimal {
+                        left
+                    } else {
+                        share
+                    }
+            })
+            .map(|(_, section)| section);
+        match fitting {
+            Some(section) if omitted.is_empty() => out.push_str(&section),
+            _ => omitted.push(&s.name),
         }
     }
     if !omitted.is_empty() {
-        let names: Vec<String> = omitted.iter().take(10).map(|n| esc(n)).collect();
-        let more = if omitted.len() > 10 {
-            format!(" and {} more", omitted.len() - 10)
+        let mut names: Vec<String> = Vec::new();
+        for n in &omitted {
+            let n = esc(&clip(n, 60));
+            if names.iter().map(|x| x.len() + 2).sum::<usize>() + n.len() > NAMES_CHARS {
+                break;
+            }
+            names.push(n);
+        }
+        let more = if omitted.len() > names.len() {
+            format!(" and {} more", omitted.len() - names.len())
         } else {
             String::new()
         };
