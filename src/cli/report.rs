@@ -134,8 +134,13 @@ fn print(text: &str) -> Result<(), CliError> {
 
 /// Runs `scout report diff`: 0, or 1 with `--fail-on-new` when there are new fails.
 pub fn diff(args: DiffArgs) -> Result<u8, CliError> {
-    let base = read_report(&args.base)?;
-    let head = read_report(&args.head)?;
+    // Scores are recomputed from the findings with this scout's rules, so a base report
+    // written by an older scout compares fairly (and a blocked server never has a score).
+    let mut base = read_report(&args.base)?;
+    let mut head = read_report(&args.head)?;
+    for s in base.servers.iter_mut().chain(head.servers.iter_mut()) {
+        crate::report::score::rescore(s);
+    }
     let d = crate::report::diff::diff(&base, &head);
     let write = |path: &Path, what: &str, text: &str| {
         crate::emit::write_atomic(path, text.as_bytes()).map_err(|e| {

@@ -377,15 +377,18 @@ fn server_section(
 /// The category table and one row per failing or warning check.
 fn full_body(out: &mut String, s: &ServerReport, d: Option<&ServerDiff>, detail: Detail) {
     // Categories: the assessed ones with a bar, the rest named on one line.
-    let assessed: Vec<_> = s.categories.iter().filter(|c| c.assessed()).collect();
+    let assessed: Vec<(&crate::report::CategoryScore, u8)> = s
+        .categories
+        .iter()
+        .filter_map(|c| c.score.map(|n| (c, n)))
+        .collect();
     if !assessed.is_empty() {
         if d.is_some() {
             out.push_str("| category | score | | Δ |\n|---|---:|---|---:|\n");
         } else {
             out.push_str("| category | score | |\n|---|---:|---|\n");
         }
-        for c in &assessed {
-            let n = c.score.unwrap_or(0);
+        for &(c, n) in &assessed {
             out.push_str(&format!("| {} | {n} | {} |", c.phase.as_str(), bar(n)));
             if let Some(d) = d {
                 let base = d

@@ -224,10 +224,15 @@ fn a_blocked_server_has_no_score_anywhere_and_fails_the_gate() {
     assert_eq!(read_json(&merged)["servers"][0]["score"], Value::Null);
     assert!(read(&merged_badge).contains("not assessed"));
 
-    // report diff shows "not assessed", never a number or a delta.
+    // report diff shows "not assessed", never a number or a delta — even against a report
+    // whose writer (an older scout) gave the blocked run a score of 100.
+    let mut older = read_json(&out.join("scout.json"));
+    older["servers"][0]["score"] = 100.into();
+    let older_path = ws.path().join("older.json");
+    std::fs::write(&older_path, older.to_string()).expect("write");
     let d = Scout::new()
         .args(["report", "diff"])
-        .args([&out.join("scout.json")])
+        .args([&older_path])
         .args([&merged])
         .args(["--json"])
         .args([ws.path().join("diff.json")])
@@ -294,6 +299,16 @@ fn internal_errors_reach_every_report_and_exit_3() {
             .is_some_and(|t| t.contains(error)),
         "{inv}"
     );
+    let schema: Value = serde_json::from_str(&read(
+        &crate::common::crate_root().join("tests/fixtures/sarif-schema-2.1.0.json"),
+    ))
+    .expect("schema");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&sarif)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
     let md = read(&dir.path().join("summary.md"));
     assert!(md.contains("**Internal error:**"), "{md}");
     // The terminal shows it too.
