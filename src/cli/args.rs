@@ -223,6 +223,9 @@ pub struct OutputArgs {
     /// Write the run's events as NDJSON here
     #[arg(long, value_name = "FILE", help_heading = "Reports")]
     pub events: Option<PathBuf>,
+    /// Write a score badge (SVG, shields.io style; grey "not assessed" without a score) here
+    #[arg(long, value_name = "PATH", help_heading = "Reports")]
+    pub badge: Option<PathBuf>,
 }
 
 /// The safety flags (shared by `check`, `tools` and `call`).

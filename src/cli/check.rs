@@ -120,6 +120,7 @@ fn explicit_outputs(o: &OutputArgs) -> Vec<(Format, PathBuf)> {
         (Format::Gitlab, &o.gitlab),
         (Format::Har, &o.har),
         (Format::Events, &o.events),
+        (Format::Badge, &o.badge),
     ]
     .into_iter()
     .filter_map(|(f, p)| p.clone().map(|p| (f, p)))
@@ -224,7 +225,8 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         text::print(&report, TextStyle { color })
             .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
     }
-    let written = runner::outputs::write_all(&report, &outputs)
+    let markdown = runner::outputs::markdown_options(&outputs);
+    let written = runner::outputs::write_all_with(&report, &outputs, &markdown)
         .map_err(|e| CliError::Internal(e.to_string()))?;
     for (_, path) in &written {
         tracing::info!("wrote {}", path.display());
@@ -243,7 +245,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         );
     }
     // CI integrations: the step summary and, under GitHub Actions, annotations and outputs.
-    crate::emit::markdown::append_step_summary(&report)
+    crate::emit::markdown::append_step_summary(&report, &markdown)
         .map_err(|e| CliError::Internal(format!("could not append to GITHUB_STEP_SUMMARY: {e}")))?;
     let mut named: Vec<(String, PathBuf)> = Vec::new();
     for (format, path) in &written {
@@ -269,6 +271,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
             "the run was interrupted (Ctrl-C); the reports written are partial".into(),
         ));
     }
+    crate::cli::internal_errors_exit(&report)?;
     Ok(crate::cli::gate_exit(&report))
 }
 

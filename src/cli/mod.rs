@@ -65,6 +65,7 @@ pub fn main() -> ExitCode {
         Command::Tools(a) => tools::tools(*a),
         Command::Call(a) => tools::call(*a),
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
+        Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
@@ -103,6 +104,32 @@ pub fn gate_exit(report: &crate::report::Report) -> u8 {
             crate::say!("gate failed: {r}");
         }
         crate::exit::GATE_FAILED
+    }
+}
+
+/// Exit 3 when a server of the report has internal errors (a finding scout could not
+/// record, a crashed run): the reports are written, but scout cannot stand behind them.
+pub fn internal_errors_exit(report: &crate::report::Report) -> Result<(), CliError> {
+    let errors: Vec<String> = report
+        .servers
+        .iter()
+        .flat_map(|s| {
+            s.internal_errors
+                .iter()
+                .map(move |e| format!("{}: {e}", s.name))
+        })
+        .collect();
+    match errors.first() {
+        None => Ok(()),
+        Some(first) => {
+            for r in &report.gate.reasons {
+                crate::say!("gate failed: {r}");
+            }
+            Err(CliError::Internal(format!(
+                "scout hit {} internal error(s), so the reports may be missing findings (e.g. {first}); this is a bug, please report it with the command you ran",
+                errors.len()
+            )))
+        }
     }
 }
 

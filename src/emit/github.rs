@@ -3,9 +3,10 @@
 //! [`annotations`] gives one `::error` per counted fail and one `::warning` per counted
 //! warn, most severe first, at most [`MAX_PER_LEVEL`] of each (GitHub shows only 10 per
 //! level and step anyway), each at the server's anchor (the same file/line SARIF uses),
-//! then one `::notice` summary. Everything a server said is escaped, so a hostile detail
-//! cannot start a workflow command of its own. [`outputs`] gives the `$GITHUB_OUTPUT`
-//! lines (`score`, `passed`, and each report path relative to the workspace).
+//! then one `::notice` summary; a server's internal errors come first, one `::error` each,
+//! outside the cap. Everything a server said is escaped, so a hostile detail cannot start a
+//! workflow command of its own. [`outputs`] gives the `$GITHUB_OUTPUT` lines (`score`,
+//! `passed`, and each report path relative to the workspace).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,6 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::emit::sarif::{anchor_of, evidence_text, rank};
 use crate::report::finding::{Finding, Status};
 use crate::report::model::{Report, ServerReport};
+use crate::report::score;
 
 /// At most this many `::error` and this many `::warning` lines.
 pub const MAX_PER_LEVEL: usize = 10;
@@ -72,6 +74,24 @@ pub fn annotations(report: &Report) -> String {
     let warns = counted.iter().filter(|(_, f)| f.status == Status::Warn);
     let (n_fail, n_warn) = (fails.clone().count(), warns.clone().count());
     let mut out = String::new();
+    for s in &report.servers {
+        let anchor = anchor_of(s);
+        for e in &s.internal_errors {
+            let msg: String = format!(
+                "scout could not record this result, so the report may be missing a finding: {e}"
+            )
+            .chars()
+            .filter(|c| !c.is_control() || matches!(c, '\n' | '\r'))
+            .collect();
+            out.push_str(&format!(
+                "::error file={},line={},title={}::{}\n",
+                escape_property(&anchor.path),
+                anchor.line.max(1),
+                escape_property(&format!("scout internal error ({})", s.name)),
+                escape_data(&msg)
+            ));
+        }
+    }
     for (s, f) in fails.take(MAX_PER_LEVEL) {
         out.push_str(&command("error", s, f));
         out.push('\n');
@@ -85,7 +105,7 @@ pub fn annotations(report: &Report) -> String {
         .iter()
         .map(|s| match s.score {
             Some(n) => format!("{} {n}", s.name),
-            None => format!("{} not scored", s.name),
+            None => format!("{} not assessed", s.name),
         })
         .collect::<Vec<_>>()
         .join(", ");
@@ -109,6 +129,38 @@ pub fn annotations(report: &Report) -> String {
     out
 }
 
+/// The page of the current workflow run (where its artifacts are), from
+/// `GITHUB_SERVER_URL`, `GITHUB_REPOSITORY` and `GITHUB_RUN_ID`; `None` outside Actions.
+pub fn run_url() -> Option<String> {
+    let get = |k: &str| std::env::var(k).ok().filter(|v| !v.trim().is_empty());
+    run_url_of(
+        get("GITHUB_SERVER_URL").as_deref(),
+        get("GITHUB_REPOSITORY").as_deref(),
+        get("GITHUB_RUN_ID").as_deref(),
+    )
+}
+
+/// [`run_url`] from explicit values; `None` unless all three look right.
+pub fn run_url_of(
+    server: Option<&str>,
+    repo: Option<&str>,
+    run_id: Option<&str>,
+) -> Option<String> {
+    let (server, repo, run_id) = (server?, repo?, run_id?);
+    let ok = server.starts_with("https://")
+        && repo.split('/').count() == 2
+        && repo
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
+        && run_id.chars().all(|c| c.is_ascii_digit());
+    ok.then(|| {
+        format!(
+            "{}/{repo}/actions/runs/{run_id}",
+            server.trim_end_matches('/')
+        )
+    })
+}
+
 /// `path` relative to `workspace` when it lies inside it.
 fn relative(path: &Path, workspace: Option<&Path>) -> PathBuf {
     match workspace.and_then(|w| path.strip_prefix(w).ok()) {
@@ -127,8 +179,8 @@ fn output_line(name: &str, value: &str) -> String {
     }
 }
 
-/// The `$GITHUB_OUTPUT` lines: `score` (the lowest server score, empty when none was
-/// scored), `passed` (`true`/`false`), and `<name>=<path>` for each report written, made
+/// The `$GITHUB_OUTPUT` lines: `score` (the lowest server score, empty when any server has
+/// no score — blocked, interrupted or not assessed — see [`score::lowest`]), `passed` (`true`/`false`), and `<name>=<path>` for each report written, made
 /// relative to `$GITHUB_WORKSPACE` (or the current directory) when inside it.
 pub fn outputs(report: &Report, paths: &[(&str, &Path)]) -> String {
     let workspace = std::env::var_os("GITHUB_WORKSPACE")
@@ -139,11 +191,7 @@ pub fn outputs(report: &Report, paths: &[(&str, &Path)]) -> String {
 
 /// [`outputs`] with an explicit workspace folder.
 pub fn outputs_in(report: &Report, paths: &[(&str, &Path)], workspace: Option<&Path>) -> String {
-    let score = report
-        .servers
-        .iter()
-        .filter_map(|s| s.score)
-        .min()
+    let score = score::lowest(report)
         .map(|n| n.to_string())
         .unwrap_or_default();
     let mut out = output_line("score", &score);
@@ -184,6 +232,61 @@ mod tests {
     fn escaping_follows_the_toolkit() {
         assert_eq!(escape_data("50%\r\nnext"), "50%25%0D%0Anext");
         assert_eq!(escape_property("a:b,c%\n"), "a%3Ab%2Cc%25%0A");
+    }
+
+    #[test]
+    fn run_url_needs_all_three_parts() {
+        assert_eq!(
+            run_url_of(Some("https://github.com"), Some("o/r"), Some("42")).as_deref(),
+            Some("https://github.com/o/r/actions/runs/42")
+        );
+        assert_eq!(
+            run_url_of(Some("https://github.com"), Some("o/r"), None),
+            None
+        );
+        assert_eq!(run_url_of(Some("http://x"), Some("o/r"), Some("1")), None);
+        assert_eq!(run_url_of(Some("https://x"), Some("o/r)"), Some("1")), None);
+    }
+
+    fn server(name: &str, score: Option<u8>, blocked: bool) -> ServerReport {
+        ServerReport {
+            name: name.into(),
+            transport: crate::report::TransportKind::Http,
+            target: "http://127.0.0.1:1/mcp".into(),
+            era: crate::report::EraKind::Unknown,
+            protocol_versions: vec![],
+            server_info: None,
+            score,
+            categories: vec![],
+            findings: vec![],
+            exchanges: vec![],
+            exchange_count: None,
+            blocked: blocked.then(|| "every request got HTTP 401".into()),
+            interrupted: false,
+            anchor: None,
+            duration_ms: 0,
+            internal_errors: vec![],
+        }
+    }
+
+    #[test]
+    fn the_score_output_is_empty_when_any_server_has_no_score() {
+        let mut report = Report {
+            run_id: "r".into(),
+            scout_version: "0".into(),
+            started_at: time::OffsetDateTime::UNIX_EPOCH,
+            duration_ms: 0,
+            servers: vec![server("a", Some(90), false), server("b", Some(70), false)],
+            gate: crate::report::GateResult {
+                passed: false,
+                reasons: vec![],
+            },
+        };
+        assert!(outputs_in(&report, &[], None).starts_with("score=70\n"));
+        // A blocked server has no score; the others must not stand in for it.
+        report.servers.push(server("locked", None, true));
+        assert!(outputs_in(&report, &[], None).starts_with("score=\n"));
+        assert!(annotations(&report).contains("locked not assessed"));
     }
 
     #[test]

@@ -76,6 +76,10 @@ struct ServerV1 {
     anchor: Option<AnchorV1>,
     #[serde(default)]
     duration_ms: u64,
+    /// What scout itself got wrong on this server (a finding it could not record, a run
+    /// that crashed); empty on a clean run. Any entry makes the run exit 3.
+    #[serde(default)]
+    internal_errors: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -152,8 +156,8 @@ fn server_dto(s: &ServerReport) -> ServerV1 {
             .iter()
             .map(|c| CategoryV1 {
                 phase: c.phase.as_str().to_string(),
-                score: c.assessed.then_some(c.score),
-                assessed: c.assessed,
+                score: c.score,
+                assessed: c.assessed(),
             })
             .collect(),
         findings: s.findings.iter().map(finding_dto).collect(),
@@ -165,7 +169,13 @@ fn server_dto(s: &ServerReport) -> ServerV1 {
             line: a.line,
         }),
         duration_ms: s.duration_ms,
+        internal_errors: s.internal_errors.clone(),
     }
+}
+
+/// One finding as the v1 report writes it (the diff reuses the shape).
+pub(crate) fn finding_value(f: &Finding) -> serde_json::Value {
+    serde_json::to_value(finding_dto(f)).unwrap_or(serde_json::Value::Null)
 }
 
 fn finding_dto(f: &Finding) -> FindingV1 {
@@ -274,8 +284,8 @@ fn server_model(s: ServerV1) -> Result<ServerReport, ParseError> {
         .map(|c| {
             Ok(CategoryScore {
                 phase: by_name(&Phase::ALL, Phase::as_str, &c.phase, n, "phase")?,
-                score: c.score.unwrap_or(0),
-                assessed: c.assessed,
+                // A score is only meaningful on an assessed category; never invent one.
+                score: c.score.filter(|_| c.assessed),
             })
         })
         .collect::<Result<Vec<_>, ParseError>>()?;
@@ -309,6 +319,7 @@ fn server_model(s: ServerV1) -> Result<ServerReport, ParseError> {
             line: a.line,
         }),
         duration_ms: s.duration_ms,
+        internal_errors: s.internal_errors,
     })
 }
 

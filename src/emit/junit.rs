@@ -15,6 +15,10 @@
 //!   count (it does not fail the gate, so it must not fail the CI test report either).
 //!
 //! `time` is the summed duration of the cited exchanges (0 when none were kept).
+//!
+//! A server with internal errors (a finding scout could not record, a crashed run) gets one
+//! more suite, `server.scout`, with one `<error>` case `internal_error` per error: CI shows
+//! that scout, not the server, could not produce a trustworthy result.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -143,9 +147,9 @@ fn suite(server: &ServerReport, phase: Phase, findings: &[&Finding]) -> TestSuit
         ),
         (
             "category_score",
-            match category {
-                Some(c) if c.assessed => c.score.to_string(),
-                _ => "not assessed".into(),
+            match category.and_then(|c| c.score) {
+                Some(n) => n.to_string(),
+                None => "not assessed".into(),
             },
         ),
         ("era", server.era.as_str().to_string()),
@@ -155,6 +159,36 @@ fn suite(server: &ServerReport, phase: Phase, findings: &[&Finding]) -> TestSuit
     ];
     for (k, v) in props {
         suite.add_property(Property::new(k, v));
+    }
+    suite
+}
+
+/// The `server.scout` suite: one `<error>` case per internal error.
+fn internal_suite(server: &ServerReport) -> TestSuite {
+    let classname = format!("{}.scout", server.name);
+    let mut suite = TestSuite::new(classname.clone());
+    for (i, e) in server.internal_errors.iter().enumerate() {
+        let mut st = TestCaseStatus::non_success(NonSuccessKind::Error);
+        st.set_message(format!("scout internal error: {}", first_line(e)))
+            .set_type("internal_error")
+            .set_description(format!(
+                "{e}\nscout could not record this result; the report may be missing a finding. Please report this as a scout bug."
+            ));
+        let name = if i == 0 {
+            "internal_error".to_string()
+        } else {
+            format!("internal_error #{}", i + 1)
+        };
+        let mut tc = TestCase::new(name, st);
+        tc.set_classname(classname.clone());
+        let anchor = anchor_of(server);
+        tc.extra
+            .insert(XmlString::new("file"), XmlString::new(&anchor.path));
+        tc.extra.insert(
+            XmlString::new("line"),
+            XmlString::new(anchor.line.to_string()),
+        );
+        suite.add_test_case(tc);
     }
     suite
 }
@@ -174,6 +208,9 @@ pub fn render(report: &Report) -> String {
                 continue;
             }
             junit.add_test_suite(suite(server, phase, &findings));
+        }
+        if !server.internal_errors.is_empty() {
+            junit.add_test_suite(internal_suite(server));
         }
     }
     // quick-junit only fails on I/O errors of the writer; a String cannot have them.

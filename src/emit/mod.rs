@@ -3,6 +3,8 @@
 //! Every file is written to a temporary file beside the target and renamed into place, so a
 //! crash never leaves a half-written report for the upload step.
 
+pub mod badge;
+pub mod diff;
 pub mod github;
 pub mod gitlab;
 pub mod json;

@@ -379,7 +379,7 @@ pub fn render(report: &Report) -> String {
         .information_uri(INFORMATION_URI)
         .rules(rules)
         .build();
-    let run = sarif::Run::builder()
+    let mut run = sarif::Run::builder()
         .tool(sarif::Tool::builder().driver(driver).build())
         .automation_details(
             sarif::RunAutomationDetails::builder()
@@ -393,6 +393,9 @@ pub fn render(report: &Report) -> String {
                 .build(),
         )
         .build();
+    if let Some(invocation) = internal_errors(report) {
+        run.invocations = Some(vec![invocation]);
+    }
     let log = sarif::Sarif::builder()
         .schema("https://json.schemastore.org/sarif-2.1.0.json")
         .version(json!("2.1.0"))
@@ -403,16 +406,39 @@ pub fn render(report: &Report) -> String {
     out
 }
 
+/// An unsuccessful invocation with one error notification per internal error (a finding
+/// scout could not record, a crashed run), or `None` on a clean run.
+fn internal_errors(report: &Report) -> Option<sarif::Invocation> {
+    let notes: Vec<sarif::Notification> = report
+        .servers
+        .iter()
+        .flat_map(|s| {
+            s.internal_errors.iter().map(move |e| {
+                sarif::Notification::builder()
+                    .level(json!("error"))
+                    .message(
+                        sarif::Message::builder()
+                            .text(clip(
+                                &format!("scout internal error on {}: {e}", s.name),
+                                MAX_MESSAGE,
+                            ))
+                            .build(),
+                    )
+                    .build()
+            })
+        })
+        .collect();
+    (!notes.is_empty()).then(|| {
+        sarif::Invocation::builder()
+            .execution_successful(false)
+            .tool_execution_notifications(notes)
+            .build()
+    })
+}
+
 /// Orders findings for capped outputs: fail before warn, then by severity.
 pub(crate) fn rank(f: &Finding) -> u8 {
-    match (f.status, f.severity) {
-        (Status::Fail, Some(Severity::Critical)) => 5,
-        (Status::Fail, Some(Severity::Major)) | (Status::Fail, None) => 4,
-        (Status::Fail, Some(Severity::Minor)) => 3,
-        (Status::Warn, _) => 2,
-        (Status::Info, _) => 1,
-        _ => 0,
-    }
+    f.rank()
 }
 
 #[cfg(test)]

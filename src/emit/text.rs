@@ -85,10 +85,11 @@ fn render_server(out: &mut String, report: &Report, s: &ServerReport, style: Tex
     } else {
         style.paint(Paint::Good, "passed")
     };
+    // No score is "not assessed", never a number: a blocked run must not read as green.
     let score = s
         .score
         .map(|n| n.to_string())
-        .unwrap_or_else(|| "n/a".into());
+        .unwrap_or_else(|| "not assessed".into());
     out.push_str(&format!(
         "{}  {}\n",
         style.paint(Paint::Bold, &s.name),
@@ -121,23 +122,29 @@ fn render_server(out: &mut String, report: &Report, s: &ServerReport, style: Tex
             )
         ));
     }
+    for e in &s.internal_errors {
+        out.push_str(&format!(
+            "  {} {e}\n",
+            style.paint(Paint::Bad, "internal error:")
+        ));
+    }
     for phase in Phase::ALL {
         let Some(cat) = s.categories.iter().find(|c| c.phase == phase) else {
             continue;
         };
         let mine: Vec<&Finding> = s.findings.iter().filter(|f| f.phase == phase).collect();
-        let score = if cat.assessed {
-            let text = format!("{:>3}", cat.score);
-            let paint = match cat.score {
-                90..=100 => Paint::Good,
-                60..=89 => Paint::Warn,
-                _ => Paint::Bad,
-            };
-            style.paint(paint, &text)
-        } else {
-            style.paint(Paint::Dim, "  -")
+        let score = match cat.score {
+            Some(n) => {
+                let paint = match n {
+                    90..=100 => Paint::Good,
+                    60..=89 => Paint::Warn,
+                    _ => Paint::Bad,
+                };
+                style.paint(paint, &format!("{n:>3}"))
+            }
+            None => style.paint(Paint::Dim, "  -"),
         };
-        let tally = tally(&mine, cat.assessed);
+        let tally = tally(&mine, cat.assessed());
         out.push_str(&format!(
             "  {:<12}{score}  {}\n",
             phase.as_str(),
@@ -370,16 +377,15 @@ mod tests {
                 vec![],
             ),
         ];
-        let categories = score::categories(&findings);
-        let good = ServerReport {
+        let mut good = ServerReport {
             name: "everything".into(),
             transport: TransportKind::Http,
             target: "http://127.0.0.1:3001/mcp".into(),
             era: EraKind::Legacy,
             protocol_versions: vec!["2025-11-25".into()],
             server_info: None,
-            score: score::overall(&categories),
-            categories,
+            score: None,
+            categories: vec![],
             findings,
             exchanges: vec![],
             blocked: None,
@@ -390,7 +396,9 @@ mod tests {
             }),
             duration_ms: 812,
             exchange_count: None,
+            internal_errors: vec![],
         };
+        score::rescore(&mut good);
         let down_findings = vec![
             finding(
                 "discovery.reachable",
@@ -411,16 +419,15 @@ mod tests {
                 s
             },
         ];
-        let categories = score::categories(&down_findings);
-        let down = ServerReport {
+        let mut down = ServerReport {
             name: "down".into(),
             transport: TransportKind::Http,
             target: "http://127.0.0.1:9/mcp".into(),
             era: EraKind::Unknown,
             protocol_versions: vec![],
             server_info: None,
-            score: score::overall(&categories),
-            categories,
+            score: None,
+            categories: vec![],
             findings: down_findings,
             exchanges: vec![],
             blocked: Some("connection refused".into()),
@@ -428,7 +435,9 @@ mod tests {
             anchor: None,
             duration_ms: 3,
             exchange_count: None,
+            internal_errors: vec![],
         };
+        score::rescore(&mut down);
         Report {
             run_id: "00000000-0000-4000-8000-000000000000".into(),
             scout_version: "0.1.0".into(),
@@ -439,7 +448,7 @@ mod tests {
                 passed: false,
                 reasons: vec![
                     "down: run blocked: connection refused".into(),
-                    "everything: score 85 < 90".into(),
+                    "everything: score 78 < 90".into(),
                 ],
             },
         }
@@ -468,6 +477,32 @@ mod tests {
         };
         let text = render(&r, TextStyle::default());
         assert!(text.ends_with("gate: passed\n"), "{text}");
-        assert!(text.contains("score 85 · passed"), "{text}");
+        assert!(text.contains("score 78 · passed"), "{text}");
+    }
+
+    #[test]
+    fn no_score_reads_not_assessed_and_internal_errors_are_shown() {
+        let mut r = sample();
+        let text = render(&r, TextStyle::default());
+        // `down` is blocked: its reachable check ran, but the run has no score.
+        assert!(
+            text.contains("score not assessed · FAILED"),
+            "a blocked server never shows a number: {text}"
+        );
+        // handshake has only an info: an observation assesses nothing.
+        assert!(
+            text.contains("  handshake     -  not assessed, 1 info"),
+            "{text}"
+        );
+        r.servers[1]
+            .internal_errors
+            .push("protocol.batch could not be recorded as fail: no evidence".into());
+        let text = render(&r, TextStyle::default());
+        assert!(
+            text.contains(
+                "  internal error: protocol.batch could not be recorded as fail: no evidence\n"
+            ),
+            "{text}"
+        );
     }
 }

@@ -119,8 +119,6 @@ pub async fn run_server(spec: ServerSpec, mut cancel: CancelRx) -> ServerReport 
 
 /// Turns a finished session into a scored, redacted report.
 fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerReport {
-    let categories = score::categories(&s.findings);
-    let overall = score::overall(&categories);
     let mut report = ServerReport {
         name: s.spec.name.clone(),
         transport: s
@@ -135,8 +133,8 @@ fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerRepor
         era: s.era,
         protocol_versions: s.protocol_versions.clone(),
         server_info: s.server_info.clone(),
-        score: overall,
-        categories,
+        score: None,
+        categories: Vec::new(),
         findings: s.findings,
         exchanges: s.recorder.snapshot(),
         exchange_count: None,
@@ -144,7 +142,9 @@ fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerRepor
         interrupted,
         anchor: s.spec.anchor.clone(),
         duration_ms: started.elapsed().as_millis() as u64,
+        internal_errors: s.internal_errors,
     };
+    score::rescore(&mut report);
     // The recorder's redactor knows every secret registered or learnt during the run.
     s.recorder.redactor().report(&mut report);
     report

@@ -43,8 +43,11 @@ pub struct Session {
     pub opened: Option<Connection>,
     /// Sent as `X-MCP-Trace-ID` on every HTTP request (one per server run).
     pub run_id: String,
-    /// Internal errors (a phase that tried to record an invalid finding), logged, never shown
-    /// as findings.
+    /// Internal errors: findings a phase tried to record that broke the finding invariants
+    /// (no evidence, unknown evidence, a skip without a reason). They are not findings —
+    /// scout cannot cite what showed them — but they are carried into the report
+    /// (`ServerReport::internal_errors`), shown in every format, fail the gate and make the
+    /// run exit 3, so a dropped fail can never silently lift a score.
     pub internal_errors: Vec<String>,
 }
 
@@ -74,14 +77,20 @@ impl Session {
     }
 
     /// Records a finding after checking its invariants (evidence must have been recorded).
+    /// A finding that breaks them is kept as an internal error naming what it would have
+    /// said, in debug and release builds alike.
     pub fn add(&mut self, finding: FindingBuilder) {
         let recorder = self.recorder.clone();
+        let what = format!(
+            "{} could not be recorded as {}",
+            finding.check().id,
+            finding.status().as_str()
+        );
         match finding.build(|seq| recorder.contains(seq)) {
             Ok(f) => self.findings.push(f),
             Err(e) => {
-                tracing::error!("internal: {e}");
-                debug_assert!(false, "invalid finding: {e}");
-                self.internal_errors.push(e.to_string());
+                tracing::error!("internal error: {what}: {e}");
+                self.internal_errors.push(format!("{what}: {e}"));
             }
         }
     }
@@ -103,5 +112,46 @@ impl Session {
     /// The wire of `era`, if the server speaks it.
     pub fn wire(&self, era: Era) -> Option<&Connection> {
         self.wires.iter().find(|w| w.era() == era)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::registry;
+    use crate::probe::spec::TargetSpec;
+
+    fn session() -> Session {
+        Session::new(ServerSpec::new(
+            "s",
+            TargetSpec::Stdio {
+                command: vec!["srv".into()],
+                env_forward: vec![],
+                env_set: vec![],
+                dir: None,
+            },
+        ))
+    }
+
+    #[test]
+    fn a_malformed_finding_becomes_an_internal_error_not_a_silent_drop() {
+        let mut s = session();
+        let check = registry::all().next().expect("a registered check");
+        // A fail citing no exchange breaks the invariants.
+        s.add(check.fail("it failed, trust me"));
+        assert!(
+            s.findings.is_empty(),
+            "a finding without evidence is not recorded"
+        );
+        assert_eq!(s.internal_errors.len(), 1);
+        let e = &s.internal_errors[0];
+        assert!(
+            e.starts_with(&format!("{} could not be recorded as fail: ", check.id)),
+            "{e}"
+        );
+        // A well-formed one still goes through.
+        s.add(check.info("an observation").without_exchange());
+        assert_eq!(s.findings.len(), 1);
+        assert_eq!(s.internal_errors.len(), 1);
     }
 }

@@ -265,8 +265,7 @@ pub fn stale_reasons(stale: &[StaleEntry], allow_stale: bool) -> Vec<String> {
 /// reason the caller had added before).
 pub fn rescore(report: &mut Report, gate: &GateConfig, extra: Vec<String>) {
     for s in &mut report.servers {
-        s.categories = score::categories(&s.findings);
-        s.score = score::overall(&s.categories);
+        score::rescore(s);
     }
     report.gate = gate::evaluate(&report.servers, gate, extra);
 }

@@ -212,6 +212,19 @@ impl Finding {
     pub fn counts(&self) -> bool {
         self.suppressed.is_none()
     }
+
+    /// How bad it is, for ordering: critical fail 5, major 4, minor 3, warn 2, info 1,
+    /// pass and skip 0.
+    pub fn rank(&self) -> u8 {
+        match (self.status, self.severity) {
+            (Status::Fail, Some(Severity::Critical)) => 5,
+            (Status::Fail, Some(Severity::Major)) | (Status::Fail, None) => 4,
+            (Status::Fail, Some(Severity::Minor)) => 3,
+            (Status::Warn, _) => 2,
+            (Status::Info, _) => 1,
+            _ => 0,
+        }
+    }
 }
 
 /// Why a finding could not be built. These are programming errors in a phase; the session

@@ -35,23 +35,38 @@ pub fn server_reasons(server: &ServerReport, gate: &GateConfig) -> Vec<String> {
     if server.interrupted {
         reasons.push(format!("{name}: run interrupted before it finished"));
     }
-    if let Some(min) = gate.fail_under {
-        match server.score {
-            Some(s) if s < min => reasons.push(format!("{name}: score {s} < {min}")),
-            None => reasons.push(format!(
-                "{name}: no category was assessed, so no score to compare with {min}"
-            )),
-            _ => {}
-        }
+    if !server.internal_errors.is_empty() {
+        reasons.push(format!(
+            "{name}: scout hit {} internal error(s), so this result may be missing findings: {}",
+            server.internal_errors.len(),
+            server.internal_errors[0]
+        ));
+    }
+    // A finished run that judged nothing has no score, and a gate cannot vouch for it.
+    // (A blocked or interrupted run has no score either; its reason is above.)
+    if server.score.is_none() && server.completed() {
+        reasons.push(format!(
+            "{name}: not assessed: no check made a judgement (every finding was an observation or a skip), so there is no score{}",
+            gate.fail_under
+                .map(|min| format!(" to compare with {min}"))
+                .unwrap_or_default()
+        ));
+    }
+    if let (Some(min), Some(s)) = (gate.fail_under, server.score)
+        && s < min
+    {
+        reasons.push(format!("{name}: score {s} < {min}"));
     }
     for (phase, min) in &gate.fail_under_category {
         if let Some(c) = server.categories.iter().find(|c| c.phase == *phase) {
-            if c.assessed && c.score < *min {
-                reasons.push(format!("{name}: {phase} score {} < {min}", c.score));
-            } else if !c.assessed {
-                reasons.push(format!(
+            match c.score {
+                Some(s) if s < *min => {
+                    reasons.push(format!("{name}: {phase} score {s} < {min}"));
+                }
+                Some(_) => {}
+                None => reasons.push(format!(
                     "{name}: {phase} was not assessed (threshold {min})"
-                ));
+                )),
             }
         }
     }
@@ -86,5 +101,105 @@ pub fn evaluate(servers: &[ServerReport], gate: &GateConfig, extra: Vec<String>)
     GateResult {
         passed: reasons.is_empty(),
         reasons,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::finding::{Finding, Status};
+    use crate::report::model::{EraKind, TransportKind};
+    use crate::report::score;
+
+    fn server(status: Status, blocked: bool) -> ServerReport {
+        let mut s = ServerReport {
+            name: "s".into(),
+            transport: TransportKind::Http,
+            target: "http://127.0.0.1:1/mcp".into(),
+            era: EraKind::Legacy,
+            protocol_versions: vec![],
+            server_info: None,
+            score: None,
+            categories: vec![],
+            findings: vec![Finding {
+                id: "auth.open".into(),
+                phase: Phase::Auth,
+                title: "t".into(),
+                status,
+                severity: None,
+                detail: String::new(),
+                advice: String::new(),
+                spec: None,
+                subject: None,
+                era: None,
+                evidence: vec![1],
+                skip_reason: None,
+                suppressed: None,
+            }],
+            exchanges: vec![],
+            exchange_count: None,
+            blocked: blocked.then(|| "every request got HTTP 401".into()),
+            interrupted: false,
+            anchor: None,
+            duration_ms: 0,
+            internal_errors: vec![],
+        };
+        score::rescore(&mut s);
+        s
+    }
+
+    #[test]
+    fn a_server_without_a_score_never_passes() {
+        let none = GateConfig::default();
+        let with_min = GateConfig {
+            fail_under: Some(50),
+            ..GateConfig::default()
+        };
+        // Judged: passes.
+        assert!(server_reasons(&server(Status::Pass, false), &with_min).is_empty());
+        // Only an observation: nothing was judged, so there is no score to pass with.
+        let r = server_reasons(&server(Status::Info, false), &none);
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(
+            r[0].starts_with("s: not assessed: no check made a judgement"),
+            "{r:?}"
+        );
+        // Blocked: one clear reason, and no score is compared.
+        let r = server_reasons(&server(Status::Pass, true), &with_min);
+        assert_eq!(
+            r,
+            vec!["s: run blocked: every request got HTTP 401".to_string()]
+        );
+    }
+
+    #[test]
+    fn internal_errors_fail_the_gate() {
+        let mut s = server(Status::Pass, false);
+        s.internal_errors
+            .push("auth.open could not be recorded as fail: no evidence".into());
+        let r = server_reasons(&s, &GateConfig::default());
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].contains("1 internal error(s)"), "{r:?}");
+        assert!(r[0].contains("auth.open could not be recorded"), "{r:?}");
+    }
+
+    #[test]
+    fn an_unassessed_category_threshold_names_it() {
+        let gate = GateConfig {
+            fail_under_category: vec![(Phase::Auth, 80)],
+            ..GateConfig::default()
+        };
+        let mut s = server(Status::Info, false);
+        s.findings.push(Finding {
+            id: "discovery.reachable".into(),
+            phase: Phase::Discovery,
+            status: Status::Pass,
+            ..s.findings[0].clone()
+        });
+        score::rescore(&mut s);
+        assert_eq!(
+            server_reasons(&s, &gate),
+            vec!["s: auth was not assessed (threshold 80)".to_string()]
+        );
     }
 }

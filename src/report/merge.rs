@@ -3,8 +3,10 @@
 //! Servers are concatenated and sorted by name; a server name that occurs in two shards is
 //! an error (the shards overlapped, or two different runs were mixed). Run ids are combined
 //! (`a+b`, sorted), the start is the earliest start and the duration spans to the latest
-//! end. Scores are kept as each shard computed them (they are pure functions of the
-//! findings); the gate is re-evaluated over all servers with the given thresholds. Gate
+//! end. Scores are recomputed from each server's findings with [`score::rescore`] (the
+//! same pure function the run used, so a merged report equals the unsharded one, and a
+//! blocked server never comes out with a score); the gate is re-evaluated over all servers
+//! with the given thresholds. Gate
 //! reasons that did not come from the servers (stale baseline entries) are not carried
 //! over: apply the baseline to the merged report again (`report::baseline`).
 
@@ -12,6 +14,7 @@ use time::Duration;
 
 use crate::report::gate::{self, GateConfig};
 use crate::report::model::Report;
+use crate::report::score;
 
 /// Why reports could not be merged.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -57,6 +60,9 @@ pub fn merge(reports: Vec<Report>, gate: &GateConfig) -> Result<Report, MergeErr
     servers.sort_by(|a, b| a.name.cmp(&b.name));
     if let Some(pair) = servers.windows(2).find(|w| w[0].name == w[1].name) {
         return Err(MergeError::DuplicateServer(pair[0].name.clone()));
+    }
+    for s in &mut servers {
+        score::rescore(s);
     }
     let gate = gate::evaluate(&servers, gate, Vec::new());
     Ok(Report {

@@ -1,6 +1,7 @@
 //! The report model: findings, per-server reports, scoring and the gate.
 
 pub mod baseline;
+pub mod diff;
 pub mod finding;
 pub mod gate;
 pub mod merge;

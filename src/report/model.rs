@@ -61,10 +61,17 @@ impl EraKind {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CategoryScore {
     pub phase: Phase,
-    /// 0–100; meaningful only when `assessed`.
-    pub score: u8,
-    /// False when no check of this phase was assessed (all skipped, or the phase did not run).
-    pub assessed: bool,
+    /// 0–100, or `None` when the category was not assessed: no counted finding of this
+    /// phase was a judgement (pass, warn or fail) — only observations (info), skips, or
+    /// nothing at all because the phase did not run.
+    pub score: Option<u8>,
+}
+
+impl CategoryScore {
+    /// True when at least one counted judgement of this phase was made.
+    pub fn assessed(&self) -> bool {
+        self.score.is_some()
+    }
 }
 
 /// Where a server was declared, for SARIF / JUnit / annotation anchors (repository-relative).
@@ -89,7 +96,8 @@ pub struct ServerReport {
     /// `serverInfo` as the server gave it.
     #[serde(default)]
     pub server_info: Option<serde_json::Value>,
-    /// Overall score; `None` when no category was assessed.
+    /// Overall score; `None` when the server has no score: no category was assessed, or
+    /// the run was blocked or interrupted (see `report::score::rescore`).
     pub score: Option<u8>,
     pub categories: Vec<CategoryScore>,
     pub findings: Vec<Finding>,
@@ -106,9 +114,20 @@ pub struct ServerReport {
     /// The config line that declared the server, when it came from a config file.
     pub anchor: Option<Anchor>,
     pub duration_ms: u64,
+    /// What scout itself got wrong on this server: a finding a phase tried to record but
+    /// that broke the finding invariants (e.g. a fail citing no exchange), or a run that
+    /// crashed. Shown in every report; the run then exits 3 because scout cannot stand
+    /// behind a result that may be missing a finding.
+    #[serde(default)]
+    pub internal_errors: Vec<String>,
 }
 
 impl ServerReport {
+    /// True when the run covered every selected phase (not blocked, not interrupted).
+    pub fn completed(&self) -> bool {
+        self.blocked.is_none() && !self.interrupted
+    }
+
     /// The number of recorded exchanges, whether or not they were kept.
     pub fn exchange_total(&self) -> u64 {
         self.exchange_count

@@ -174,8 +174,7 @@ pub fn apply_baseline(
     use crate::report::baseline;
     let stale = baseline::apply(report, baseline);
     for s in &mut report.servers {
-        s.categories = score::categories(&s.findings);
-        s.score = score::overall(&s.categories);
+        score::rescore(s);
     }
     let mut gate = evaluate(&report.servers, gates);
     gate.reasons
@@ -196,8 +195,7 @@ pub fn apply_ignores(server: &mut ServerReport, ignore: &[(String, String)]) {
             });
         }
     }
-    server.categories = score::categories(&server.findings);
-    server.score = score::overall(&server.categories);
+    score::rescore(server);
 }
 
 /// The gate over every server, each with its own thresholds.
@@ -229,8 +227,7 @@ pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
                 .ok()
         })
         .collect();
-    let categories = score::categories(&findings);
-    ServerReport {
+    let mut report = ServerReport {
         name: spec.name.clone(),
         transport: match spec.target {
             probe::spec::TargetSpec::Http { .. } => crate::report::TransportKind::Http,
@@ -240,8 +237,8 @@ pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
         era: EraKind::Unknown,
         protocol_versions: Vec::new(),
         server_info: None,
-        score: score::overall(&categories),
-        categories,
+        score: None,
+        categories: Vec::new(),
         findings,
         exchanges: Vec::new(),
         blocked: None,
@@ -249,10 +246,13 @@ pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
         anchor: spec.anchor.clone(),
         duration_ms: 0,
         exchange_count: None,
-    }
+        internal_errors: Vec::new(),
+    };
+    score::rescore(&mut report);
+    report
 }
 
-/// The report of a server whose run panicked.
+/// The report of a server whose run panicked: a scout bug, so an internal error (exit 3).
 fn crashed(name: &str, why: &str) -> ServerReport {
     ServerReport {
         name: name.to_string(),
@@ -270,6 +270,7 @@ fn crashed(name: &str, why: &str) -> ServerReport {
         anchor: None,
         duration_ms: 0,
         exchange_count: None,
+        internal_errors: vec![format!("the run of this server crashed: {why}")],
     }
 }
 
@@ -279,16 +280,15 @@ mod tests {
     use crate::report::finding::{Finding, Phase, Severity, Status};
 
     fn server(name: &str, findings: Vec<Finding>) -> ServerReport {
-        let categories = score::categories(&findings);
-        ServerReport {
+        let mut s = ServerReport {
             name: name.into(),
             transport: crate::report::TransportKind::Stdio,
             target: "x".into(),
             era: EraKind::Legacy,
             protocol_versions: vec![],
             server_info: None,
-            score: score::overall(&categories),
-            categories,
+            score: None,
+            categories: vec![],
             findings,
             exchanges: vec![],
             blocked: None,
@@ -296,7 +296,10 @@ mod tests {
             anchor: None,
             duration_ms: 1,
             exchange_count: None,
-        }
+            internal_errors: vec![],
+        };
+        score::rescore(&mut s);
+        s
     }
 
     fn fail(id: &str) -> Finding {

@@ -18,11 +18,13 @@ pub enum Format {
     Gitlab,
     Har,
     Events,
+    /// The score badge (SVG).
+    Badge,
 }
 
 impl Format {
     /// Every format, in the order they are written.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::Json,
         Format::Junit,
         Format::Sarif,
@@ -30,6 +32,7 @@ impl Format {
         Format::Gitlab,
         Format::Har,
         Format::Events,
+        Format::Badge,
     ];
 
     /// The name used in the config's `formats`.
@@ -42,6 +45,7 @@ impl Format {
             Format::Gitlab => "gitlab",
             Format::Har => "har",
             Format::Events => "events",
+            Format::Badge => "badge",
         }
     }
 
@@ -62,6 +66,7 @@ impl Format {
             Format::Gitlab => "gitlab-codequality.json",
             Format::Har => "har",
             Format::Events => "events.ndjson",
+            Format::Badge => "badge.svg",
         }
     }
 }
@@ -114,6 +119,43 @@ pub struct WriteError {
 /// Renders and writes every requested report; returns the paths written, each with the name
 /// of its format (`har` once per server file).
 pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Vec<(Format, PathBuf)>, WriteError> {
+    write_all_with(report, outputs, &emit::markdown::Options::default())
+}
+
+/// The Markdown options of a run that writes `outputs`: the full report is the JSON report
+/// being written, in the artifacts of the workflow run when under GitHub Actions.
+pub fn markdown_options(outputs: &Outputs) -> emit::markdown::Options<'static> {
+    let json = outputs
+        .targets
+        .iter()
+        .find(|(f, _)| *f == Format::Json)
+        .map(|(_, p)| p.display().to_string());
+    emit::markdown::Options {
+        full_report: emit::markdown::full_report_note(
+            emit::github::run_url().as_deref(),
+            json.as_deref(),
+        ),
+        ..Default::default()
+    }
+}
+
+/// [`write_all`] with the Markdown summary's options. When `markdown.full_report` is not
+/// set, the JSON report being written (if any) is named as the full report.
+pub fn write_all_with(
+    report: &Report,
+    outputs: &Outputs,
+    markdown: &emit::markdown::Options,
+) -> Result<Vec<(Format, PathBuf)>, WriteError> {
+    let mut markdown = markdown.clone();
+    if markdown.full_report.is_none() {
+        markdown.full_report = outputs
+            .targets
+            .iter()
+            .find(|(f, _)| *f == Format::Json)
+            .and_then(|(_, p)| {
+                emit::markdown::full_report_note(None, Some(&p.display().to_string()))
+            });
+    }
     let mut written = Vec::new();
     for (format, path) in &outputs.targets {
         let fail = |source| WriteError {
@@ -135,9 +177,10 @@ pub fn write_all(report: &Report, outputs: &Outputs) -> Result<Vec<(Format, Path
                     Format::Json => emit::json::render(report),
                     Format::Junit => emit::junit::render(report),
                     Format::Sarif => emit::sarif::render(report),
-                    Format::Markdown => emit::markdown::render(report),
+                    Format::Markdown => emit::markdown::render_with(report, &markdown),
                     Format::Gitlab => emit::gitlab::render(report),
                     Format::Events => telemetry::events::render(report),
+                    Format::Badge => emit::badge::render(report),
                     Format::Har => String::new(),
                 };
                 emit::write_atomic(path, text.as_bytes()).map_err(fail)?;

@@ -26,6 +26,7 @@ pub fn render(report: &Report) -> String {
             "score": s.score,
             "blocked": s.blocked,
             "interrupted": s.interrupted,
+            "internal_errors": s.internal_errors,
         }));
         let mut ex: Vec<_> = s.exchanges.iter().collect();
         ex.sort_by_key(|e| e.seq);

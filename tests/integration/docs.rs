@@ -8,10 +8,19 @@ use scout::report::Phase;
 /// category is reported as not assessed. Remove a phase here when its probes land.
 const NOT_YET_PROBED: &[Phase] = &[];
 
+/// The scoring rules (`report::score`), rendered before the checks.
+const SCORING: &str = "## Scoring\n\n\
+- Every category (phase) starts at 100. A failing check costs it by severity: critical zeroes it, major 40, minor 15; a warning costs 5. A category never goes below 0.\n\
+- Each check id (and subject) costs its category once per server. A dual-era server is probed on both wires; when the same check and subject fail or warn on both, the worse of the two findings costs, once, so a dual-era server scores what a single-era server with the same defect scores. Both findings stay in every report, each with its era.\n\
+- A category is assessed only when at least one of its counted findings is a judgement: pass, warn or fail. Observations (info) and skips judge nothing, so a category of only those (e.g. `auth` on an open server, where `auth.open` is an observation) is shown as \"not assessed\" and stays out of the mean.\n\
+- The overall score is the rounded mean of the assessed categories. A server has no score (JSON `null`, \"not assessed\" in every other report) when no category was assessed, or when its run was blocked (unreachable, credentials missing) or interrupted: a score over the few checks that ran would look green although the server was not checked. A server without a score fails the gate, with the reason.\n\
+- Baselined and ignored findings are reported, marked as such, and cost nothing.\n\n";
+
 fn render() -> String {
     let mut out = String::from(
-        "# Checks\n\n<!-- Generated from the check registry (src/probe/*.rs) by tests/integration/docs.rs; do not edit by hand. Regenerate with `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs`. -->\n\nEvery check has a stable id (`phase.name`): the JUnit test case name, the SARIF rule id, the anchor on this page and the key for `[checks] ignore`. A failing check costs its category by severity (critical zeroes it, major 40, minor 15); every warning costs 5.\n\n",
+        "# Checks\n\n<!-- Generated from the check registry (src/probe/*.rs) by tests/integration/docs.rs; do not edit by hand. Regenerate with `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs`. -->\n\nEvery check has a stable id (`phase.name`): the JUnit test case name, the SARIF rule id, the anchor on this page and the key for `[checks] ignore`. A failing check costs its category by severity (critical zeroes it, major 40, minor 15); every warning costs 5 (see [Scoring](#scoring)).\n\n",
     );
+    out.push_str(SCORING);
     for phase in Phase::ALL {
         out.push_str(&format!("- [{phase}](#{phase})\n"));
     }

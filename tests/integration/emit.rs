@@ -530,7 +530,8 @@ fn actions_child() {
     let workspace = std::env::var("GITHUB_WORKSPACE").expect("workspace set by the parent");
     let sarif = Path::new(&workspace).join("out/scout.sarif");
     let junit = Path::new(&workspace).join("out/junit.xml");
-    let wrote = emit::markdown::append_step_summary(&report).expect("summary written");
+    let wrote =
+        emit::markdown::append_step_summary(&report, &Default::default()).expect("summary written");
     assert!(wrote);
     let acted = emit::github::write_if_actions(&report, &[("sarif", &sarif), ("junit", &junit)])
         .expect("outputs written");
@@ -569,25 +570,22 @@ fn github_actions_step_is_simulated() {
     // The summary was appended, not overwritten.
     let md = std::fs::read_to_string(&summary).expect("summary");
     assert!(md.starts_with("previous step\n# scout report"), "{md}");
-    assert!(md.contains("## everything — "));
-    assert!(md.contains("❌ gate failed"));
+    assert!(md.contains("## ❌ everything — "));
+    assert!(md.contains("**Gate: ❌ failed**"));
     assert!(md.len() < 1024 * 1024);
 
-    // Outputs: appended, score is the lowest server score, paths workspace-relative.
+    // Outputs: appended, paths workspace-relative. `score` is the lowest server score, and
+    // empty here: `time` was blocked, so it has no score and `everything`'s must not stand
+    // in for the whole run.
     let report = sample::report();
-    let lowest = report
-        .servers
-        .iter()
-        .filter_map(|s| s.score)
-        .min()
-        .expect("scored");
+    assert!(report.servers[0].score.is_some() && report.servers[1].score.is_none());
     let outputs = std::fs::read_to_string(&output).expect("outputs");
     let lines: Vec<&str> = outputs.lines().collect();
     assert_eq!(
         lines,
         vec![
             "earlier=1".to_string(),
-            format!("score={lowest}"),
+            "score=".to_string(),
             "passed=false".into(),
             "sarif=out/scout.sarif".into(),
             "junit=out/junit.xml".into(),
@@ -662,7 +660,7 @@ fn annotations_are_capped_at_ten_per_level() {
 // Markdown and GitLab
 
 #[test]
-fn markdown_stays_under_the_step_summary_limit() {
+fn markdown_of_a_huge_server_stays_under_the_comment_limit() {
     let mut report = sample::report();
     let template = report.servers[0].findings[6].clone();
     report.servers[0].findings.extend((0..6000).map(|i| {
@@ -672,8 +670,12 @@ fn markdown_stays_under_the_step_summary_limit() {
         f
     }));
     let md = emit::markdown::render(&report);
-    assert!(md.len() <= 1024 * 1024, "{} bytes", md.len());
-    assert!(md.contains("**Truncated:**"));
+    assert!(
+        md.chars().count() <= 65_536,
+        "{} characters",
+        md.chars().count()
+    );
+    assert!(md.contains("more failing or warning check(s); see the full report"));
     // Deterministic.
     assert_eq!(md, emit::markdown::render(&report));
 }

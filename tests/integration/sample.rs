@@ -194,6 +194,7 @@ pub fn everything() -> ServerReport {
             line: 7,
         }),
         duration_ms: 840,
+        internal_errors: Vec::new(),
     }
 }
 
@@ -299,11 +300,14 @@ pub fn time_server() -> ServerReport {
         interrupted: false,
         anchor: None,
         duration_ms: 1210,
+        internal_errors: Vec::new(),
     }
 }
 
-/// Wraps servers into a gated report with fixed run id and times.
-pub fn report_of(servers: Vec<ServerReport>, run_id: &str) -> Report {
+/// Wraps servers into a gated report with fixed run id and times, each server scored as a
+/// run scores it (a blocked server has no score).
+pub fn report_of(mut servers: Vec<ServerReport>, run_id: &str) -> Report {
+    servers.iter_mut().for_each(score::rescore);
     let gate = gate::evaluate(&servers, &gate_config(), Vec::new());
     Report {
         run_id: run_id.to_string(),

@@ -1,0 +1,449 @@
+//! `scout report diff`: what changed between two runs (the target branch's and this one),
+//! a pure function of two reports.
+//!
+//! A finding's identity across runs is (server, check id, subject, era) — the same tuple
+//! the SARIF fingerprint and the baseline entries use. A *problem* is a fail or a warn,
+//! counted or not (a problem that was baselined in between is not "fixed").
+//!
+//! Per server:
+//! - **new**: a problem of the head run whose identity was no problem in the base run, or
+//!   a fail whose identity was only a warning there (a new failure).
+//! - **fixed**: a problem of the base run that is no problem in the head run any more (or
+//!   a fail that is now only a warning), provided the head run really checked it again:
+//!   the head server ran to the end, the check reported something, and that identity was
+//!   not skipped.
+//! - **unverified**: a base problem the head run did not check again (blocked,
+//!   interrupted, skipped, or the check no longer reports): never counted as fixed.
+//! - scores and category scores of both runs; a delta only when both have a score.
+//!
+//! [`ReportDiff::new_fails`] is what `--fail-on-new` gates on: new *counted* fails.
+
+use std::collections::BTreeMap;
+
+use crate::report::finding::{Era, Finding, Phase, Status};
+use crate::report::model::{Report, ServerReport};
+
+/// A finding's identity within one server.
+type Key<'a> = (&'a str, Option<&'a str>, Option<Era>);
+
+fn key(f: &Finding) -> Key<'_> {
+    (f.id.as_str(), f.subject.as_deref(), f.era)
+}
+
+fn is_problem(f: &Finding) -> bool {
+    matches!(f.status, Status::Fail | Status::Warn)
+}
+
+/// Whether a server is in both runs or only one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Presence {
+    Both,
+    /// Only in the head run.
+    Added,
+    /// Only in the base run.
+    Removed,
+}
+
+impl Presence {
+    /// Name as in the JSON diff.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Presence::Both => "both",
+            Presence::Added => "added",
+            Presence::Removed => "removed",
+        }
+    }
+}
+
+/// One finding that changed: the head finding for a new problem, the base finding for a
+/// fixed or unverified one, with the worst status of its identity on each side (`None` =
+/// not reported there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Change {
+    pub finding: Finding,
+    pub base: Option<Status>,
+    pub head: Option<Status>,
+}
+
+/// A category's score on both sides (`None` = not assessed, or the server was absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CategoryDelta {
+    pub phase: Phase,
+    pub base: Option<u8>,
+    pub head: Option<u8>,
+}
+
+/// `head - base`, only when both are scores.
+pub fn delta(base: Option<u8>, head: Option<u8>) -> Option<i16> {
+    Some(i16::from(head?) - i16::from(base?))
+}
+
+/// What changed on one server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ServerDiff {
+    pub name: String,
+    pub presence: Presence,
+    pub base_score: Option<u8>,
+    pub head_score: Option<u8>,
+    pub categories: Vec<CategoryDelta>,
+    pub new: Vec<Change>,
+    pub fixed: Vec<Change>,
+    pub unverified: Vec<Change>,
+}
+
+impl ServerDiff {
+    /// True when `f` (a head finding) is one of the new problems.
+    pub fn is_new(&self, f: &Finding) -> bool {
+        self.new.iter().any(|c| key(&c.finding) == key(f))
+    }
+}
+
+/// What changed between two runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReportDiff {
+    pub base_run_id: String,
+    pub head_run_id: String,
+    /// Servers of the head run in its order, then those only in the base run.
+    pub servers: Vec<ServerDiff>,
+}
+
+impl ReportDiff {
+    /// The diff of the server called `name`.
+    pub fn server(&self, name: &str) -> Option<&ServerDiff> {
+        self.servers.iter().find(|s| s.name == name)
+    }
+
+    /// New counted fails (what `--fail-on-new` gates on), with their server.
+    pub fn new_fails(&self) -> Vec<(&str, &Finding)> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.new.iter().map(move |c| (s.name.as_str(), &c.finding)))
+            .filter(|(_, f)| f.status == Status::Fail && f.counts())
+            .collect()
+    }
+}
+
+/// The worst finding of every identity among `findings`.
+fn worst_by_key(findings: &[Finding]) -> BTreeMap<Key<'_>, &Finding> {
+    let mut map: BTreeMap<Key, &Finding> = BTreeMap::new();
+    for f in findings {
+        map.entry(key(f))
+            .and_modify(|w| {
+                if f.rank() > w.rank() {
+                    *w = f;
+                }
+            })
+            .or_insert(f);
+    }
+    map
+}
+
+/// Whether the head run checked `f`'s identity again.
+fn rechecked(head: &ServerReport, f: &Finding) -> bool {
+    head.completed()
+        && head.findings.iter().any(|h| h.id == f.id)
+        && !head
+            .findings
+            .iter()
+            .any(|h| key(h) == key(f) && h.status == Status::Skip)
+}
+
+fn server_diff(name: &str, base: Option<&ServerReport>, head: Option<&ServerReport>) -> ServerDiff {
+    let presence = match (base, head) {
+        (Some(_), Some(_)) => Presence::Both,
+        (None, _) => Presence::Added,
+        (_, None) => Presence::Removed,
+    };
+    let empty: Vec<Finding> = Vec::new();
+    let base_findings = base.map_or(&empty, |s| &s.findings);
+    let head_findings = head.map_or(&empty, |s| &s.findings);
+    let base_worst = worst_by_key(base_findings);
+    let head_worst = worst_by_key(head_findings);
+
+    let mut new = Vec::new();
+    for (k, h) in &head_worst {
+        if !is_problem(h) {
+            continue;
+        }
+        let was = base_worst.get(k);
+        let was_problem = was.is_some_and(|b| is_problem(b));
+        let now_fails = h.status == Status::Fail && was.is_none_or(|b| b.status != Status::Fail);
+        if !was_problem || now_fails {
+            new.push(Change {
+                finding: (*h).clone(),
+                base: was.map(|b| b.status),
+                head: Some(h.status),
+            });
+        }
+    }
+    let mut fixed = Vec::new();
+    let mut unverified = Vec::new();
+    for (k, b) in &base_worst {
+        if !is_problem(b) {
+            continue;
+        }
+        let now = head_worst.get(k);
+        let still = now.is_some_and(|h| is_problem(h));
+        let fail_gone = b.status == Status::Fail && now.is_some_and(|h| h.status == Status::Warn);
+        if still && !fail_gone {
+            continue;
+        }
+        let change = Change {
+            finding: (*b).clone(),
+            base: Some(b.status),
+            head: now.map(|h| h.status),
+        };
+        match head {
+            Some(h) if fail_gone || rechecked(h, b) => fixed.push(change),
+            _ => unverified.push(change),
+        }
+    }
+    let category = |s: Option<&ServerReport>, phase: Phase| {
+        s.and_then(|s| s.categories.iter().find(|c| c.phase == phase))
+            .and_then(|c| c.score)
+    };
+    ServerDiff {
+        name: name.to_string(),
+        presence,
+        base_score: base.and_then(|s| s.score),
+        head_score: head.and_then(|s| s.score),
+        categories: Phase::ALL
+            .into_iter()
+            .map(|phase| CategoryDelta {
+                phase,
+                base: category(base, phase),
+                head: category(head, phase),
+            })
+            .collect(),
+        new,
+        fixed,
+        unverified,
+    }
+}
+
+/// Compares `head` with `base`.
+pub fn diff(base: &Report, head: &Report) -> ReportDiff {
+    fn find<'r>(r: &'r Report, name: &str) -> Option<&'r ServerReport> {
+        r.servers.iter().find(|s| s.name == name)
+    }
+    let mut servers: Vec<ServerDiff> = head
+        .servers
+        .iter()
+        .map(|h| server_diff(&h.name, find(base, &h.name), Some(h)))
+        .collect();
+    servers.extend(
+        base.servers
+            .iter()
+            .filter(|b| find(head, &b.name).is_none())
+            .map(|b| server_diff(&b.name, Some(b), None)),
+    );
+    ReportDiff {
+        base_run_id: base.run_id.clone(),
+        head_run_id: head.run_id.clone(),
+        servers,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::finding::{Severity, SkipReason};
+    use crate::report::gate::GateResult;
+    use crate::report::model::{EraKind, TransportKind};
+    use crate::report::score;
+
+    fn f(id: &str, status: Status, era: Option<Era>) -> Finding {
+        Finding {
+            id: id.into(),
+            phase: Phase::Catalog,
+            title: "t".into(),
+            status,
+            severity: (status == Status::Fail).then_some(Severity::Major),
+            detail: String::new(),
+            advice: String::new(),
+            spec: None,
+            subject: None,
+            era,
+            evidence: vec![1],
+            skip_reason: (status == Status::Skip).then_some(SkipReason::Policy),
+            suppressed: None,
+        }
+    }
+
+    fn server(name: &str, findings: Vec<Finding>) -> ServerReport {
+        let mut s = ServerReport {
+            name: name.into(),
+            transport: TransportKind::Stdio,
+            target: "x".into(),
+            era: EraKind::Dual,
+            protocol_versions: vec![],
+            server_info: None,
+            score: None,
+            categories: vec![],
+            findings,
+            exchanges: vec![],
+            exchange_count: None,
+            blocked: None,
+            interrupted: false,
+            anchor: None,
+            duration_ms: 0,
+            internal_errors: vec![],
+        };
+        score::rescore(&mut s);
+        s
+    }
+
+    fn report(servers: Vec<ServerReport>) -> Report {
+        Report {
+            run_id: "r".into(),
+            scout_version: "0".into(),
+            started_at: time::OffsetDateTime::UNIX_EPOCH,
+            duration_ms: 0,
+            servers,
+            gate: GateResult {
+                passed: true,
+                reasons: vec![],
+            },
+        }
+    }
+
+    fn ids(changes: &[Change]) -> Vec<String> {
+        changes
+            .iter()
+            .map(|c| {
+                format!(
+                    "{}{}",
+                    c.finding.id,
+                    c.finding
+                        .era
+                        .map(|e| format!("/{}", e.as_str()))
+                        .unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn new_fixed_and_unchanged() {
+        let base = report(vec![server(
+            "a",
+            vec![
+                f("catalog.fixed", Status::Warn, None),
+                f("catalog.same", Status::Fail, None),
+                f("catalog.worse", Status::Warn, None),
+                f("catalog.new", Status::Pass, None),
+            ],
+        )]);
+        let head = report(vec![server(
+            "a",
+            vec![
+                f("catalog.fixed", Status::Pass, None),
+                f("catalog.same", Status::Fail, None),
+                f("catalog.worse", Status::Fail, None),
+                f("catalog.new", Status::Warn, None),
+            ],
+        )]);
+        let d = diff(&base, &head);
+        let s = d.server("a").expect("a");
+        assert_eq!(ids(&s.new), ["catalog.new", "catalog.worse"]);
+        assert_eq!(ids(&s.fixed), ["catalog.fixed"]);
+        assert!(s.unverified.is_empty());
+        assert_eq!(
+            d.new_fails()
+                .iter()
+                .map(|(_, f)| f.id.as_str())
+                .collect::<Vec<_>>(),
+            ["catalog.worse"],
+            "a warning that became a fail is a new fail; a new warning is not"
+        );
+        // base: fail 40 + two warns 10 → 50; head: two fails 80 + a warn 5 → 15.
+        assert_eq!((s.base_score, s.head_score), (Some(50), Some(15)));
+        assert_eq!(delta(s.base_score, s.head_score), Some(-35));
+    }
+
+    #[test]
+    fn identity_includes_the_era() {
+        let base = report(vec![server(
+            "a",
+            vec![f("catalog.x", Status::Fail, Some(Era::Legacy))],
+        )]);
+        let head = report(vec![server(
+            "a",
+            vec![
+                f("catalog.x", Status::Pass, Some(Era::Legacy)),
+                f("catalog.x", Status::Fail, Some(Era::Modern)),
+            ],
+        )]);
+        let d = diff(&base, &head);
+        let s = d.server("a").expect("a");
+        assert_eq!(ids(&s.new), ["catalog.x/modern"]);
+        assert_eq!(ids(&s.fixed), ["catalog.x/legacy"]);
+    }
+
+    #[test]
+    fn a_blocked_or_skipped_head_fixes_nothing_and_has_no_delta() {
+        let base = report(vec![server(
+            "a",
+            vec![
+                f("catalog.x", Status::Fail, None),
+                f("catalog.y", Status::Warn, None),
+            ],
+        )]);
+        let mut blocked = server("a", vec![f("catalog.x", Status::Skip, None)]);
+        blocked.blocked = Some("401".into());
+        score::rescore(&mut blocked);
+        let d = diff(&base, &report(vec![blocked]));
+        let s = d.server("a").expect("a");
+        assert!(s.fixed.is_empty());
+        assert_eq!(ids(&s.unverified), ["catalog.x", "catalog.y"]);
+        assert_eq!(s.head_score, None);
+        assert_eq!(delta(s.base_score, s.head_score), None);
+
+        // Completed, but the check was skipped (policy): not fixed either.
+        let skipped = server(
+            "a",
+            vec![
+                f("catalog.x", Status::Skip, None),
+                f("catalog.z", Status::Pass, None),
+            ],
+        );
+        let d = diff(&base, &report(vec![skipped]));
+        assert_eq!(ids(&d.servers[0].unverified), ["catalog.x", "catalog.y"]);
+    }
+
+    #[test]
+    fn added_and_removed_servers() {
+        let base = report(vec![server(
+            "old",
+            vec![f("catalog.x", Status::Fail, None)],
+        )]);
+        let head = report(vec![server(
+            "new",
+            vec![f("catalog.x", Status::Fail, None)],
+        )]);
+        let d = diff(&base, &head);
+        assert_eq!(d.servers.len(), 2);
+        assert_eq!(d.servers[0].presence, Presence::Added);
+        assert_eq!(ids(&d.servers[0].new), ["catalog.x"]);
+        assert_eq!(d.servers[1].presence, Presence::Removed);
+        assert!(
+            d.servers[1].fixed.is_empty(),
+            "a removed server fixes nothing"
+        );
+        assert_eq!(ids(&d.servers[1].unverified), ["catalog.x"]);
+        assert_eq!(d.new_fails().len(), 1);
+    }
+
+    #[test]
+    fn a_baselined_new_fail_does_not_gate() {
+        let base = report(vec![server("a", vec![f("catalog.x", Status::Pass, None)])]);
+        let mut fail = f("catalog.x", Status::Fail, None);
+        fail.suppressed = Some(crate::report::Suppression::Baselined {
+            reason: "known".into(),
+        });
+        let head = report(vec![server("a", vec![fail])]);
+        let d = diff(&base, &head);
+        assert_eq!(ids(&d.servers[0].new), ["catalog.x"]);
+        assert!(d.new_fails().is_empty());
+    }
+}

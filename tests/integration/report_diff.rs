@@ -1,0 +1,300 @@
+//! The pull-request experience: `scout report diff` on two real runs of fixtures that differ
+//! by one fixed and one new defect, `--fail-on-new`, and the PR Markdown of a 50-server
+//! fleet within GitHub's 65,536-character comment limit.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{Scout, fixture, workspace};
+use crate::sample::{self, With};
+use scout::report::finding::{Era, Severity, Status};
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{} was not written: {e}", path.display()))
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&read(path)).expect("JSON")
+}
+
+/// Runs `scout check` on `script` configured as the server `srv`, writing `json`.
+fn check(script: &str, json: &Path) -> Value {
+    let ws = workspace(Some(&format!(
+        "[[default.servers]]\nname = \"srv\"\ncommand = [\"python3\", {:?}]\n",
+        fixture(script).display().to_string()
+    )));
+    let run = Scout::new()
+        .dir(ws.path())
+        .args(["-q", "check", "--json"])
+        .args([json])
+        .run();
+    assert_eq!(run.code, Some(0), "{script}: {}", run.stderr);
+    read_json(json)
+}
+
+/// The check ids of a diff list, without the timing-dependent performance observations
+/// (a p95 above 1 s on a loaded machine would be a real, but unrelated, change).
+fn ids(list: &Value) -> BTreeSet<String> {
+    list.as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .filter(|id| !id.starts_with("performance."))
+        .map(String::from)
+        .collect()
+}
+
+fn category(report: &Value, phase: &str) -> Option<i64> {
+    report["servers"][0]["categories"]
+        .as_array()
+        .expect("categories")
+        .iter()
+        .find(|c| c["phase"] == phase)
+        .and_then(|c| c["score"].as_i64())
+}
+
+#[test]
+fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (base_path, head_path) = (dir.path().join("base.json"), dir.path().join("head.json"));
+    // base: tools without annotations (a warning on both wires); head: annotated tools,
+    // but two share a name and one has a space (a new failure).
+    let base = check("unannotated_tools.py", &base_path);
+    let head = check("duplicate_tool_names.py", &head_path);
+
+    let (md, json) = (dir.path().join("comment.md"), dir.path().join("diff.json"));
+    let run = Scout::new()
+        .args(["report", "diff"])
+        .args([&base_path, &head_path])
+        .args(["--markdown"])
+        .args([&md])
+        .args(["--json"])
+        .args([&json])
+        .run();
+    assert_eq!(run.code, Some(0), "without --fail-on-new: {}", run.stderr);
+
+    let d = read_json(&json);
+    assert_eq!(d["schema"], "scout/diff/v1");
+    let s = &d["servers"][0];
+    assert_eq!(s["name"], "srv");
+    assert_eq!(s["presence"], "both");
+    assert_eq!(
+        ids(&s["new"]),
+        BTreeSet::from(["catalog.tool_names".into()])
+    );
+    assert_eq!(
+        ids(&s["fixed"]),
+        BTreeSet::from(["catalog.annotations".into()])
+    );
+    assert!(s["unverified"].as_array().expect("list").is_empty(), "{s}");
+    // Both wires of the dual-era server are in the lists, each with its era.
+    let eras: BTreeSet<String> = s["fixed"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|f| f["era"].as_str().map(String::from))
+        .collect();
+    assert_eq!(eras, BTreeSet::from(["legacy".into(), "modern".into()]));
+
+    // Deltas are those of the two reports.
+    let score = |r: &Value| r["servers"][0]["score"].as_i64().expect("scored");
+    let (b, h) = (score(&base), score(&head));
+    assert_eq!(s["score_delta"].as_i64(), Some(h - b));
+    let (cb, ch) = (
+        category(&base, "catalog").expect("catalog assessed"),
+        category(&head, "catalog").expect("catalog assessed"),
+    );
+    assert!(ch < cb, "a major fail costs more than a warning");
+    let cat = s["categories"]
+        .as_array()
+        .expect("categories")
+        .iter()
+        .find(|c| c["phase"] == "catalog")
+        .expect("catalog");
+    assert_eq!(cat["delta"].as_i64(), Some(ch - cb));
+    assert_eq!(d["new_fails"].as_u64(), Some(2), "one per wire: {d}");
+
+    // The text on stdout names exactly those, with the deltas.
+    let arrow = |n: i64| match n {
+        n if n > 0 => format!("▲ {n}"),
+        n if n < 0 => format!("▼ {}", -n),
+        _ => "±0".into(),
+    };
+    assert!(
+        run.stdout
+            .contains(&format!("srv  score {b} → {h} ({})\n", arrow(h - b))),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("  catalog     {cb} → {ch} ({})\n", arrow(ch - cb))),
+        "{}",
+        run.stdout
+    );
+    let listed: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("    new") || l.starts_with("    fixed"))
+        .filter(|l| !l.contains("performance."))
+        .collect();
+    assert_eq!(listed.len(), 6, "{}", run.stdout);
+    assert!(
+        listed.iter().all(
+            |l| (l.starts_with("    new") && l.contains("catalog.tool_names"))
+                || (l.starts_with("    fixed") && l.contains("catalog.annotations"))
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // The PR comment: the score with its delta, the new check as one row naming both eras,
+    // the fixed one listed.
+    let md = read(&md);
+    assert!(
+        md.contains(&format!("## ✅ srv — {h}/100 {}", arrow(h - b))),
+        "{md}"
+    );
+    assert!(
+        md.contains("| 🆕 ❌ major | `catalog.tool_names` (echo) | legacy, modern |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| ✅ ⚠️ warn | `catalog.annotations` | legacy, modern | pass |"),
+        "{md}"
+    );
+    assert!(md.contains(&format!("| catalog | {ch} |")), "{md}");
+    assert!(md.len() < 65_536);
+
+    // --fail-on-new gates on the new fails only…
+    let gated = Scout::new()
+        .args(["report", "diff"])
+        .args([&base_path, &head_path])
+        .args(["--fail-on-new"])
+        .run();
+    assert_eq!(gated.code, Some(1), "{}", gated.stderr);
+    assert!(
+        gated
+            .stderr
+            .contains("new failing check: srv: catalog.tool_names[echo] (legacy)"),
+        "{}",
+        gated.stderr
+    );
+    // …so the other way round (a new warning, a fixed fail) passes.
+    let back = Scout::new()
+        .args(["report", "diff"])
+        .args([&head_path, &base_path])
+        .args(["--fail-on-new", "--markdown", "-"])
+        .run();
+    assert_eq!(back.code, Some(0), "{}", back.stderr);
+    assert!(
+        back.stdout.starts_with("# scout report\n"),
+        "Markdown on stdout"
+    );
+
+    // A file that is not a report is a usage error.
+    let bad = Scout::new()
+        .args(["report", "diff"])
+        .args([&base_path, &dir.path().join("missing.json")])
+        .run();
+    assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+}
+
+/// A fleet of `n` servers, each with many long findings on both wires.
+fn fleet(n: usize, variant: usize) -> scout::report::Report {
+    let servers = (0..n)
+        .map(|i| {
+            let mut s = sample::everything();
+            s.name = format!("server-{i:02}-with-a-rather-long-name-for-the-fleet");
+            if variant == 1 {
+                // Fixed in the head run: protocol's score rises.
+                for f in s
+                    .findings
+                    .iter_mut()
+                    .filter(|f| f.id == "protocol.parse_error")
+                {
+                    f.status = Status::Pass;
+                    f.severity = None;
+                }
+            }
+            let long = "a detail that goes on and on ".repeat(40);
+            for t in 0..30 {
+                for era in [Era::Legacy, Era::Modern] {
+                    let status = if (t + variant).is_multiple_of(3) {
+                        Status::Fail
+                    } else {
+                        Status::Warn
+                    };
+                    let mut f = sample::finding("catalog.annotations", status, &long)
+                        .subject(&format!("tool_{t}"))
+                        .era(era)
+                        .ev(&[2]);
+                    if status == Status::Fail {
+                        f = f.sev(Severity::Minor);
+                    }
+                    s.findings.push(f);
+                }
+            }
+            s
+        })
+        .collect();
+    sample::report_of(servers, &format!("fleet-{variant}"))
+}
+
+#[test]
+fn the_pr_markdown_of_a_50_server_fleet_fits_a_comment() {
+    let base = fleet(50, 0);
+    let head = fleet(50, 1);
+    let diff = scout::report::diff::diff(&base, &head);
+    let opts = scout::emit::markdown::Options {
+        diff: Some(&diff),
+        full_report: scout::emit::markdown::full_report_note(
+            Some("https://github.com/o/r/actions/runs/7"),
+            Some("scout-report/scout.json"),
+        ),
+        max_bytes: 0,
+    };
+    let md = scout::emit::markdown::render_with(&head, &opts);
+    assert!(
+        md.chars().count() <= 65_536,
+        "{} characters",
+        md.chars().count()
+    );
+    // Every server has its line with score and delta in the overview…
+    for s in &head.servers {
+        let d = diff.server(&s.name).expect("compared");
+        let line = md
+            .lines()
+            .find(|l| l.starts_with(&format!("| ❌ | {} |", s.name.replace('_', "\\_"))))
+            .unwrap_or_else(|| panic!("no overview line for {}", s.name));
+        let score = s.score.expect("scored").to_string();
+        assert!(line.contains(&format!("| {score} |")), "{line}");
+        let delta = scout::report::diff::delta(d.base_score, d.head_score).expect("both scored");
+        assert!(delta > 0, "protocol.parse_error was fixed: {delta}");
+        assert!(line.contains(&format!("| ▲ {delta} |")), "{line}");
+    }
+    // …and what did not fit is named, with where the full report is.
+    assert!(md.contains("> **Truncated:** the details of"), "{md}");
+    assert!(
+        md.contains("`scout-report/scout.json` in the artifacts of [this workflow run](https://github.com/o/r/actions/runs/7)"),
+        "{md}"
+    );
+    // New problems are marked, fixed ones listed, a dual-era check is one row.
+    assert!(md.contains("🆕"), "new rows are marked");
+    assert!(
+        md.contains("**Fixed since the base run"),
+        "fixed are listed"
+    );
+    assert!(
+        md.contains("| `catalog.annotations` (tool\\_0) | legacy, modern |"),
+        "one row for both eras"
+    );
+    assert_eq!(
+        md,
+        scout::emit::markdown::render_with(&head, &opts),
+        "deterministic"
+    );
+}
