@@ -43,6 +43,7 @@ impl LegacySseWire {
         timeout: Duration,
         max_event: usize,
     ) -> Result<Arc<Self>, String> {
+        clients.pace().await;
         let pending = recorder.begin();
         let mut headers = vec![
             ("Accept".to_string(), "text/event-stream".to_string()),

@@ -13,6 +13,7 @@ mod execution;
 mod gating;
 mod phase_fixtures;
 mod protocol;
+mod rate;
 mod real_checks;
 mod real_servers;
 mod runner;

@@ -15,7 +15,7 @@ use base64::Engine as _;
 use futures_util::future::{BoxFuture, FutureExt, join_all};
 use serde_json::{Value, json};
 
-use super::pace::{Link, Pacer};
+use super::pace::Link;
 use super::{ACCEPT_HEADER, BOGUS_SESSION, CONTENT_TYPE};
 use super::{
     DELETE, GET_STREAM, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, ROUTING_HEADERS,
@@ -190,8 +190,7 @@ struct Out {
 
 /// All probes of one wire; the findings are tagged with the wire's era.
 pub(super) async fn probe_wire(s: &Session, raw_conn: &Connection) -> Vec<FindingBuilder> {
-    let pacer = Pacer::for_spec(&s.spec);
-    let link = Link::new(raw_conn, &pacer);
+    let link = Link::new(raw_conn);
     let conn = &link;
     let w = Wire::new(
         raw_conn.era(),
