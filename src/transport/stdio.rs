@@ -6,6 +6,12 @@
 //! `requestId`), else to the only request in flight, else to the general inbox. A line
 //! that is not one JSON-RPC message is recorded with `not_jsonrpc` and kept for
 //! `stdio.stdout_clean`; the reader resynchronises on the next line.
+//!
+//! Bounded against a flooding server: a response to a waiting request is always recorded;
+//! every other line is only offered to the recorder ([`Recorder::offer`]) and, once its caps
+//! are reached, counted and dropped — not recorded, not routed. The inbox keeps the newest
+//! [`INBOX_KEPT`] messages, and each stray line is kept (for quoting) only up to
+//! [`VIOLATION_KEPT`] bytes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,10 +27,16 @@ use crate::telemetry::{Direction, ExchangeKind, Recorder, Seq, StdioMessage};
 use crate::transport::process::{Ending, ManagedProcess};
 use crate::transport::{Outcome, Reply};
 
+/// At most this many unattributed messages wait in the inbox (the oldest go first).
+pub const INBOX_KEPT: usize = 1_000;
+/// Bytes of a stray stdout line kept for quoting (the recorder keeps the line itself).
+pub const VIOLATION_KEPT: usize = 1_024;
+
 /// A stdout line that was not one JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
     pub seq: Seq,
+    /// The line, cut to [`VIOLATION_KEPT`] bytes.
     pub line: String,
 }
 
@@ -42,8 +54,11 @@ struct PendingEntry {
 #[derive(Debug, Default)]
 struct Router {
     pending: HashMap<String, PendingEntry>,
-    inbox: Vec<(Seq, Value)>,
+    inbox: std::collections::VecDeque<(Seq, Value)>,
+    /// Stray lines the recorder kept.
     violations: Vec<Violation>,
+    /// Every stray line, kept or not.
+    violation_count: usize,
     late: Vec<Seq>,
 }
 
@@ -110,9 +125,15 @@ impl StdioWire {
         *self.era.lock().unwrap_or_else(|e| e.into_inner()) = era;
     }
 
-    /// stdout lines that were not JSON-RPC, so far.
+    /// stdout lines that were not JSON-RPC and that the recorder kept, so far.
     pub fn violations(&self) -> Vec<Violation> {
         self.lock().violations.clone()
+    }
+
+    /// How many stdout lines were not JSON-RPC, kept or not (past the recorder's caps this is
+    /// more than `violations().len()`).
+    pub fn violation_count(&self) -> usize {
+        self.lock().violation_count
     }
 
     /// Replies that arrived after their request was abandoned.
@@ -120,9 +141,9 @@ impl StdioWire {
         self.lock().late.clone()
     }
 
-    /// Unattributed messages (seq, message) received so far.
+    /// Unattributed messages (seq, message) received so far (the newest [`INBOX_KEPT`]).
     pub fn inbox(&self) -> Vec<(Seq, Value)> {
-        self.lock().inbox.clone()
+        self.lock().inbox.iter().cloned().collect()
     }
 
     /// True once stdout reached end of file.
@@ -334,36 +355,44 @@ fn handle_line(
         .and_then(Value::as_str)
         .map(str::to_string);
     let era = *era.lock().unwrap_or_else(|e| e.into_inner());
-    let stored_line = if truncated {
-        format!("{text}[… cut at the size cap]")
-    } else {
-        text.clone()
-    };
-    let seq = recorder.record_now(
-        era,
+    let not_jsonrpc = parsed.is_none() && !truncated;
+    let message = |line: String| {
         ExchangeKind::Stdio(StdioMessage {
             direction: Direction::Received,
             method: method.clone(),
-            line: stored_line,
-            not_jsonrpc: parsed.is_none() && !truncated,
-        }),
-    );
+            line,
+            not_jsonrpc,
+        })
+    };
+    // Routed under the lock, so that what is recorded and what is delivered agree.
     let mut r = router.lock().unwrap_or_else(|e| e.into_inner());
     let Some(msg) = parsed else {
         if truncated {
-            // A line over the cap: it belongs to the only request in flight, if any.
+            // A line over the cap: it belongs to the only request in flight, if any, and
+            // answers it (always recorded then); otherwise it is a stray line.
+            let stored = format!("{text}[… cut at the size cap]");
             if r.pending.len() == 1
                 && let Some(entry) = r.pending.values_mut().next()
             {
+                let seq = recorder.record_now(era, message(stored));
                 entry.evidence.push(seq);
                 entry.truncated = true;
                 if let Some(done) = entry.done.take() {
                     let _ = done.send(());
                 }
+            } else {
+                let _ = recorder.offer(era, message(stored));
             }
             return;
         }
-        r.violations.push(Violation { seq, line: text });
+        r.violation_count += 1;
+        let Some(seq) = recorder.offer(era, message(text.clone())) else {
+            return;
+        };
+        r.violations.push(Violation {
+            seq,
+            line: cut_at(text, VIOLATION_KEPT),
+        });
         if r.pending.len() == 1
             && let Some(entry) = r.pending.values_mut().next()
         {
@@ -377,6 +406,7 @@ fn handle_line(
         let key = msg.get("id").map(id_key).unwrap_or_else(|| "null".into());
         match r.pending.get_mut(&key) {
             Some(entry) if entry.response.is_none() => {
+                let seq = recorder.record_now(era, message(text));
                 entry.evidence.push(seq);
                 entry.response = Some(msg);
                 if let Some(done) = entry.done.take() {
@@ -384,9 +414,12 @@ fn handle_line(
                 }
             }
             _ => {
+                let Some(seq) = recorder.offer(era, message(text)) else {
+                    return;
+                };
                 tracing::debug!(seq, "late or unmatched reply dropped (id {key})");
                 r.late.push(seq);
-                r.inbox.push((seq, msg));
+                push_inbox(&mut r, seq, msg);
             }
         }
         return;
@@ -394,6 +427,9 @@ fn handle_line(
     // A notification or a server→client request: attribute it to a request still waiting
     // for its response. One whose response already arrived is over: anything for it now
     // came after the result and goes to the inbox (where `execution.progress` looks).
+    let Some(seq) = recorder.offer(era, message(text)) else {
+        return;
+    };
     let params = msg.get("params");
     let token = params.and_then(|p| p.get("progressToken")).cloned();
     let request_id = params.and_then(|p| p.get("requestId")).map(id_key);
@@ -422,6 +458,26 @@ fn handle_line(
                 entry.notifications.push(msg);
             }
         }
-        None => r.inbox.push((seq, msg)),
+        None => push_inbox(&mut r, seq, msg),
     }
+}
+
+/// Adds to the inbox, letting the oldest message go past [`INBOX_KEPT`].
+fn push_inbox(r: &mut Router, seq: Seq, msg: Value) {
+    if r.inbox.len() >= INBOX_KEPT {
+        r.inbox.pop_front();
+    }
+    r.inbox.push_back((seq, msg));
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary).
+fn cut_at(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
 }

@@ -10,6 +10,7 @@ mod config;
 mod docs;
 mod emit;
 mod execution;
+mod flood;
 mod gating;
 mod phase_fixtures;
 mod protocol;

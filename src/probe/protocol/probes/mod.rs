@@ -112,10 +112,9 @@ fn id_value(id: &IdKind) -> Value {
 /// the transport cannot match by id (raw lines, null ids, batches).
 fn stdio_lines_between(s: &Session, from: Seq, to: Option<Seq>) -> Vec<(Seq, Value)> {
     s.recorder
-        .snapshot()
+        .between(from, to)
         .into_iter()
-        .filter(|e| e.seq > from && to.is_none_or(|t| e.seq < t))
-        .filter_map(|e| match e.kind {
+        .filter_map(|e| match &e.kind {
             // A batch answer is an array, which the reader may flag as "not one JSON-RPC
             // message"; any JSON object or array line counts here.
             ExchangeKind::Stdio(m) if m.direction == Direction::Received => {
