@@ -112,8 +112,11 @@ impl Overflow {
     }
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Inner {
+    /// [`MAX_EXCHANGES`] and [`MAX_BYTES`] unless a test asked for less.
+    max_exchanges: usize,
+    max_bytes: usize,
     /// Indexed by sequence number; shared with readers instead of cloned.
     exchanges: BTreeMap<Seq, Arc<Exchange>>,
     /// Bytes kept (see [`size_of`]).
@@ -160,8 +163,20 @@ impl Recorder {
     /// A recorder whose first sequence number is `first` (several servers in one run keep
     /// their own recorders; numbers are unique per server report).
     pub fn starting_at(first: Seq) -> Self {
+        Self::with_limits(first, MAX_EXCHANGES, MAX_BYTES)
+    }
+
+    /// A recorder with other caps than [`MAX_EXCHANGES`] and [`MAX_BYTES`] (tests that
+    /// must reach them quickly).
+    pub fn with_limits(first: Seq, max_exchanges: usize, max_bytes: usize) -> Self {
         Recorder {
-            inner: Arc::new(Mutex::new(Inner::default())),
+            inner: Arc::new(Mutex::new(Inner {
+                max_exchanges,
+                max_bytes,
+                exchanges: BTreeMap::new(),
+                bytes: 0,
+                overflow: Overflow::default(),
+            })),
             redactor: crate::telemetry::redact::Redactor::new(),
             next: Arc::new(std::sync::atomic::AtomicU64::new(first)),
             epoch: Instant::now(),
@@ -194,8 +209,8 @@ impl Recorder {
         let seq = pending.seq;
         let mut inner = self.lock();
         let mut size = size_of(&kind);
-        if inner.bytes + size > MAX_BYTES {
-            cut(&mut kind);
+        if inner.bytes + size > inner.max_bytes {
+            cut(&mut kind, inner.max_bytes);
             size = size_of(&kind);
             inner.overflow.cut += 1;
             inner.overflow.first_cut.get_or_insert(seq);
@@ -232,7 +247,7 @@ impl Recorder {
     ) -> Option<Seq> {
         let size = size_of(&kind);
         let mut inner = self.lock();
-        if inner.exchanges.len() >= MAX_EXCHANGES || inner.bytes + size > MAX_BYTES {
+        if inner.exchanges.len() >= inner.max_exchanges || inner.bytes + size > inner.max_bytes {
             if inner.overflow.dropped == 0 {
                 inner.overflow.kept_before_drop = inner.exchanges.keys().next_back().copied();
             }
@@ -362,7 +377,7 @@ fn size_of(kind: &ExchangeKind) -> usize {
 }
 
 /// Cuts the bodies of an exchange to [`KEPT_PREFIX`] bytes, marked.
-fn cut(kind: &mut ExchangeKind) {
+fn cut(kind: &mut ExchangeKind, max_bytes: usize) {
     fn cut_text(t: &mut String) -> bool {
         if t.len() <= KEPT_PREFIX {
             return false;
@@ -388,7 +403,7 @@ fn cut(kind: &mut ExchangeKind) {
                 h.truncated = true;
                 h.error = Some(format!(
                     "bodies kept cut to {KEPT_PREFIX} bytes: scout's recorder cap ({} MiB) was reached",
-                    MAX_BYTES / (1024 * 1024)
+                    max_bytes / (1024 * 1024)
                 ));
             }
         }

@@ -223,9 +223,7 @@ pub async fn exchange(
                             sse_messages.push(v);
                         }
                     }
-                    Err(_) => parser
-                        .anomalies
-                        .push(format!("event data is not JSON: {:.120}", ev.data)),
+                    Err(_) => parser.note(format!("event data is not JSON: {:.120}", ev.data)),
                 }
             }
         }

@@ -13,6 +13,7 @@ mod execution;
 mod flood;
 mod gating;
 mod phase_fixtures;
+mod props;
 mod protocol;
 mod rate;
 mod real_checks;
