@@ -41,6 +41,8 @@ pub fn flags_layer(s: &SettingsArgs) -> Layer {
         allow_destructive: s.policy.allow_destructive.then_some(true),
         allow_load: s.allow_load.then_some(true),
         skip_era_check: s.skip_era_check.then_some(true),
+        // No flag: a config key (and SCOUT_TREAT_AS_REMOTE) for tests and tunnels.
+        treat_as_remote: None,
         max_body: s.max_body,
         context_warn_tokens: None,
         only: (!s.only.is_empty())

@@ -8,6 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::client::{Connection, Wire};
+use crate::policy::limiter::RateLimiter;
 use crate::probe::spec::{ServerSpec, TargetSpec, ValueSource};
 use crate::report::finding::Era;
 use crate::report::model::TransportKind;
@@ -124,7 +125,11 @@ impl Connector {
                     secrets.push(tok.clone());
                     auth.push(("Authorization".into(), format!("Bearer {tok}")));
                 }
-                Some(Arc::new(HttpClients::new(auth, trace_id.to_string())?))
+                Some(Arc::new(HttpClients::new(
+                    auth,
+                    trace_id.to_string(),
+                    RateLimiter::for_target(spec),
+                )?))
             }
             TargetSpec::Stdio { .. } => None,
         };

@@ -45,6 +45,9 @@ pub struct Layer {
     pub allow_load: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_era_check: Option<bool>,
+    /// Treat loopback HTTP servers as remote for every policy decision (the rate limit…).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub treat_as_remote: Option<bool>,
     /// Response body cap in bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_body: Option<u64>,
@@ -77,6 +80,7 @@ pub const KEYS: &[&str] = &[
     "allow_destructive",
     "allow_load",
     "skip_era_check",
+    "treat_as_remote",
     "max_body",
     "context_warn_tokens",
     "only",

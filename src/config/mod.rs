@@ -88,6 +88,8 @@ pub struct Settings {
     pub allow_load: bool,
     /// Go straight to the handshake path.
     pub skip_era_check: bool,
+    /// Treat loopback HTTP servers as remote (rate limit and other remote-host policy).
+    pub treat_as_remote: bool,
     /// Response body cap in bytes.
     pub max_body: usize,
     /// Warn when the catalogue costs more tokens than this.
@@ -343,6 +345,7 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         allow_destructive: m.allow_destructive.unwrap_or(false),
         allow_load: m.allow_load.unwrap_or(false),
         skip_era_check: m.skip_era_check.unwrap_or(false),
+        treat_as_remote: m.treat_as_remote.unwrap_or(false),
         max_body: usize::try_from(m.max_body.unwrap_or(16 * 1024 * 1024)).unwrap_or(usize::MAX),
         context_warn_tokens: m.context_warn_tokens.unwrap_or(20_000),
         only: phases("only", &m.only)?,

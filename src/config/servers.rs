@@ -3,7 +3,6 @@
 //! setting: a flag given on the command line > the server's own entry > the merged profile.
 
 use std::collections::BTreeSet;
-use std::net::IpAddr;
 
 use crate::config::layer::{Layer, ServerEntry};
 use crate::config::{ConfigError, Settings, duration};
@@ -145,7 +144,9 @@ fn plan_one(
     }
 
     let mut spec = ServerSpec::new(name.clone(), target);
-    spec.rps = remote_rps(&spec.target, rps);
+    // Whether the rate applies is the limiter's decision (`ServerSpec::is_remote`).
+    spec.rps = Some(rps);
+    spec.treat_as_remote = settings.treat_as_remote;
     spec.timeout = timeout;
     spec.deadline = deadline;
     spec.policy = PolicySpec {
@@ -181,20 +182,6 @@ fn plan_one(
     let mut gate = settings.gate.clone();
     gate.fail_under = fail_under;
     Ok(Planned { spec, gate })
-}
-
-/// Remote (non-loopback) HTTP targets are throttled (DESIGN §5); loopback and stdio are not.
-fn remote_rps(target: &TargetSpec, rps: f64) -> Option<f64> {
-    let TargetSpec::Http { url, .. } = target else {
-        return None;
-    };
-    let host = url::Url::parse(url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_string))
-        .unwrap_or_default();
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let loopback = host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback());
-    (!loopback).then_some(rps)
 }
 
 /// The anchor of a server with no config line: the workflow file that ran scout
@@ -298,19 +285,5 @@ mod tests {
         assert_eq!(a.line, 1);
         assert!(workflow_anchor(None).is_none());
         assert!(workflow_anchor(Some("garbage")).is_none());
-    }
-
-    #[test]
-    fn only_remote_hosts_are_throttled() {
-        let http = |u: &str| TargetSpec::Http {
-            url: u.into(),
-            headers: vec![],
-            token_env: None,
-            start: None,
-        };
-        assert_eq!(remote_rps(&http("http://127.0.0.1:1/mcp"), 2.0), None);
-        assert_eq!(remote_rps(&http("http://localhost:1/mcp"), 2.0), None);
-        assert_eq!(remote_rps(&http("http://[::1]:1/mcp"), 2.0), None);
-        assert_eq!(remote_rps(&http("https://example.com/mcp"), 2.0), Some(2.0));
     }
 }

@@ -9,6 +9,16 @@ use crate::probe::spec::ToolArgs;
 /// How deep generation follows nested schemas and `$ref`s before giving up with `null`
 /// (a recursive schema would otherwise never end).
 const MAX_GEN_DEPTH: usize = 16;
+/// How many values one generation may produce in all. Depth alone does not bound it: a
+/// hostile schema whose required properties (or `minItems` items) refer back to the root
+/// fans out at every level (4 properties × 16 levels = 4^16 values).
+const MAX_GEN_NODES: usize = 10_000;
+
+thread_local! {
+    /// Values left for the generation under way (generation is synchronous, so one per
+    /// thread is one per generation).
+    static GEN_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// Where a call's arguments came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,6 +57,7 @@ pub fn arguments_for(tool: &Value, fixed: &[ToolArgs]) -> (Value, ArgsSource) {
 /// A minimal instance of `schema`: required properties only, the first enum/const value,
 /// the first `oneOf`/`anyOf` branch, `$ref`s to local definitions followed.
 pub fn generate(schema: &Value) -> Value {
+    GEN_BUDGET.with(|b| b.set(MAX_GEN_NODES));
     gen_value(schema, schema, 0)
 }
 
@@ -126,7 +137,12 @@ fn resolve<'a>(schema: &'a Value, root: &'a Value, depth: usize) -> &'a Value {
 }
 
 fn gen_value(schema: &Value, root: &Value, depth: usize) -> Value {
-    if depth > MAX_GEN_DEPTH {
+    let spent = GEN_BUDGET.with(|b| {
+        let left = b.get();
+        b.set(left.saturating_sub(1));
+        left == 0
+    });
+    if depth > MAX_GEN_DEPTH || spent {
         return Value::Null;
     }
     let schema = resolve(schema, root, depth);

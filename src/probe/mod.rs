@@ -114,6 +114,8 @@ pub async fn run_server(spec: ServerSpec, mut cancel: CancelRx) -> ServerReport 
 
     // The wire is closed on every path out; stdio servers are shut down and reaped here.
     stdio::finish(&mut s).await;
+    // After the last reader stopped: how much of what the server sent was kept.
+    resilience::record_output_volume(&mut s);
     finish_report(s, interrupted.is_some(), started)
 }
 
@@ -136,7 +138,7 @@ fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerRepor
         score: None,
         categories: Vec::new(),
         findings: s.findings,
-        exchanges: s.recorder.snapshot(),
+        exchanges: s.recorder.take(),
         exchange_count: None,
         blocked: s.blocked.clone(),
         interrupted,

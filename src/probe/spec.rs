@@ -86,8 +86,18 @@ pub struct ServerSpec {
     pub deadline: Duration,
     pub policy: PolicySpec,
     pub tools: Vec<ToolArgs>,
-    /// Requests per second towards this host (`None` = unthrottled).
+    /// Requests per second towards this host when it [is remote](ServerSpec::is_remote)
+    /// (`None` = the default, 2). Loopback and stdio servers are never throttled.
     pub rps: Option<f64>,
+    /// Treat a loopback HTTP server as remote for every policy decision (rate limit, and
+    /// whatever else differs for remote hosts). For tests and for loopback tunnels to a
+    /// remote server; the config key `treat_as_remote`.
+    #[serde(default)]
+    pub treat_as_remote: bool,
+    /// The rate limiter shared by every server on this one's host (set by the runner; `None`
+    /// = the transport builds its own from `rps`). Not configuration: never serialised.
+    #[serde(skip)]
+    pub limiter: Option<crate::policy::limiter::RateLimiter>,
     /// Allow the performance burst.
     pub allow_load: bool,
     /// Go straight to the handshake path.
@@ -118,6 +128,8 @@ impl ServerSpec {
             policy: PolicySpec::default(),
             tools: Vec::new(),
             rps: None,
+            treat_as_remote: false,
+            limiter: None,
             allow_load: false,
             skip_era_check: false,
             only: Vec::new(),
@@ -132,6 +144,17 @@ impl ServerSpec {
     /// True when `phase` was selected by `--only` / `--skip`.
     pub fn runs(&self, phase: Phase) -> bool {
         (self.only.is_empty() || self.only.contains(&phase)) && !self.skip.contains(&phase)
+    }
+
+    /// True when scout treats this server as remote (DESIGN §5): an HTTP target whose host is
+    /// not loopback, or any HTTP target with `treat_as_remote`. stdio never is.
+    pub fn is_remote(&self) -> bool {
+        match &self.target {
+            TargetSpec::Http { url, .. } => {
+                self.treat_as_remote || !crate::policy::limiter::is_loopback_url(url)
+            }
+            TargetSpec::Stdio { .. } => false,
+        }
     }
 
     /// The target as shown in reports: the URL, or the command line.

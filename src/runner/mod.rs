@@ -67,6 +67,13 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     for p in &mut plan {
         p.spec.run_id = run_id.clone();
     }
+    // `--rps` holds per remote host across the whole run: servers on one host:port share
+    // one limiter, which every HTTP request of theirs waits for.
+    let mut specs: Vec<ServerSpec> = plan.iter().map(|p| p.spec.clone()).collect();
+    crate::policy::limiter::share_per_host(&mut specs);
+    for (p, s) in plan.iter_mut().zip(specs) {
+        p.spec.limiter = s.limiter;
+    }
     if plan.is_empty()
         && let Some(s) = options.shard
     {

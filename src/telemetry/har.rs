@@ -15,26 +15,57 @@
 //!
 //! The report is already redacted; nothing here adds data.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::report::model::ServerReport;
 use crate::telemetry::recorder::{Direction, Exchange, ExchangeKind};
 
-/// Renders the HAR document for one server.
+/// Renders the HAR document for one server. Entries are built and written one at a time, so
+/// a run with many exchanges does not hold a JSON tree of all of them at once.
 pub fn render(report: &ServerReport) -> String {
     let mut exchanges: Vec<&Exchange> = report.exchanges.iter().collect();
     exchanges.sort_by_key(|e| e.seq);
-    let entries: Vec<Value> = exchanges.iter().map(|e| entry(&report.name, e)).collect();
-    let har = json!({
-        "log": {
-            "version": "1.2",
-            "creator": {"name": "scout", "version": env!("CARGO_PKG_VERSION")},
-            "pages": [],
-            "entries": entries,
-            "comment": format!("scout run against {} ({})", report.name, report.target),
-        }
-    });
+    let har = Har {
+        log: Log {
+            version: "1.2",
+            creator: json!({"name": "scout", "version": env!("CARGO_PKG_VERSION")}),
+            pages: [],
+            entries: Entries {
+                server: &report.name,
+                exchanges,
+            },
+            comment: format!("scout run against {} ({})", report.name, report.target),
+        },
+    };
     serde_json::to_string_pretty(&har).unwrap_or_else(|_| "{}".into())
+}
+
+/// The HAR document, in the field order of HAR 1.2.
+#[derive(Serialize)]
+struct Har<'a> {
+    log: Log<'a>,
+}
+
+#[derive(Serialize)]
+struct Log<'a> {
+    version: &'static str,
+    creator: Value,
+    pages: [Value; 0],
+    entries: Entries<'a>,
+    comment: String,
+}
+
+/// The entries, each turned into JSON only while it is written.
+struct Entries<'a> {
+    server: &'a str,
+    exchanges: Vec<&'a Exchange>,
+}
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.exchanges.iter().map(|e| entry(self.server, e)))
+    }
 }
 
 fn headers(h: &[(String, String)]) -> Value {

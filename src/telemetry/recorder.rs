@@ -2,6 +2,7 @@
 //! gets a sequence number here, in the order they happen; findings cite these numbers and the
 //! HAR file carries them as `_seq`.
 
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -74,13 +75,62 @@ pub struct StdioMessage {
     pub not_jsonrpc: bool,
 }
 
-#[derive(Debug, Default)]
+/// At most this many exchanges are kept per server run (server messages past it are counted,
+/// not kept; scout's own requests and their responses are always kept).
+pub const MAX_EXCHANGES: usize = 20_000;
+/// At most this many bytes of bodies, lines and headers are kept per server run. Past it,
+/// server messages are counted, not kept, and scout's own exchanges keep only the first
+/// [`KEPT_PREFIX`] bytes of each body.
+pub const MAX_BYTES: usize = 64 * 1024 * 1024;
+/// What is kept of a body or line once [`MAX_BYTES`] is reached.
+pub const KEPT_PREFIX: usize = 512;
+/// What an exchange costs beyond its text (the struct, the map entry), for the byte count.
+const OVERHEAD: usize = 256;
+/// Appended to a body or line cut at the byte cap (it also makes a cut JSON body invalid, so
+/// no check mistakes the prefix for the message).
+pub const CUT_MARK: &str = "[… cut: scout's recorder cap]";
+
+/// What the caps held back over a run (all zero when nothing was).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Overflow {
+    /// Server messages neither kept nor handed to the phases.
+    pub dropped: u64,
+    /// Their size in bytes.
+    pub dropped_bytes: u64,
+    /// The last exchange kept before the first message was dropped.
+    pub kept_before_drop: Option<Seq>,
+    /// Exchanges kept with their bodies cut to [`KEPT_PREFIX`] bytes.
+    pub cut: u64,
+    /// The first of those.
+    pub first_cut: Option<Seq>,
+}
+
+impl Overflow {
+    /// True when a cap was reached.
+    pub fn any(&self) -> bool {
+        self.dropped > 0 || self.cut > 0
+    }
+}
+
+#[derive(Debug)]
 struct Inner {
-    exchanges: Vec<Exchange>,
+    /// [`MAX_EXCHANGES`] and [`MAX_BYTES`] unless a test asked for less.
+    max_exchanges: usize,
+    max_bytes: usize,
+    /// Indexed by sequence number; shared with readers instead of cloned.
+    exchanges: BTreeMap<Seq, Arc<Exchange>>,
+    /// Bytes kept (see [`size_of`]).
+    bytes: usize,
+    overflow: Overflow,
 }
 
 /// Shared, cheap to clone. Sequence numbers are allocated when an exchange starts, so the
 /// numbers follow the order requests were made even when responses complete out of order.
+///
+/// Bounded (issue: a flooding server must not make a run unbounded in memory or quadratic
+/// in time): see [`MAX_EXCHANGES`], [`MAX_BYTES`]. What scout sent and the response to it are
+/// always kept ([`Recorder::finish`], [`Recorder::record_now`]); anything else the server
+/// sends goes through [`Recorder::offer`], which refuses it once a cap is reached.
 #[derive(Debug, Clone)]
 pub struct Recorder {
     inner: Arc<Mutex<Inner>>,
@@ -113,12 +163,28 @@ impl Recorder {
     /// A recorder whose first sequence number is `first` (several servers in one run keep
     /// their own recorders; numbers are unique per server report).
     pub fn starting_at(first: Seq) -> Self {
+        Self::with_limits(first, MAX_EXCHANGES, MAX_BYTES)
+    }
+
+    /// A recorder with other caps than [`MAX_EXCHANGES`] and [`MAX_BYTES`] (tests that
+    /// must reach them quickly).
+    pub fn with_limits(first: Seq, max_exchanges: usize, max_bytes: usize) -> Self {
         Recorder {
-            inner: Arc::new(Mutex::new(Inner::default())),
+            inner: Arc::new(Mutex::new(Inner {
+                max_exchanges,
+                max_bytes,
+                exchanges: BTreeMap::new(),
+                bytes: 0,
+                overflow: Overflow::default(),
+            })),
             redactor: crate::telemetry::redact::Redactor::new(),
             next: Arc::new(std::sync::atomic::AtomicU64::new(first)),
             epoch: Instant::now(),
         }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Allocates the next sequence number for an exchange that starts now.
@@ -131,7 +197,8 @@ impl Recorder {
         }
     }
 
-    /// Stores a finished exchange.
+    /// Stores a finished exchange scout started (always kept; past the byte cap its bodies
+    /// are cut to [`KEPT_PREFIX`] bytes).
     pub fn finish(
         &self,
         pending: Pending,
@@ -139,23 +206,70 @@ impl Recorder {
         mut kind: ExchangeKind,
     ) -> Seq {
         self.redactor.exchange(&mut kind);
-        let ex = Exchange {
-            seq: pending.seq,
-            started_at: pending.started_at,
-            duration_ms: pending.started.elapsed().as_secs_f64() * 1000.0,
-            era,
-            kind,
-        };
-        let seq = ex.seq;
-        let mut inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.exchanges.push(ex);
+        let seq = pending.seq;
+        let mut inner = self.lock();
+        let mut size = size_of(&kind);
+        if inner.bytes + size > inner.max_bytes {
+            cut(&mut kind, inner.max_bytes);
+            size = size_of(&kind);
+            inner.overflow.cut += 1;
+            inner.overflow.first_cut.get_or_insert(seq);
+        }
+        inner.bytes += size;
+        inner.exchanges.insert(
+            seq,
+            Arc::new(Exchange {
+                seq,
+                started_at: pending.started_at,
+                duration_ms: pending.started.elapsed().as_secs_f64() * 1000.0,
+                era,
+                kind,
+            }),
+        );
         seq
     }
 
-    /// Records something that happened at one instant (a stdio line).
+    /// Records something scout sent, or the response to it, at one instant (a stdio line).
+    /// Always kept, like [`Recorder::finish`].
     pub fn record_now(&self, era: Option<crate::report::finding::Era>, kind: ExchangeKind) -> Seq {
         let p = self.begin();
         self.finish(p, era, kind)
+    }
+
+    /// Records a message the server sent on its own (a notification, a stray line, an
+    /// unmatched reply) when the caps leave room, and returns its sequence number. `None`:
+    /// not kept (counted in [`Recorder::overflow`]); the caller must not cite it nor hand it
+    /// to the phases.
+    pub fn offer(
+        &self,
+        era: Option<crate::report::finding::Era>,
+        mut kind: ExchangeKind,
+    ) -> Option<Seq> {
+        let size = size_of(&kind);
+        let mut inner = self.lock();
+        if inner.exchanges.len() >= inner.max_exchanges || inner.bytes + size > inner.max_bytes {
+            if inner.overflow.dropped == 0 {
+                inner.overflow.kept_before_drop = inner.exchanges.keys().next_back().copied();
+            }
+            inner.overflow.dropped += 1;
+            inner.overflow.dropped_bytes += (size - OVERHEAD) as u64;
+            return None;
+        }
+        // Masked under the lock so that the number follows the order messages arrived in.
+        self.redactor.exchange(&mut kind);
+        let seq = self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        inner.bytes += size;
+        inner.exchanges.insert(
+            seq,
+            Arc::new(Exchange {
+                seq,
+                started_at: OffsetDateTime::now_utc(),
+                duration_ms: 0.0,
+                era,
+                kind,
+            }),
+        );
+        Some(seq)
     }
 
     /// The run's redactor (register secrets here before the first request).
@@ -163,27 +277,72 @@ impl Recorder {
         &self.redactor
     }
 
-    /// True when `seq` was recorded.
+    /// True when `seq` was recorded (and kept).
     pub fn contains(&self, seq: Seq) -> bool {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        inner.exchanges.iter().any(|e| e.seq == seq)
+        self.lock().exchanges.contains_key(&seq)
     }
 
-    /// A copy of every exchange so far, in sequence order.
-    pub fn snapshot(&self) -> Vec<Exchange> {
-        let inner = self.inner.lock().unwrap_or_else(|e| e.into_inner());
-        let mut v = inner.exchanges.clone();
-        v.sort_by_key(|e| e.seq);
-        v
+    /// One exchange, shared.
+    pub fn get(&self, seq: Seq) -> Option<Arc<Exchange>> {
+        self.lock().exchanges.get(&seq).cloned()
     }
 
-    /// How many exchanges were recorded.
-    pub fn len(&self) -> usize {
-        self.inner
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+    /// The exchanges with `from < seq < to` (`to = None`: up to the latest), in sequence
+    /// order, shared (no copy of their content).
+    pub fn between(&self, from: Seq, to: Option<Seq>) -> Vec<Arc<Exchange>> {
+        use std::ops::Bound::{Excluded, Unbounded};
+        let upper = to.map_or(Unbounded, Excluded);
+        if to.is_some_and(|t| t <= from.saturating_add(1)) {
+            return Vec::new();
+        }
+        self.lock()
             .exchanges
-            .len()
+            .range((Excluded(from), upper))
+            .map(|(_, e)| e.clone())
+            .collect()
+    }
+
+    /// Every exchange so far, in sequence order, shared (no copy of their content).
+    pub fn shared(&self) -> Vec<Arc<Exchange>> {
+        self.lock().exchanges.values().cloned().collect()
+    }
+
+    /// A copy of every exchange so far, in sequence order. Copies every body: for a whole-run
+    /// judgement or the report, not once per probe (use [`Recorder::between`] there).
+    pub fn snapshot(&self) -> Vec<Exchange> {
+        self.lock()
+            .exchanges
+            .values()
+            .map(|e| Exchange::clone(e))
+            .collect()
+    }
+
+    /// Moves every exchange out (for the report at the end of the run), copying only those
+    /// still shared with someone. The recorder is empty afterwards.
+    pub fn take(&self) -> Vec<Exchange> {
+        let map = {
+            let mut inner = self.lock();
+            inner.bytes = 0;
+            std::mem::take(&mut inner.exchanges)
+        };
+        map.into_values()
+            .map(|e| Arc::try_unwrap(e).unwrap_or_else(|shared| Exchange::clone(&shared)))
+            .collect()
+    }
+
+    /// What the caps held back so far.
+    pub fn overflow(&self) -> Overflow {
+        self.lock().overflow
+    }
+
+    /// Bytes kept so far (as the byte cap counts them).
+    pub fn bytes(&self) -> usize {
+        self.lock().bytes
+    }
+
+    /// How many exchanges were recorded (and kept).
+    pub fn len(&self) -> usize {
+        self.lock().exchanges.len()
     }
 
     /// True when nothing was recorded.
@@ -194,5 +353,136 @@ impl Recorder {
     /// Time since the recorder was made.
     pub fn elapsed(&self) -> Duration {
         self.epoch.elapsed()
+    }
+}
+
+/// What an exchange costs against [`MAX_BYTES`]: its text plus a fixed overhead.
+fn size_of(kind: &ExchangeKind) -> usize {
+    OVERHEAD
+        + match kind {
+            ExchangeKind::Http(h) => {
+                h.method.len()
+                    + h.url.len()
+                    + h.request_headers
+                        .iter()
+                        .chain(&h.response_headers)
+                        .map(|(k, v)| k.len() + v.len())
+                        .sum::<usize>()
+                    + h.request_body.as_ref().map_or(0, String::len)
+                    + h.response_body.as_ref().map_or(0, String::len)
+                    + h.error.as_ref().map_or(0, String::len)
+            }
+            ExchangeKind::Stdio(m) => m.line.len() + m.method.as_ref().map_or(0, String::len),
+        }
+}
+
+/// Cuts the bodies of an exchange to [`KEPT_PREFIX`] bytes, marked.
+fn cut(kind: &mut ExchangeKind, max_bytes: usize) {
+    fn cut_text(t: &mut String) -> bool {
+        if t.len() <= KEPT_PREFIX {
+            return false;
+        }
+        let mut end = KEPT_PREFIX;
+        while !t.is_char_boundary(end) {
+            end -= 1;
+        }
+        t.truncate(end);
+        t.push_str(CUT_MARK);
+        true
+    }
+    match kind {
+        ExchangeKind::Http(h) => {
+            let mut any = false;
+            for body in [&mut h.request_body, &mut h.response_body]
+                .into_iter()
+                .flatten()
+            {
+                any |= cut_text(body);
+            }
+            if any {
+                h.truncated = true;
+                h.error = Some(format!(
+                    "bodies kept cut to {KEPT_PREFIX} bytes: scout's recorder cap ({} MiB) was reached",
+                    max_bytes / (1024 * 1024)
+                ));
+            }
+        }
+        ExchangeKind::Stdio(m) => {
+            cut_text(&mut m.line);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(text: &str) -> ExchangeKind {
+        ExchangeKind::Stdio(StdioMessage {
+            direction: Direction::Received,
+            method: None,
+            line: text.to_string(),
+            not_jsonrpc: true,
+        })
+    }
+
+    #[test]
+    fn offers_past_the_count_cap_are_counted_not_kept() {
+        let r = Recorder::new();
+        for i in 0..MAX_EXCHANGES {
+            assert!(r.offer(None, line(&format!("junk {i}"))).is_some());
+        }
+        assert_eq!(r.offer(None, line("one too many")), None);
+        assert_eq!(r.offer(None, line("two too many")), None);
+        let o = r.overflow();
+        assert_eq!(o.dropped, 2);
+        assert_eq!(o.dropped_bytes, 24);
+        assert_eq!(o.kept_before_drop, Some(MAX_EXCHANGES as Seq));
+        assert_eq!(r.len(), MAX_EXCHANGES);
+        // What scout itself sends is still kept, and numbered after what was kept.
+        let seq = r.record_now(None, line("sent"));
+        assert_eq!(seq, MAX_EXCHANGES as Seq + 1);
+        assert!(r.contains(seq));
+    }
+
+    #[test]
+    fn past_the_byte_cap_bodies_are_cut_and_offers_refused() {
+        let r = Recorder::new();
+        let big = "x".repeat(MAX_BYTES / 2);
+        assert!(r.offer(None, line(&big)).is_some());
+        assert_eq!(r.offer(None, line(&big)), None, "over the byte cap");
+        let seq = r.record_now(None, line(&format!("{{\"é\":\"{big}\"}}")));
+        let kept = r.get(seq).expect("kept");
+        let ExchangeKind::Stdio(m) = &kept.kind else {
+            panic!("stdio")
+        };
+        assert!(m.line.ends_with(CUT_MARK));
+        assert!(m.line.len() <= KEPT_PREFIX + CUT_MARK.len());
+        assert!(serde_json::from_str::<serde_json::Value>(&m.line).is_err());
+        let o = r.overflow();
+        assert_eq!((o.cut, o.first_cut, o.dropped), (1, Some(seq), 1));
+        assert!(r.bytes() <= MAX_BYTES);
+    }
+
+    #[test]
+    fn between_and_take() {
+        let r = Recorder::new();
+        let seqs: Vec<Seq> = (0..5)
+            .map(|i| r.record_now(None, line(&i.to_string())))
+            .collect();
+        let mid: Vec<Seq> = r
+            .between(seqs[0], Some(seqs[4]))
+            .iter()
+            .map(|e| e.seq)
+            .collect();
+        assert_eq!(mid, &seqs[1..4]);
+        assert_eq!(r.between(seqs[3], None).len(), 1);
+        assert!(r.between(seqs[2], Some(seqs[3])).is_empty());
+        assert!(r.between(seqs[3], Some(seqs[1])).is_empty());
+        let held = r.get(seqs[0]);
+        let all = r.take();
+        assert_eq!(all.iter().map(|e| e.seq).collect::<Vec<_>>(), seqs);
+        assert!(r.is_empty());
+        drop(held);
     }
 }

@@ -26,6 +26,31 @@ pub fn encode_value(v: &str) -> String {
     }
 }
 
+/// Why a sentinel-encoded header value could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("the =?base64?…?= value is not valid standard Base64 with padding")]
+    Base64,
+    #[error("the =?base64?…?= value does not decode to UTF-8")]
+    Utf8,
+}
+
+/// Reads a header value as the 2026-07-28 transport defines it: `=?base64?<standard
+/// Base64>?=` is decoded (strictly: standard alphabet, padding required), anything else is
+/// the value itself. A value missing the exact lower-case markers is a literal.
+pub fn decode_value(v: &str) -> Result<String, DecodeError> {
+    let Some(inner) = v
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    else {
+        return Ok(v.to_string());
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(inner)
+        .map_err(|_| DecodeError::Base64)?;
+    String::from_utf8(bytes).map_err(|_| DecodeError::Utf8)
+}
+
 /// `Mcp-Param-{Name}` headers for the arguments of a tools/call whose input schema marks
 /// properties with `"x-mcp-header": "{Name}"`. Only top-level `properties` (and nested
 /// `properties` chains) are searched; null or absent arguments produce no header.
@@ -77,6 +102,22 @@ mod tests {
         assert_eq!(encode_value(" padded"), "=?base64?IHBhZGRlZA==?=");
         assert_eq!(encode_value("a\nb"), "=?base64?YQpi?=");
         assert!(encode_value("=?base64?SGk=?=").starts_with("=?base64?PT9i"));
+    }
+
+    #[test]
+    fn sentinels_decode_strictly() {
+        assert_eq!(decode_value("=?base64?aMOpbGxv?=").as_deref(), Ok("héllo"));
+        assert_eq!(decode_value("plain").as_deref(), Ok("plain"));
+        assert_eq!(
+            decode_value("=?base64?SGVsbG8").as_deref(),
+            Ok("=?base64?SGVsbG8")
+        );
+        assert_eq!(decode_value("=?base64?SGVsbG8?="), Err(DecodeError::Base64));
+        assert_eq!(
+            decode_value("=?base64?SGVs!!!bG8=?="),
+            Err(DecodeError::Base64)
+        );
+        assert_eq!(decode_value("=?base64?/w==?="), Err(DecodeError::Utf8));
     }
 
     #[test]

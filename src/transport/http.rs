@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use serde_json::Value;
 
+use crate::policy::limiter::RateLimiter;
 use crate::report::finding::Era;
 use crate::telemetry::{ExchangeKind, HttpExchange, Recorder};
 use crate::transport::sse::SseParser;
@@ -18,10 +19,13 @@ pub const SSE_GRACE: Duration = Duration::from_millis(300);
 
 /// The HTTP client shared by every wire to one target. Credentials are not default headers
 /// of the reqwest client but added per request, so the bare client is simply "without
-/// them" and a probe can remove one like any other header.
+/// them" and a probe can remove one like any other header. Every request waits for the
+/// target's rate limiter first ([`HttpClients::pace`]).
 #[derive(Debug, Clone)]
 pub struct HttpClients {
     client: reqwest::Client,
+    /// `--rps` for this target's host, shared with every other server on it.
+    limiter: RateLimiter,
     /// Fixed headers and the bearer token, resolved (the authenticated client).
     pub auth_headers: Vec<(String, String)>,
     /// `X-MCP-Trace-ID` value.
@@ -36,9 +40,16 @@ pub enum HttpSetupError {
 }
 
 impl HttpClients {
-    /// The underlying reqwest client.
+    /// The underlying reqwest client. A request sent with it directly must call
+    /// [`HttpClients::pace`] first.
     pub fn client(&self) -> &reqwest::Client {
         &self.client
+    }
+
+    /// Waits for this target's rate limiter: call right before a request starts (and
+    /// before its exchange is recorded, so the recorded start times show the spacing).
+    pub async fn pace(&self) {
+        self.limiter.wait().await;
     }
 
     /// Builds the client. Redirects are followed only within the same origin, so
@@ -46,6 +57,7 @@ impl HttpClients {
     pub fn new(
         auth_headers: Vec<(String, String)>,
         trace_id: String,
+        limiter: RateLimiter,
     ) -> Result<Self, HttpSetupError> {
         let policy = reqwest::redirect::Policy::custom(|attempt| {
             let same = attempt
@@ -64,6 +76,7 @@ impl HttpClients {
             .build()?;
         Ok(HttpClients {
             client,
+            limiter,
             auth_headers,
             trace_id,
         })
@@ -91,6 +104,7 @@ pub async fn exchange(
     era: Option<Era>,
     req: HttpRequest,
 ) -> Reply {
+    clients.pace().await;
     let started = Instant::now();
     let pending = recorder.begin();
     let deadline = tokio::time::Instant::now() + req.timeout;
@@ -209,9 +223,7 @@ pub async fn exchange(
                             sse_messages.push(v);
                         }
                     }
-                    Err(_) => parser
-                        .anomalies
-                        .push(format!("event data is not JSON: {:.120}", ev.data)),
+                    Err(_) => parser.note(format!("event data is not JSON: {:.120}", ev.data)),
                 }
             }
         }

@@ -43,6 +43,7 @@ impl LegacySseWire {
         timeout: Duration,
         max_event: usize,
     ) -> Result<Arc<Self>, String> {
+        clients.pace().await;
         let pending = recorder.begin();
         let mut headers = vec![
             ("Accept".to_string(), "text/event-stream".to_string()),
@@ -243,31 +244,40 @@ async fn read_stream(
                 ev.event.as_deref().unwrap_or("message"),
                 ev.data
             );
-            let seq = recorder.record_now(
-                Some(Era::Legacy),
-                ExchangeKind::Http(HttpExchange {
-                    method: "GET".into(),
-                    url: url.clone(),
-                    status: Some(200),
-                    response_body: Some(raw),
-                    error: Some("one event on the HTTP+SSE stream".into()),
-                    ..HttpExchange::default()
-                }),
-            );
-            let Ok(msg) = serde_json::from_str::<Value>(&ev.data) else {
-                continue;
-            };
-            let is_response = msg.get("method").is_none();
-            if let (true, Some(id)) = (is_response, msg.get("id")) {
-                let tx = waiters
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id_key(id));
-                match tx {
-                    Some(tx) => {
-                        let _ = tx.send((seq, msg));
+            let kind = ExchangeKind::Http(HttpExchange {
+                method: "GET".into(),
+                url: url.clone(),
+                status: Some(200),
+                response_body: Some(raw),
+                error: Some("one event on the HTTP+SSE stream".into()),
+                ..HttpExchange::default()
+            });
+            let msg = serde_json::from_str::<Value>(&ev.data).ok();
+            // The response to a waiting POST is always recorded; anything else the server
+            // sends on the stream only while the recorder's caps leave room.
+            let waiter = msg
+                .as_ref()
+                .filter(|m| m.get("method").is_none())
+                .and_then(|m| m.get("id"))
+                .and_then(|id| {
+                    waiters
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .remove(&id_key(id))
+                });
+            match (waiter, msg) {
+                (Some(tx), Some(msg)) => {
+                    let seq = recorder.record_now(Some(Era::Legacy), kind);
+                    let _ = tx.send((seq, msg));
+                }
+                (_, msg) => {
+                    let seq = recorder.offer(Some(Era::Legacy), kind);
+                    if let (Some(seq), Some(m)) = (seq, msg)
+                        && m.get("method").is_none()
+                        && m.get("id").is_some()
+                    {
+                        tracing::warn!(seq, "unmatched reply on the HTTP+SSE stream");
                     }
-                    None => tracing::warn!(seq, "unmatched reply on the HTTP+SSE stream"),
                 }
             }
         }

@@ -1,6 +1,15 @@
 //! Our own Server-Sent Events parser (WHATWG "event stream interpretation"), fed chunk by
 //! chunk as bytes arrive. It tolerates comments, `retry`, `id` and priming events with empty
 //! data, and keeps note of irregularities so the phases can report them.
+//!
+//! Bounded: the parser holds at most one line and one event's data (the caller caps the
+//! bytes it feeds), and keeps at most [`ANOMALIES_KEPT`] notes, each quoting at most
+//! [`QUOTED`] characters of the stream.
+
+/// At most this many irregularities are kept (a hostile stream can make one per line).
+pub const ANOMALIES_KEPT: usize = 32;
+/// At most this many characters of the stream are quoted in one note.
+pub const QUOTED: usize = 64;
 
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -27,8 +36,13 @@ pub struct SseParser {
     pub events: usize,
     /// The last `retry:` value, in milliseconds.
     pub retry_ms: Option<u64>,
-    /// Irregularities seen (one sentence each).
+    /// Irregularities seen (one sentence each), the first [`ANOMALIES_KEPT`]; add with
+    /// [`SseParser::note`].
     pub anomalies: Vec<String>,
+    /// Irregularities seen past [`ANOMALIES_KEPT`], counted only.
+    pub anomalies_dropped: usize,
+    /// Bytes fed so far (a byte-order mark is stripped only at the very start).
+    fed: usize,
 }
 
 impl SseParser {
@@ -37,10 +51,20 @@ impl SseParser {
         Self::default()
     }
 
+    /// Keeps note of an irregularity (counted only past [`ANOMALIES_KEPT`]).
+    pub fn note(&mut self, what: impl Into<String>) {
+        if self.anomalies.len() < ANOMALIES_KEPT {
+            self.anomalies.push(what.into());
+        } else {
+            self.anomalies_dropped += 1;
+        }
+    }
+
     /// Feeds bytes; returns the events completed by them.
     pub fn feed(&mut self, chunk: &[u8]) -> Vec<SseEvent> {
         let mut out = Vec::new();
         for &b in chunk {
+            self.fed += 1;
             if self.pending_cr {
                 self.pending_cr = false;
                 if b == b'\n' {
@@ -63,15 +87,17 @@ impl SseParser {
     /// the spec says) and reported.
     pub fn finish(&mut self) {
         if !self.buf.is_empty() || self.current != SseEvent::default() {
-            self.anomalies
-                .push("the stream ended in the middle of an event (no blank line after it)".into());
+            self.note("the stream ended in the middle of an event (no blank line after it)");
             self.buf.clear();
             self.current = SseEvent::default();
         }
     }
 
     fn end_line(&mut self, out: &mut Vec<SseEvent>) {
-        let line = String::from_utf8_lossy(&self.buf).into_owned();
+        // A UTF-8 byte-order mark before the first field is not part of it (WHATWG).
+        let bom = self.fed == self.buf.len() + 1 && self.buf.starts_with(b"\xEF\xBB\xBF");
+        let bytes = if bom { &self.buf[3..] } else { &self.buf[..] };
+        let line = String::from_utf8_lossy(bytes).into_owned();
         self.buf.clear();
         if line.is_empty() {
             let ev = std::mem::take(&mut self.current);
@@ -79,9 +105,9 @@ impl SseParser {
                 return;
             }
             if !ev.has_data && ev.event.is_some() {
-                self.anomalies.push(format!(
+                self.note(format!(
                     "event {:?} had no data line",
-                    ev.event.as_deref().unwrap_or("message")
+                    quote(ev.event.as_deref().unwrap_or("message"))
                 ));
             }
             self.events += 1;
@@ -107,14 +133,25 @@ impl SseParser {
             "id" => self.current.id = Some(value),
             "retry" => match value.parse::<u64>() {
                 Ok(ms) => self.retry_ms = Some(ms),
-                Err(_) => self
-                    .anomalies
-                    .push(format!("retry field with a non-integer value {value:?}")),
+                Err(_) => self.note(format!(
+                    "retry field with a non-integer value {:?}",
+                    quote(&value)
+                )),
             },
-            other => self
-                .anomalies
-                .push(format!("unknown SSE field {other:?} ignored")),
+            other => {
+                let what = format!("unknown SSE field {:?} ignored", quote(other));
+                self.note(what);
+            }
         }
+    }
+}
+
+/// At most [`QUOTED`] characters of `s`, marked when cut.
+fn quote(s: &str) -> String {
+    if s.chars().count() <= QUOTED {
+        s.to_string()
+    } else {
+        format!("{}…", s.chars().take(QUOTED).collect::<String>())
     }
 }
 

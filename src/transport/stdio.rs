@@ -6,6 +6,12 @@
 //! `requestId`), else to the only request in flight, else to the general inbox. A line
 //! that is not one JSON-RPC message is recorded with `not_jsonrpc` and kept for
 //! `stdio.stdout_clean`; the reader resynchronises on the next line.
+//!
+//! Bounded against a flooding server: a response to a waiting request is always recorded;
+//! every other line is only offered to the recorder ([`Recorder::offer`]) and, once its caps
+//! are reached, counted and dropped — not recorded, not routed. The inbox keeps the newest
+//! [`INBOX_KEPT`] messages, and each stray line is kept (for quoting) only up to
+//! [`VIOLATION_KEPT`] bytes.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,10 +27,16 @@ use crate::telemetry::{Direction, ExchangeKind, Recorder, Seq, StdioMessage};
 use crate::transport::process::{Ending, ManagedProcess};
 use crate::transport::{Outcome, Reply};
 
+/// At most this many unattributed messages wait in the inbox (the oldest go first).
+pub const INBOX_KEPT: usize = 1_000;
+/// Bytes of a stray stdout line kept for quoting (the recorder keeps the line itself).
+pub const VIOLATION_KEPT: usize = 1_024;
+
 /// A stdout line that was not one JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Violation {
     pub seq: Seq,
+    /// The line, cut to [`VIOLATION_KEPT`] bytes.
     pub line: String,
 }
 
@@ -42,8 +54,11 @@ struct PendingEntry {
 #[derive(Debug, Default)]
 struct Router {
     pending: HashMap<String, PendingEntry>,
-    inbox: Vec<(Seq, Value)>,
+    inbox: std::collections::VecDeque<(Seq, Value)>,
+    /// Stray lines the recorder kept.
     violations: Vec<Violation>,
+    /// Every stray line, kept or not.
+    violation_count: usize,
     late: Vec<Seq>,
 }
 
@@ -110,9 +125,15 @@ impl StdioWire {
         *self.era.lock().unwrap_or_else(|e| e.into_inner()) = era;
     }
 
-    /// stdout lines that were not JSON-RPC, so far.
+    /// stdout lines that were not JSON-RPC and that the recorder kept, so far.
     pub fn violations(&self) -> Vec<Violation> {
         self.lock().violations.clone()
+    }
+
+    /// How many stdout lines were not JSON-RPC, kept or not (past the recorder's caps this is
+    /// more than `violations().len()`).
+    pub fn violation_count(&self) -> usize {
+        self.lock().violation_count
     }
 
     /// Replies that arrived after their request was abandoned.
@@ -120,9 +141,9 @@ impl StdioWire {
         self.lock().late.clone()
     }
 
-    /// Unattributed messages (seq, message) received so far.
+    /// Unattributed messages (seq, message) received so far (the newest [`INBOX_KEPT`]).
     pub fn inbox(&self) -> Vec<(Seq, Value)> {
-        self.lock().inbox.clone()
+        self.lock().inbox.iter().cloned().collect()
     }
 
     /// True once stdout reached end of file.
@@ -283,31 +304,79 @@ async fn read_loop(
     eof: watch::Sender<bool>,
 ) {
     let mut buf = [0u8; 16 * 1024];
-    let mut line: Vec<u8> = Vec::new();
-    let mut overflow = false;
+    let mut lines = LineSplitter::new(max_line);
+    let mut handle = |line: &[u8], cut: bool| {
+        let text = String::from_utf8_lossy(line).into_owned();
+        handle_line(&router, &recorder, &era, text, cut);
+    };
     loop {
         let n = match stdout.read(&mut buf).await {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
         };
-        for &b in &buf[..n] {
-            if b == b'\n' {
-                let text = String::from_utf8_lossy(&line).into_owned();
-                handle_line(&router, &recorder, &era, text, overflow);
-                line.clear();
-                overflow = false;
-            } else if line.len() < max_line {
-                line.push(b);
-            } else {
-                overflow = true; // keep discarding until the next newline
-            }
+        lines.feed(&buf[..n], &mut handle);
+    }
+    lines.finish(&mut handle);
+    let _ = eof.send(true);
+}
+
+/// Splits a byte stream into newline-terminated lines of at most `max` bytes. A longer line
+/// is handed on cut to `max` bytes and flagged; the rest of it, up to its newline, is
+/// discarded. Holds at most `max` bytes between calls, however the stream is chunked.
+#[derive(Debug)]
+pub struct LineSplitter {
+    max: usize,
+    line: Vec<u8>,
+    overflow: bool,
+}
+
+impl LineSplitter {
+    /// A splitter for lines of at most `max` bytes.
+    pub fn new(max: usize) -> Self {
+        LineSplitter {
+            max,
+            line: Vec::new(),
+            overflow: false,
         }
     }
-    if !line.is_empty() {
-        let text = String::from_utf8_lossy(&line).into_owned();
-        handle_line(&router, &recorder, &era, text, overflow);
+
+    /// Feeds bytes; `emit(line, cut)` is called for each line they complete (without its
+    /// `\n`; a `\r` before it is left to the caller).
+    pub fn feed(&mut self, mut bytes: &[u8], emit: &mut impl FnMut(&[u8], bool)) {
+        while let Some(i) = bytes.iter().position(|&b| b == b'\n') {
+            let part = &bytes[..i];
+            if self.line.is_empty() && !self.overflow {
+                // The whole line is in this chunk: no copy.
+                let take = part.len().min(self.max);
+                emit(&part[..take], take < part.len());
+            } else {
+                self.push(part);
+                emit(&self.line, self.overflow);
+                self.line.clear();
+                self.overflow = false;
+            }
+            bytes = &bytes[i + 1..];
+        }
+        self.push(bytes);
     }
-    let _ = eof.send(true);
+
+    /// The stream ended: a last line without a newline is handed on too.
+    pub fn finish(&mut self, emit: &mut impl FnMut(&[u8], bool)) {
+        if !self.line.is_empty() {
+            emit(&self.line, self.overflow);
+        }
+        self.line.clear();
+        self.overflow = false;
+    }
+
+    fn push(&mut self, part: &[u8]) {
+        let room = self.max.saturating_sub(self.line.len());
+        let take = room.min(part.len());
+        self.line.extend_from_slice(&part[..take]);
+        if take < part.len() {
+            self.overflow = true; // keep discarding until the next newline
+        }
+    }
 }
 
 fn handle_line(
@@ -334,36 +403,48 @@ fn handle_line(
         .and_then(Value::as_str)
         .map(str::to_string);
     let era = *era.lock().unwrap_or_else(|e| e.into_inner());
-    let stored_line = if truncated {
-        format!("{text}[… cut at the size cap]")
-    } else {
-        text.clone()
-    };
-    let seq = recorder.record_now(
-        era,
+    let not_jsonrpc = parsed.is_none() && !truncated;
+    let message = |line: String| {
         ExchangeKind::Stdio(StdioMessage {
             direction: Direction::Received,
             method: method.clone(),
-            line: stored_line,
-            not_jsonrpc: parsed.is_none() && !truncated,
-        }),
-    );
+            line,
+            not_jsonrpc,
+        })
+    };
+    // Routed under the lock, so that what is recorded and what is delivered agree.
     let mut r = router.lock().unwrap_or_else(|e| e.into_inner());
     let Some(msg) = parsed else {
         if truncated {
-            // A line over the cap: it belongs to the only request in flight, if any.
+            // A line over the cap: it belongs to the only request in flight, if any, and
+            // answers it (always recorded then); otherwise it is a stray line.
+            let stored = format!("{text}[… cut at the size cap]");
+            // Only the first such line answers the request (and is always kept): a flood of
+            // long lines while one request waits is stray output like any other.
             if r.pending.len() == 1
                 && let Some(entry) = r.pending.values_mut().next()
+                && !entry.truncated
+                && entry.response.is_none()
             {
+                let seq = recorder.record_now(era, message(stored));
                 entry.evidence.push(seq);
                 entry.truncated = true;
                 if let Some(done) = entry.done.take() {
                     let _ = done.send(());
                 }
+            } else {
+                let _ = recorder.offer(era, message(stored));
             }
             return;
         }
-        r.violations.push(Violation { seq, line: text });
+        r.violation_count += 1;
+        let Some(seq) = recorder.offer(era, message(text.clone())) else {
+            return;
+        };
+        r.violations.push(Violation {
+            seq,
+            line: cut_at(text, VIOLATION_KEPT),
+        });
         if r.pending.len() == 1
             && let Some(entry) = r.pending.values_mut().next()
         {
@@ -376,7 +457,10 @@ fn handle_line(
     if is_response {
         let key = msg.get("id").map(id_key).unwrap_or_else(|| "null".into());
         match r.pending.get_mut(&key) {
-            Some(entry) if entry.response.is_none() => {
+            // A request already answered by a line over the cap is over, like one that has
+            // its response: what comes for it now is late.
+            Some(entry) if entry.response.is_none() && !entry.truncated => {
+                let seq = recorder.record_now(era, message(text));
                 entry.evidence.push(seq);
                 entry.response = Some(msg);
                 if let Some(done) = entry.done.take() {
@@ -384,9 +468,12 @@ fn handle_line(
                 }
             }
             _ => {
+                let Some(seq) = recorder.offer(era, message(text)) else {
+                    return;
+                };
                 tracing::debug!(seq, "late or unmatched reply dropped (id {key})");
                 r.late.push(seq);
-                r.inbox.push((seq, msg));
+                push_inbox(&mut r, seq, msg);
             }
         }
         return;
@@ -394,6 +481,9 @@ fn handle_line(
     // A notification or a server→client request: attribute it to a request still waiting
     // for its response. One whose response already arrived is over: anything for it now
     // came after the result and goes to the inbox (where `execution.progress` looks).
+    let Some(seq) = recorder.offer(era, message(text)) else {
+        return;
+    };
     let params = msg.get("params");
     let token = params.and_then(|p| p.get("progressToken")).cloned();
     let request_id = params.and_then(|p| p.get("requestId")).map(id_key);
@@ -422,6 +512,157 @@ fn handle_line(
                 entry.notifications.push(msg);
             }
         }
-        None => r.inbox.push((seq, msg)),
+        None => push_inbox(&mut r, seq, msg),
+    }
+}
+
+/// Adds to the inbox, letting the oldest message go past [`INBOX_KEPT`].
+fn push_inbox(r: &mut Router, seq: Seq, msg: Value) {
+    if r.inbox.len() >= INBOX_KEPT {
+        r.inbox.pop_front();
+    }
+    r.inbox.push_back((seq, msg));
+}
+
+/// `text` cut to at most `max` bytes (on a character boundary).
+fn cut_at(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut end = max;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+    }
+    text
+}
+
+#[cfg(test)]
+mod prop_tests {
+    //! The router reads whatever a server writes on stdout: any line, in any order, with or
+    //! without requests waiting, past the recorder's caps. It never panics, cites only what
+    //! the recorder kept, and keeps its own lists bounded. (Public parsers have their
+    //! property tests in tests/integration/props.rs.)
+
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn cases() -> u32 {
+        std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(32)
+    }
+
+    fn id() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            (0i64..4).prop_map(Value::from),
+            "[0-3]".prop_map(Value::from),
+            Just(Value::Null),
+        ]
+    }
+
+    /// What a hostile server writes: JSON-RPC shapes with clashing ids and tokens, garbage,
+    /// NULs, CRs, long lines.
+    fn line() -> impl Strategy<Value = String> {
+        prop_oneof![
+            id().prop_map(|i| json!({"jsonrpc": "2.0", "id": i, "result": {}}).to_string()),
+            id().prop_map(
+                |i| json!({"jsonrpc": "2.0", "id": i, "error": {"code": -1}}).to_string()
+            ),
+            id().prop_map(
+                |i| json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                "params": {"progressToken": i, "progress": 1}})
+                .to_string()
+            ),
+            id().prop_map(|i| {
+                json!({"jsonrpc": "2.0", "id": 9, "method": "sampling/createMessage",
+                "params": {"requestId": i}})
+                .to_string()
+            }),
+            Just("[{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}]".to_string()),
+            Just("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\r".to_string()),
+            "[^\n]{0,30}",
+            Just("\0\0\0".to_string()),
+            (0usize..5000).prop_map(|n| "y".repeat(n)),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: cases(),
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn router_cites_only_what_was_kept(
+            lines in proptest::collection::vec((line(), any::<bool>()), 0..120),
+            waiting in proptest::collection::vec(id(), 0..3),
+            max_exchanges in 1usize..60,
+            max_bytes in 300usize..20_000,
+        ) {
+            let router = Arc::new(Mutex::new(Router::default()));
+            for (n, i) in waiting.iter().enumerate() {
+                router.lock().unwrap_or_else(|e| e.into_inner()).pending.insert(
+                    id_key(i),
+                    PendingEntry {
+                        progress_token: (n % 2 == 0).then(|| i.clone()),
+                        ..PendingEntry::default()
+                    },
+                );
+            }
+            let recorder = Recorder::with_limits(1, max_exchanges, max_bytes);
+            let era = Arc::new(Mutex::new(None));
+            let strays = lines.iter().filter(|(l, t)| !*t && !l.trim().is_empty()
+                && serde_json::from_str::<Value>(l.strip_suffix('\r').unwrap_or(l))
+                    .ok()
+                    .is_none_or(|v| !v.is_object() || v.get("jsonrpc").is_none()))
+                .count();
+            for (l, truncated) in lines {
+                handle_line(&router, &recorder, &era, l, truncated);
+            }
+            let r = router.lock().unwrap_or_else(|e| e.into_inner());
+            let cited = r.violations.iter().map(|v| v.seq)
+                .chain(r.inbox.iter().map(|(s, _)| *s))
+                .chain(r.late.iter().copied())
+                .chain(r.pending.values().flat_map(|e| e.evidence.iter().copied()));
+            for seq in cited {
+                prop_assert!(recorder.contains(seq), "req#{} cited but not kept", seq);
+            }
+            prop_assert!(r.inbox.len() <= INBOX_KEPT);
+            prop_assert!(r.violations.iter().all(|v| v.line.len() <= VIOLATION_KEPT));
+            prop_assert_eq!(r.violation_count, strays);
+            // Only responses to waiting requests pass the count cap (one each at most).
+            prop_assert!(recorder.len() <= max_exchanges + waiting.len());
+        }
+    }
+
+    /// Regression (found by `router_cites_only_what_was_kept`): every line over the size
+    /// cap was recorded as the answer of the one waiting request, past the recorder's caps,
+    /// so a server writing long lines while a request waited grew the recorder without
+    /// bound. Only the first answers it now; the rest are stray output, offered like any.
+    #[test]
+    fn overlong_lines_while_one_request_waits_are_capped() {
+        let router = Arc::new(Mutex::new(Router::default()));
+        router
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pending
+            .insert(id_key(&json!(1)), PendingEntry::default());
+        let recorder = Recorder::with_limits(1, 10, 1 << 20);
+        let era = Arc::new(Mutex::new(None));
+        for _ in 0..100 {
+            handle_line(&router, &recorder, &era, "y".repeat(100), true);
+        }
+        // Its real response after that is late, not a second answer kept past the cap.
+        let late = json!({"jsonrpc": "2.0", "id": 1, "result": {}}).to_string();
+        handle_line(&router, &recorder, &era, late, false);
+        assert_eq!(recorder.len(), 10);
+        assert_eq!(recorder.overflow().dropped, 91);
+        let r = router.lock().unwrap_or_else(|e| e.into_inner());
+        let entry = r.pending.values().next().expect("still waiting");
+        assert!(entry.truncated);
+        assert_eq!(entry.evidence.len(), 1);
     }
 }

@@ -15,7 +15,7 @@ use base64::Engine as _;
 use futures_util::future::{BoxFuture, FutureExt, join_all};
 use serde_json::{Value, json};
 
-use super::pace::{Link, Pacer};
+use super::pace::Link;
 use super::{ACCEPT_HEADER, BOGUS_SESSION, CONTENT_TYPE};
 use super::{
     DELETE, GET_STREAM, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, ROUTING_HEADERS,
@@ -112,10 +112,9 @@ fn id_value(id: &IdKind) -> Value {
 /// the transport cannot match by id (raw lines, null ids, batches).
 fn stdio_lines_between(s: &Session, from: Seq, to: Option<Seq>) -> Vec<(Seq, Value)> {
     s.recorder
-        .snapshot()
+        .between(from, to)
         .into_iter()
-        .filter(|e| e.seq > from && to.is_none_or(|t| e.seq < t))
-        .filter_map(|e| match e.kind {
+        .filter_map(|e| match &e.kind {
             // A batch answer is an array, which the reader may flag as "not one JSON-RPC
             // message"; any JSON object or array line counts here.
             ExchangeKind::Stdio(m) if m.direction == Direction::Received => {
@@ -190,8 +189,7 @@ struct Out {
 
 /// All probes of one wire; the findings are tagged with the wire's era.
 pub(super) async fn probe_wire(s: &Session, raw_conn: &Connection) -> Vec<FindingBuilder> {
-    let pacer = Pacer::for_spec(&s.spec);
-    let link = Link::new(raw_conn, &pacer);
+    let link = Link::new(raw_conn);
     let conn = &link;
     let w = Wire::new(
         raw_conn.era(),
