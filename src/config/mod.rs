@@ -100,6 +100,10 @@ pub struct Settings {
     pub ignore: Vec<(String, String)>,
     /// Baseline file (refused in this version).
     pub baseline: Option<PathBuf>,
+    /// Apply the remote-server rules to loopback targets too.
+    pub treat_as_remote: bool,
+    /// Top-level credential keys: defaults for HTTP servers that set none of their own.
+    pub credentials: layer::CredentialKeys,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
@@ -349,6 +353,8 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         skip: phases("skip", &m.skip)?,
         ignore,
         baseline: m.baseline.clone(),
+        treat_as_remote: m.treat_as_remote.unwrap_or(false),
+        credentials: m.credentials(),
     })
 }
 

@@ -46,6 +46,8 @@ pub struct Session {
     /// Internal errors (a phase that tried to record an invalid finding), logged, never shown
     /// as findings.
     pub internal_errors: Vec<String>,
+    /// What the discovery and auth phases learnt about the server's protection.
+    pub oauth: crate::probe::auth::State,
 }
 
 impl Session {
@@ -70,6 +72,7 @@ impl Session {
             opened: None,
             run_id,
             internal_errors: Vec::new(),
+            oauth: crate::probe::auth::State::default(),
         }
     }
 

@@ -37,8 +37,8 @@ pub enum TargetSpec {
         url: String,
         /// Fixed headers sent by the authenticated client.
         headers: Vec<(String, ValueSource)>,
-        /// Environment variable holding a bearer token.
-        token_env: Option<String>,
+        /// Where the bearer token comes from (a ready token, or an OAuth grant).
+        auth: crate::auth::AuthSpec,
         /// A command scout starts before the check and stops after it.
         start: Option<Vec<String>>,
     },
@@ -105,6 +105,10 @@ pub struct ServerSpec {
     /// (empty: the session makes one up).
     #[serde(default)]
     pub run_id: String,
+    /// Apply the rules for remote servers to a loopback target too (the auth rules that
+    /// differ: `auth.open` and HTTPS for authorization server endpoints).
+    #[serde(default)]
+    pub treat_as_remote: bool,
 }
 
 impl ServerSpec {
@@ -126,6 +130,17 @@ impl ServerSpec {
             context_warn_tokens: 20_000,
             anchor: None,
             run_id: String::new(),
+            treat_as_remote: false,
+        }
+    }
+
+    /// True when the target is an HTTP URL on a non-loopback host, or is to be treated as one.
+    pub fn is_remote(&self) -> bool {
+        match &self.target {
+            TargetSpec::Http { url, .. } => {
+                self.treat_as_remote || !crate::auth::metadata::is_loopback(url)
+            }
+            TargetSpec::Stdio { .. } => false,
         }
     }
 

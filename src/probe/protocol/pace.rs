@@ -104,7 +104,7 @@ mod tests {
                 TargetSpec::Http {
                     url: "https://mcp.example.com/mcp".into(),
                     headers: vec![],
-                    token_env: None,
+                    auth: Default::default(),
                     start: None,
                 },
             )
