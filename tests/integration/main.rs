@@ -11,6 +11,7 @@ mod docs;
 mod emit;
 mod execution;
 mod gating;
+mod oauth;
 mod phase_fixtures;
 mod protocol;
 mod real_checks;

@@ -7,8 +7,9 @@
 //     authorization server's JWKS, expiry, audience = this server's URL, scope `mcp`) and
 //     publishes its RFC 9728 Protected Resource Metadata.
 //
-// Usage: node oauth_stack.mjs
-//   Both listen on free loopback ports. The first line on stderr is
+// Usage: node oauth_stack.mjs [PORT]
+//   The MCP server listens on 127.0.0.1:PORT (default: a free port), the authorization server
+//   on a free loopback port; then one line on stderr:
 //   `listening on http://127.0.0.1:P/mcp issuer http://127.0.0.1:Q`.
 // Env: OAUTH_STACK_CLIENT_SECRET  secret of the confidential client `scout-ci` (required)
 //      SCOUT_TEST_AUTH_LOG        file: one JSON line per verified token
@@ -33,8 +34,8 @@ if (!secret) {
   process.exit(2);
 }
 
-async function listen(server) {
-  server.listen(0, '127.0.0.1');
+async function listen(server, port = 0) {
+  server.listen(port, '127.0.0.1');
   await once(server, 'listening');
   return server.address().port;
 }
@@ -43,7 +44,7 @@ async function listen(server) {
 const asServer = createServer();
 const mcpServer = createServer();
 const issuer = `http://127.0.0.1:${await listen(asServer)}`;
-const mcpUrl = `http://127.0.0.1:${await listen(mcpServer)}/mcp`;
+const mcpUrl = `http://127.0.0.1:${await listen(mcpServer, Number(process.argv[2] ?? 0))}/mcp`;
 const prmPath = '/.well-known/oauth-protected-resource/mcp';
 const prmUrl = new URL(prmPath, mcpUrl).href;
 
