@@ -13,6 +13,7 @@ pub mod challenge;
 pub mod http;
 pub mod login;
 pub mod metadata;
+pub mod obtain;
 pub mod spec;
 pub mod store;
 pub mod token;

@@ -40,6 +40,9 @@ pub enum ConnectError {
     /// The `start` command exited or its URL never answered.
     #[error("the start command did not bring the server up: {why}")]
     StartFailed { why: String, stderr: String },
+    /// No token could be obtained from the configured OAuth grant.
+    #[error("could not get a token: {0}")]
+    Auth(String),
     /// The legacy HTTP+SSE stream could not be opened.
     #[error("cannot open the HTTP+SSE stream: {0}")]
     LegacySse(String),
@@ -279,6 +282,30 @@ impl Connector {
             .clients
             .clone()
             .ok_or(ConnectError::WrongTransport(TransportKind::Http))
+    }
+
+    /// Outside a check run (`connect`, `tools`, `call`): runs the configured OAuth grant, or
+    /// takes a token stored by `scout auth login`, and puts the token in the authenticated
+    /// client's slot. A ready token is already there; an open server needs none.
+    pub async fn authorize(&self) -> Result<(), ConnectError> {
+        let (TargetSpec::Http { url, auth, .. }, Some(clients)) =
+            (&self.inner.spec.target, self.http_clients())
+        else {
+            return Ok(());
+        };
+        let http = crate::auth::http::AuthHttp::new(
+            self.inner.recorder.clone(),
+            &clients.trace_id,
+            self.timeout(),
+        )
+        .map_err(ConnectError::Auth)?;
+        if let Some(token) = crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved)
+            .await
+            .map_err(ConnectError::Auth)?
+        {
+            clients.set_bearer(Some(token));
+        }
+        Ok(())
     }
 
     /// Marks the target as a legacy HTTP+SSE server whose stream is at `url`.

@@ -835,3 +835,34 @@ fn a_refresh_token_from_the_environment_is_exchanged_at_the_start_and_never_show
         );
     }
 }
+
+#[test]
+fn connect_and_tools_get_their_token_by_client_credentials_too() {
+    let fixture = HttpFixture::start("oauth_server.py");
+    let creds = [
+        "--client-id",
+        FIXTURE_CLIENT,
+        "--client-secret-env",
+        "FX_SECRET",
+        "--scope",
+        "mcp",
+    ];
+    let tools = Scout::new()
+        .env("FX_SECRET", FIXTURE_SECRET)
+        .args(["tools", &fixture.url])
+        .args(creds)
+        .run();
+    assert_eq!(tools.code, Some(0), "{}", tools.stderr);
+    assert!(tools.stdout.contains("echo"), "{}", tools.stdout);
+    assert!(!tools.all_output().contains(FIXTURE_SECRET));
+    // Without them the same command cannot connect.
+    let bare = Scout::new().args(["connect", &fixture.url]).run();
+    assert_eq!(bare.code, Some(1), "{}", bare.stderr);
+    let wrong = Scout::new()
+        .env("FX_SECRET", "wrong-secret-value")
+        .args(["connect", &fixture.url])
+        .args(creds)
+        .run();
+    assert_eq!(wrong.code, Some(1), "{}", wrong.stderr);
+    assert!(wrong.stderr.contains("invalid_client"), "{}", wrong.stderr);
+}
