@@ -12,6 +12,7 @@ mod emit;
 mod execution;
 mod gating;
 mod oauth;
+mod oauth_sources;
 mod phase_fixtures;
 mod protocol;
 mod real_checks;

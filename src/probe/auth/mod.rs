@@ -7,6 +7,7 @@
 //! operator's credentials by accident (DESIGN §2). The token from the configured source is
 //! put into the authenticated client's slot here; every later phase sends it.
 
+mod acquire;
 pub mod discovery;
 mod probes;
 
