@@ -64,6 +64,40 @@ fn config_file_credentials_and_a_token_file() {
     assert_eq!(bad.code, Some(2), "{}", bad.stderr);
     assert!(bad.stderr.contains("client_secret_env"), "{}", bad.stderr);
 
+    // A ready token from a file (the requires_token fixture accepts `fixture-token`).
+    let protected = HttpFixture::start("requires_token.py");
+    let token_file = dir.path().join("token");
+    std::fs::write(&token_file, "fixture-token\n").expect("write");
+    let json = dir.path().join("t.json");
+    let run = Scout::new()
+        .args([
+            "-q",
+            "check",
+            &protected.url,
+            "--only",
+            "discovery,auth,handshake",
+        ])
+        .args(["--token-file".as_ref(), token_file.as_os_str()])
+        .args(["--json".as_ref(), json.as_os_str()])
+        .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let server = server_report(&json);
+    assert_eq!(server["era"], "dual");
+    let f = finding(&server, "auth.token_acquired");
+    assert_eq!(f["status"], "info", "{f}");
+    assert!(
+        f["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the file"),
+        "{f}"
+    );
+    assert!(
+        !std::fs::read_to_string(&json)
+            .expect("report")
+            .contains("fixture-token")
+    );
+
     // A token file that does not exist: exit 2, naming it.
     let missing = Scout::new()
         .args(["check", &fixture.url, "--token-file"])
