@@ -345,3 +345,38 @@ fn connect_and_tools_get_their_token_by_client_credentials_too() {
     assert_eq!(wrong.code, Some(1), "{}", wrong.stderr);
     assert!(wrong.stderr.contains("invalid_client"), "{}", wrong.stderr);
 }
+
+#[test]
+fn fixed_headers_are_credentials_too_and_do_not_stop_the_run() {
+    // requires_token.py accepts `Authorization: Bearer fixture-token`, given here as a header.
+    let protected = HttpFixture::start("requires_token.py");
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let run = Scout::new()
+        .env("FX_AUTH_HEADER", "Bearer fixture-token")
+        .args([
+            "-q",
+            "check",
+            &protected.url,
+            "--header",
+            "Authorization=env:FX_AUTH_HEADER",
+            "--only",
+            "discovery,auth,handshake",
+            "--json",
+        ])
+        .args([&json])
+        .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let server = server_report(&json);
+    assert!(server["blocked"].is_null(), "{server}");
+    assert_eq!(server["era"], "dual");
+    let f = finding(&server, "auth.token_acquired");
+    assert_eq!(f["status"], "skip");
+    assert!(
+        f["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("fixed headers (Authorization)"),
+        "{f}"
+    );
+}

@@ -147,10 +147,22 @@ pub(super) async fn acquire(
         }
         Grant::None => {
             let Some(saved) = stored(url) else {
-                s.add(TOKEN_ACQUIRED.skip(
-                    SkipReason::NotApplicable,
-                    "no credentials are configured for this server (and none stored by `scout auth login`)",
-                ));
+                let headers = match &s.spec.target {
+                    TargetSpec::Http { headers, .. } => headers
+                        .iter()
+                        .map(|(k, _)| k.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    TargetSpec::Stdio { .. } => String::new(),
+                };
+                let why = if headers.is_empty() {
+                    "no credentials are configured for this server (and none stored by `scout auth login`)".to_string()
+                } else {
+                    format!(
+                        "no bearer token is configured; the authenticated client sends the fixed headers ({headers}) instead"
+                    )
+                };
+                s.add(TOKEN_ACQUIRED.skip(SkipReason::NotApplicable, why));
                 return Ok(None);
             };
             http.secret(&saved.access_token);
