@@ -380,3 +380,27 @@ fn fixed_headers_are_credentials_too_and_do_not_stop_the_run() {
         "{f}"
     );
 }
+
+#[test]
+fn a_header_the_server_refuses_stops_at_the_handshake_with_the_keys_named() {
+    let protected = HttpFixture::start("requires_token.py");
+    let run = Scout::new()
+        .env("FX_AUTH_HEADER", "Bearer not-the-token")
+        .args([
+            "-q",
+            "check",
+            &protected.url,
+            "--header",
+            "Authorization=env:FX_AUTH_HEADER",
+        ])
+        .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("requires credentials")
+            && run.stderr.contains("the configured ones too")
+            && run.stderr.contains("--token-file"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("not-the-token"));
+}

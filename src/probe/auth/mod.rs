@@ -218,6 +218,22 @@ fn skip_all(s: &mut Session, reason: SkipReason, why: &str) {
 /// The one-line message of a run that stops because the server wants credentials scout does
 /// not have: the authorization server it found and the keys that would get a token.
 pub fn credentials_message(s: &Session) -> String {
+    format!(
+        "the server requires credentials (HTTP 401 without them) and none are configured; {}",
+        how_to_get_a_token(s)
+    )
+}
+
+/// The one-line message of a handshake that got nothing but 401 although credentials were
+/// configured (fixed headers the server does not accept).
+pub fn refused_message(s: &Session) -> String {
+    format!(
+        "the server requires credentials (every request got HTTP 401, the configured ones too); {}",
+        how_to_get_a_token(s)
+    )
+}
+
+fn how_to_get_a_token(s: &Session) -> String {
     let found = match (
         &s.oauth.issuer,
         s.oauth.prm.as_ref().and_then(|p| p.found.as_ref()),
@@ -229,7 +245,7 @@ pub fn credentials_message(s: &Session) -> String {
         _ => "scout found no authorization server (no protected resource metadata); ".to_string(),
     };
     format!(
-        "the server requires credentials (HTTP 401 without them) and none are configured; {found}a ready token works too: token_env / token_file (--token-env VAR / --token-file PATH), or a header with --header NAME=env:VAR"
+        "{found}a ready token works too: token_env / token_file (--token-env VAR / --token-file PATH), or a header with --header NAME=env:VAR"
     )
 }
 
