@@ -1,6 +1,7 @@
 //! scout: tells the people who run MCP servers, in their CI, whether their server really
 //! works for an agent. See DESIGN.md for the architecture; `main.rs` only calls [`run`].
 
+pub mod auth;
 pub mod cli;
 pub mod client;
 pub mod config;

@@ -69,6 +69,9 @@ pub enum Command {
     /// Work with reports of earlier runs
     #[command(subcommand)]
     Report(crate::cli::report::ReportCommand),
+    /// Log in to an OAuth-protected server at a desk (authorization code + PKCE)
+    #[command(subcommand)]
+    Auth(crate::cli::auth::AuthCommand),
 }
 
 /// `scout config …`.
@@ -172,6 +175,8 @@ pub struct TargetArgs {
         help_heading = "Target"
     )]
     pub token_env: Option<String>,
+    #[command(flatten)]
+    pub credentials: CredentialArgs,
     /// Start the HTTP server first: one program argument per --start, in order (no shell)
     #[arg(
         long,
@@ -181,6 +186,96 @@ pub struct TargetArgs {
         help_heading = "Target"
     )]
     pub start: Vec<String>,
+}
+
+/// How scout gets a token for the HTTP server named on the command line (secrets are named,
+/// never given: a variable or a file). The same keys exist per server in the config and as
+/// top-level keys (`SCOUT_CLIENT_ID`, `SCOUT_CLIENT_SECRET_ENV`, …).
+#[derive(Debug, Clone, Default, Args)]
+pub struct CredentialArgs {
+    /// Read a bearer token for the HTTP server from this file
+    #[arg(
+        long = "token-file",
+        value_name = "PATH",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub token_file: Option<PathBuf>,
+    /// OAuth client id registered with the server's authorization server
+    #[arg(
+        long = "client-id",
+        value_name = "ID",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub client_id: Option<String>,
+    /// Read the OAuth client secret from this variable (client credentials grant)
+    #[arg(
+        long = "client-secret-env",
+        value_name = "VAR",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub client_secret_env: Option<String>,
+    /// Read the OAuth client secret from this file
+    #[arg(
+        long = "client-secret-file",
+        value_name = "PATH",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub client_secret_file: Option<PathBuf>,
+    /// Read a refresh token from this variable and exchange it at the start
+    #[arg(
+        long = "refresh-token-env",
+        value_name = "VAR",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub refresh_token_env: Option<String>,
+    /// Read a refresh token from this file and exchange it at the start
+    #[arg(
+        long = "refresh-token-file",
+        value_name = "PATH",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub refresh_token_file: Option<PathBuf>,
+    /// Scope to ask the authorization server for (space-separated)
+    #[arg(
+        long,
+        value_name = "SCOPE",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub scope: Option<String>,
+    /// A scope too small for the server: scout expects 403 insufficient_scope with it
+    #[arg(
+        long = "limited-scope",
+        value_name = "SCOPE",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub limited_scope: Option<String>,
+}
+
+impl CredentialArgs {
+    /// The flags given, as `--flag` names (for usage errors).
+    pub fn given(&self) -> Vec<&'static str> {
+        [
+            (self.token_file.is_some(), "--token-file"),
+            (self.client_id.is_some(), "--client-id"),
+            (self.client_secret_env.is_some(), "--client-secret-env"),
+            (self.client_secret_file.is_some(), "--client-secret-file"),
+            (self.refresh_token_env.is_some(), "--refresh-token-env"),
+            (self.refresh_token_file.is_some(), "--refresh-token-file"),
+            (self.scope.is_some(), "--scope"),
+            (self.limited_scope.is_some(), "--limited-scope"),
+        ]
+        .into_iter()
+        .filter_map(|(g, f)| g.then_some(f))
+        .collect()
+    }
 }
 
 /// Which config file and profile.

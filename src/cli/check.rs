@@ -52,6 +52,7 @@ pub fn flags_layer(s: &SettingsArgs) -> Layer {
         checks: None,
         baseline: s.baseline.clone(),
         servers: None,
+        ..Layer::default()
     }
 }
 
@@ -59,6 +60,11 @@ pub fn flags_layer(s: &SettingsArgs) -> Layer {
 /// ignored (DESIGN §5).
 pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
     if t.stdio {
+        if let Some(flag) = t.credentials.given().first() {
+            return Err(CliError::Usage(format!(
+                "{flag} is a credential for HTTP servers and cannot be used with --stdio; pass what a stdio server needs with --stdio-env NAME or --stdio-set NAME=VALUE"
+            )));
+        }
         for (given, flag) in [
             (t.token_env.is_some(), "--token-env"),
             (!t.header.is_empty(), "--header"),
@@ -89,6 +95,11 @@ pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
         }));
     }
     let Some(url) = &t.url else {
+        if let Some(flag) = t.credentials.given().first() {
+            return Err(CliError::Usage(format!(
+                "{flag} applies to a server given as a URL on the command line; for servers of the config file set it in their [[servers]] entry"
+            )));
+        }
         for (given, flag) in [
             (t.token_env.is_some(), "--token-env"),
             (!t.header.is_empty(), "--header"),
@@ -102,12 +113,21 @@ pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
         }
         return Ok(None);
     };
+    let c = &t.credentials;
     Ok(Some(ServerEntry {
         name: name_from_target(Some(url), &[]),
         url: Some(url.clone()),
         start: (!t.start.is_empty()).then(|| t.start.clone()),
         headers: (!t.header.is_empty()).then(|| t.header.iter().cloned().collect()),
         token_env: t.token_env.clone(),
+        token_file: c.token_file.clone(),
+        client_id: c.client_id.clone(),
+        client_secret_env: c.client_secret_env.clone(),
+        client_secret_file: c.client_secret_file.clone(),
+        refresh_token_env: c.refresh_token_env.clone(),
+        refresh_token_file: c.refresh_token_file.clone(),
+        scope: c.scope.clone(),
+        limited_scope: c.limited_scope.clone(),
         ..ServerEntry::default()
     }))
 }
@@ -277,35 +297,33 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
     Ok(crate::cli::gate_exit(&report))
 }
 
-/// Credentials named by environment variable must be set before anything runs: a missing
-/// one is a config error (exit 2), not a finding about the server.
+/// Credentials named by environment variable or file must be readable before anything runs:
+/// a missing one is a config error (exit 2), not a finding about the server. Nothing read
+/// here is kept: the connector reads the secrets again and registers them for redaction.
 fn missing_secrets(servers: &[runner::Planned]) -> Result<(), CliError> {
     use crate::probe::spec::{TargetSpec, ValueSource};
     for p in servers {
-        let TargetSpec::Http {
-            headers, token_env, ..
-        } = &p.spec.target
-        else {
+        let TargetSpec::Http { headers, auth, .. } = &p.spec.target else {
             continue;
         };
-        let vars = token_env
-            .iter()
-            .map(|v| {
-                (
-                    v.as_str(),
-                    "the bearer token (token_env / --token-env)".to_string(),
-                )
-            })
-            .chain(headers.iter().filter_map(|(name, v)| match v {
-                ValueSource::Env(var) => Some((var.as_str(), format!("header {name}"))),
-                ValueSource::Literal(_) => None,
-            }));
-        for (var, what) in vars {
-            if std::env::var_os(var).is_none_or(|v| v.is_empty()) {
-                return Err(CliError::Usage(format!(
-                    "server {}: {what} is read from the environment variable {var}, which is not set; export it (in CI, from a secret) or remove the setting",
-                    p.spec.name
+        let unreadable = |msg: String| {
+            CliError::Usage(format!(
+                "server {}: {msg}; export it (in CI, from a secret) or remove the setting",
+                p.spec.name
+            ))
+        };
+        for (name, v) in headers {
+            if let ValueSource::Env(var) = v
+                && std::env::var_os(var).is_none_or(|v| v.is_empty())
+            {
+                return Err(unreadable(format!(
+                    "header {name} is read from the environment variable {var}, which is not set"
                 )));
+            }
+        }
+        for (source, what) in auth.sources() {
+            if let Err(e) = source.read(what) {
+                return Err(unreadable(e.to_string()));
             }
         }
     }

@@ -3,6 +3,7 @@
 //! Errors are printed here as one line on stderr; nothing below prints errors itself.
 
 pub mod args;
+pub mod auth;
 pub mod check;
 pub mod connect;
 pub mod generate;
@@ -66,6 +67,7 @@ pub fn main() -> ExitCode {
         Command::Call(a) => tools::call(*a),
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
         Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a),
+        Command::Auth(a) => auth::run(a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

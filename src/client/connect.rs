@@ -31,6 +31,9 @@ pub enum ConnectError {
     /// A header value that HTTP cannot carry.
     #[error("header {0} has a value HTTP cannot carry")]
     BadHeader(String),
+    /// A credential (token, client secret, refresh token) that cannot be read.
+    #[error(transparent)]
+    Secret(#[from] crate::auth::SecretError),
     #[error(transparent)]
     Spawn(#[from] SpawnError),
     #[error(transparent)]
@@ -38,6 +41,9 @@ pub enum ConnectError {
     /// The `start` command exited or its URL never answered.
     #[error("the start command did not bring the server up: {why}")]
     StartFailed { why: String, stderr: String },
+    /// No token could be obtained from the configured OAuth grant.
+    #[error("could not get a token: {0}")]
+    Auth(String),
     /// The legacy HTTP+SSE stream could not be opened.
     #[error("cannot open the HTTP+SSE stream: {0}")]
     LegacySse(String),
@@ -54,7 +60,7 @@ impl ConnectError {
     pub fn is_config_error(&self) -> bool {
         matches!(
             self,
-            ConnectError::MissingEnv { .. } | ConnectError::BadHeader(_)
+            ConnectError::MissingEnv { .. } | ConnectError::BadHeader(_) | ConnectError::Secret(_)
         )
     }
 }
@@ -73,6 +79,8 @@ struct Inner {
     /// The URL of the legacy HTTP+SSE stream, once detected.
     legacy_sse_url: Mutex<Option<String>>,
     secrets: Vec<String>,
+    /// The target's credentials, read (for the auth phase's grants).
+    resolved: crate::auth::Resolved,
 }
 
 /// Opens wires to one target. Cheap to clone; every child process it started is kept so
@@ -105,11 +113,10 @@ impl Connector {
         trace_id: &str,
     ) -> Result<Self, ConnectError> {
         let mut secrets = Vec::new();
+        let mut resolved = crate::auth::Resolved::default();
         let clients = match &spec.target {
-            TargetSpec::Http {
-                headers, token_env, ..
-            } => {
-                let mut auth = Vec::new();
+            TargetSpec::Http { headers, auth, .. } => {
+                let mut fixed = Vec::new();
                 for (name, src) in headers {
                     let (v, secret) = resolve(src, &format!("header {name}"))?;
                     if reqwest::header::HeaderValue::from_str(&v).is_err() {
@@ -118,21 +125,28 @@ impl Connector {
                     if secret || crate::telemetry::redact::is_secret_header(name) {
                         secrets.push(v.clone());
                     }
-                    auth.push((name.clone(), v));
+                    fixed.push((name.clone(), v));
                 }
-                if let Some(var) = token_env {
-                    let (tok, _) = resolve(&ValueSource::Env(var.clone()), "the bearer token")?;
-                    secrets.push(tok.clone());
-                    auth.push(("Authorization".into(), format!("Bearer {tok}")));
+                resolved = auth.resolve()?;
+                secrets.extend(resolved.values().into_iter().map(str::to_string));
+                if let Some(tok) = &resolved.token
+                    && reqwest::header::HeaderValue::from_str(&format!("Bearer {tok}")).is_err()
+                {
+                    return Err(ConnectError::BadHeader("Authorization".into()));
                 }
-                Some(Arc::new(HttpClients::new(
-                    auth,
+                let clients = HttpClients::new(
+                    fixed,
                     trace_id.to_string(),
                     RateLimiter::for_target(spec),
-                )?))
+                )?;
+                // A ready token is sent from the first authenticated request on; tokens from
+                // an OAuth grant are put in the same slot by the auth phase.
+                clients.set_bearer(resolved.token.clone());
+                Some(Arc::new(clients))
             }
             TargetSpec::Stdio { .. } => None,
         };
+        // Registered before any request (DESIGN §6).
         for s in &secrets {
             recorder.redactor().register(s);
         }
@@ -147,6 +161,7 @@ impl Connector {
                 started_stdin: Mutex::new(None),
                 legacy_sse_url: Mutex::new(None),
                 secrets,
+                resolved,
             }),
         })
     }
@@ -170,6 +185,10 @@ impl Connector {
     /// Resolved secret values (for redaction).
     pub fn secrets(&self) -> &[String] {
         &self.inner.secrets
+    }
+    /// The target's credentials as read at the start (secrets: never print them).
+    pub fn resolved(&self) -> &crate::auth::Resolved {
+        &self.inner.resolved
     }
     /// The HTTP clients (HTTP targets only).
     pub fn http_clients(&self) -> Option<&Arc<HttpClients>> {
@@ -268,6 +287,30 @@ impl Connector {
             .clients
             .clone()
             .ok_or(ConnectError::WrongTransport(TransportKind::Http))
+    }
+
+    /// Outside a check run (`connect`, `tools`, `call`): runs the configured OAuth grant, or
+    /// takes a token stored by `scout auth login`, and puts the token in the authenticated
+    /// client's slot. A ready token is already there; an open server needs none.
+    pub async fn authorize(&self) -> Result<(), ConnectError> {
+        let (TargetSpec::Http { url, auth, .. }, Some(clients)) =
+            (&self.inner.spec.target, self.http_clients())
+        else {
+            return Ok(());
+        };
+        let http = crate::auth::http::AuthHttp::new(
+            self.inner.recorder.clone(),
+            &clients.trace_id,
+            self.timeout(),
+        )
+        .map_err(ConnectError::Auth)?;
+        if let Some(token) = crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved)
+            .await
+            .map_err(ConnectError::Auth)?
+        {
+            clients.set_bearer(Some(token));
+        }
+        Ok(())
     }
 
     /// Marks the target as a legacy HTTP+SSE server whose stream is at `url`.
@@ -402,7 +445,12 @@ mod tests {
             TargetSpec::Http {
                 url: "http://127.0.0.1:1/mcp".into(),
                 headers: Vec::new(),
-                token_env: Some("SCOUT_TEST_SURELY_UNSET_TOKEN_VAR".into()),
+                auth: crate::auth::AuthSpec {
+                    token: Some(crate::auth::SecretSource::Env(
+                        "SCOUT_TEST_SURELY_UNSET_TOKEN_VAR".into(),
+                    )),
+                    ..Default::default()
+                },
                 start: None,
             },
         );

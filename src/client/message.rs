@@ -159,7 +159,7 @@ pub fn http_headers(
     }
     h.push(("X-MCP-Trace-ID".into(), clients.trace_id.clone()));
     if !probe.bare {
-        h.extend(clients.auth_headers.iter().cloned());
+        h.extend(clients.credentials());
     }
     if conn.era() == Era::Modern {
         let version = built

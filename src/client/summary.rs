@@ -204,6 +204,7 @@ async fn decide(
     connector
         .start_server(crate::client::connect::START_TIMEOUT)
         .await?;
+    connector.authorize().await?;
     let first = connector.open().await?;
     let mut how = Vec::new();
     let mut wires = Vec::new();

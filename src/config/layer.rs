@@ -61,6 +61,34 @@ pub struct Layer {
     pub checks: Option<ChecksTable>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<PathBuf>,
+    // Credentials: defaults for every HTTP server whose entry sets none of its own.
+    /// Environment variable holding a ready bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_env: Option<String>,
+    /// File holding a ready bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_file: Option<PathBuf>,
+    /// OAuth client id (pre-registered with the authorization server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Environment variable holding the OAuth client secret (client credentials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret_env: Option<String>,
+    /// File holding the OAuth client secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret_file: Option<PathBuf>,
+    /// Environment variable holding a refresh token exchanged at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token_env: Option<String>,
+    /// File holding a refresh token exchanged at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token_file: Option<PathBuf>,
+    /// Scope to ask the authorization server for (space-separated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// A scope too small for the server, for `auth.scope_challenge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_scope: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub servers: Option<Vec<ServerEntry>>,
 }
@@ -87,7 +115,30 @@ pub const KEYS: &[&str] = &[
     "skip",
     "checks",
     "baseline",
+    "token_env",
+    "token_file",
+    "client_id",
+    "client_secret_env",
+    "client_secret_file",
+    "refresh_token_env",
+    "refresh_token_file",
+    "scope",
+    "limited_scope",
     "servers",
+];
+
+/// The credential keys (top level and per server); a server that sets any of them ignores
+/// the top-level ones.
+pub const CREDENTIAL_KEYS: &[&str] = &[
+    "token_env",
+    "token_file",
+    "client_id",
+    "client_secret_env",
+    "client_secret_file",
+    "refresh_token_env",
+    "refresh_token_file",
+    "scope",
+    "limited_scope",
 ];
 
 /// A list written either as an array or as one comma-separated string (handy in `SCOUT_ONLY`).
@@ -163,8 +214,33 @@ pub struct ServerEntry {
     /// Fixed headers; a value `env:VAR` is read from the environment (and is a secret).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers: Option<BTreeMap<String, String>>,
+    /// Environment variable holding a ready bearer token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_env: Option<String>,
+    /// File holding a ready bearer token.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_file: Option<PathBuf>,
+    /// OAuth client id (pre-registered with the authorization server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_id: Option<String>,
+    /// Environment variable holding the OAuth client secret (client credentials).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret_env: Option<String>,
+    /// File holding the OAuth client secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_secret_file: Option<PathBuf>,
+    /// Environment variable holding a refresh token exchanged at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token_env: Option<String>,
+    /// File holding a refresh token exchanged at the start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_token_file: Option<PathBuf>,
+    /// Scope to ask the authorization server for (space-separated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<String>,
+    /// A scope too small for the server, for `auth.scope_challenge`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_scope: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdio_env: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,6 +265,50 @@ pub struct ServerEntry {
     pub fail_under: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<ToolEntry>>,
+}
+
+/// The credential keys of a layer or a server entry, as one group.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CredentialKeys {
+    pub token_env: Option<String>,
+    pub token_file: Option<PathBuf>,
+    pub client_id: Option<String>,
+    pub client_secret_env: Option<String>,
+    pub client_secret_file: Option<PathBuf>,
+    pub refresh_token_env: Option<String>,
+    pub refresh_token_file: Option<PathBuf>,
+    pub scope: Option<String>,
+    pub limited_scope: Option<String>,
+}
+
+macro_rules! credential_keys {
+    ($t:ty) => {
+        impl $t {
+            /// The credential keys this one sets.
+            pub fn credentials(&self) -> CredentialKeys {
+                CredentialKeys {
+                    token_env: self.token_env.clone(),
+                    token_file: self.token_file.clone(),
+                    client_id: self.client_id.clone(),
+                    client_secret_env: self.client_secret_env.clone(),
+                    client_secret_file: self.client_secret_file.clone(),
+                    refresh_token_env: self.refresh_token_env.clone(),
+                    refresh_token_file: self.refresh_token_file.clone(),
+                    scope: self.scope.clone(),
+                    limited_scope: self.limited_scope.clone(),
+                }
+            }
+        }
+    };
+}
+credential_keys!(Layer);
+credential_keys!(ServerEntry);
+
+impl CredentialKeys {
+    /// True when no key is set.
+    pub fn is_empty(&self) -> bool {
+        *self == CredentialKeys::default()
+    }
 }
 
 /// `[[<profile>.servers.tools]]`: fixed arguments for one tool.

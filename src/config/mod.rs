@@ -102,6 +102,8 @@ pub struct Settings {
     pub ignore: Vec<(String, String)>,
     /// Baseline file (refused in this version).
     pub baseline: Option<PathBuf>,
+    /// Top-level credential keys: defaults for HTTP servers that set none of their own.
+    pub credentials: layer::CredentialKeys,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
@@ -352,6 +354,7 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         skip: phases("skip", &m.skip)?,
         ignore,
         baseline: m.baseline.clone(),
+        credentials: m.credentials(),
     })
 }
 

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::auth::{AuthSpec, SecretSource};
 use crate::config::layer::{Layer, ServerEntry};
 use crate::config::{ConfigError, Settings, duration};
 use crate::probe::spec::{PolicySpec, ServerSpec, TargetSpec, ToolArgs, ValueSource};
@@ -88,7 +89,7 @@ fn plan_one(
                     .into_iter()
                     .map(|(k, v)| (k, ValueSource::parse(&v)))
                     .collect(),
-                token_env: e.token_env.clone(),
+                auth: auth_spec(&e, settings).map_err(err)?,
                 start: e.start.clone(),
             }
         }
@@ -98,9 +99,9 @@ fn plan_one(
                     "`command` is empty; give the program and its arguments as an array".into(),
                 ));
             }
-            if e.headers.is_some() || e.token_env.is_some() {
+            if e.headers.is_some() || !e.credentials().is_empty() {
                 return Err(err(
-                    "`headers` and `token_env` are credentials for HTTP servers; a stdio server gets what it needs through `stdio_env` or `stdio_set`".into(),
+                    "`headers` and the credential keys (token_env, client_id, …) are for HTTP servers; a stdio server gets what it needs through `stdio_env` or `stdio_set`".into(),
                 ));
             }
             if e.start.is_some() {
@@ -182,6 +183,36 @@ fn plan_one(
     let mut gate = settings.gate.clone();
     gate.fail_under = fail_under;
     Ok(Planned { spec, gate })
+}
+
+/// The credential settings of an HTTP server: its own keys, or (when it sets none) the
+/// top-level ones. One way to a token, each secret from one place.
+fn auth_spec(e: &ServerEntry, settings: &Settings) -> Result<AuthSpec, String> {
+    let own = e.credentials();
+    let k = if own.is_empty() {
+        settings.credentials.clone()
+    } else {
+        own
+    };
+    let one = |env: &Option<String>, file: &Option<std::path::PathBuf>, key: &str| match (env, file)
+    {
+        (Some(_), Some(_)) => Err(format!(
+            "sets both `{key}_env` and `{key}_file`; read the secret from one place"
+        )),
+        (Some(v), None) => Ok(Some(SecretSource::Env(v.clone()))),
+        (None, Some(p)) => Ok(Some(SecretSource::File(p.clone()))),
+        (None, None) => Ok(None),
+    };
+    let spec = AuthSpec {
+        token: one(&k.token_env, &k.token_file, "token")?,
+        client_id: k.client_id.clone(),
+        client_secret: one(&k.client_secret_env, &k.client_secret_file, "client_secret")?,
+        refresh_token: one(&k.refresh_token_env, &k.refresh_token_file, "refresh_token")?,
+        scope: k.scope.clone(),
+        limited_scope: k.limited_scope.clone(),
+    };
+    spec.validate()?;
+    Ok(spec)
 }
 
 /// The anchor of a server with no config line: the workflow file that ran scout

@@ -170,7 +170,7 @@ mod tests {
             TargetSpec::Http {
                 url: url.into(),
                 headers: vec![],
-                token_env: None,
+                auth: Default::default(),
                 start: None,
             },
         )

@@ -1,5 +1,6 @@
-//! Discovery: can the endpoint be reached at all, and over what. Auth-server discovery
-//! (RFC 9728 / 8414) is a later piece of work; its checks are not registered yet.
+//! Discovery: can the endpoint be reached at all, and over what; and for a protected server,
+//! where its authorization server is (RFC 9728 / 8414 / OpenID Connect discovery, judged in
+//! `probe::auth::discovery`).
 
 use crate::probe::registry::spec;
 
@@ -10,6 +11,18 @@ crate::checks! { phase: Discovery;
     TLS = "discovery.tls", Major, "Remote servers are reached over TLS", spec::A25C,
         "A server on a non-loopback host reached over plain http:// exposes every request, and any bearer token on it, to the network. Loopback and stdio targets are not applicable.",
         "Serve the endpoint over https:// (terminate TLS at the server or a trusted proxy) and point clients at the https URL.";
+    PROTECTED_RESOURCE = "discovery.protected_resource", Major, "Protected resource metadata names the authorization server", spec::ASD26,
+        "For a server that answers the first request without credentials with 401, scout looks for its OAuth 2.0 Protected Resource Metadata (RFC 9728) in the spec's order: the `resource_metadata` URL of the 401 challenge, then `/.well-known/oauth-protected-resource/<path>`, then `/.well-known/oauth-protected-resource`. The document must be a JSON object whose `resource` is the server's canonical URL (a parent of it is a warning) and whose `authorization_servers` lists at least one authorization server; a content type other than JSON is a warning. Open servers are not applicable.",
+        "Serve RFC 9728 metadata at the path-suffixed well-known URI and name it in the 401 challenge's `resource_metadata`; set `resource` to the exact URL clients use and list your authorization server in `authorization_servers`.";
+    AUTHORIZATION_SERVER = "discovery.authorization_server", Major, "The authorization server publishes its metadata", spec::ASD26,
+        "scout fetches the metadata of the first authorization server the protected resource metadata names, trying RFC 8414 and OpenID Connect Discovery in the spec's order (path insertion first for an issuer with a path). The document's `issuer` must equal the issuer it was fetched for (clients discard it otherwise), it must name a `token_endpoint`, and the endpoints of a non-loopback authorization server must be HTTPS.",
+        "Publish RFC 8414 metadata (or OpenID Connect Discovery) where the spec's order finds it, with `issuer` exactly the URL listed in `authorization_servers`, and serve every endpoint over HTTPS.";
+    PKCE = "discovery.pkce", Major, "The authorization server advertises PKCE S256", spec::SECAU26,
+        "Clients must use PKCE with S256 and must refuse to proceed when the authorization server metadata has no `code_challenge_methods_supported`, so an agent cannot log a person in without it. scout checks that the field exists and lists `S256`.",
+        "Support PKCE with S256 and say so in the metadata: `\"code_challenge_methods_supported\": [\"S256\"]`.";
+    REGISTRATION = "discovery.registration", Minor, "How clients can register with the authorization server", spec::CR26,
+        "An observation from the authorization server metadata: whether clients can use Client ID Metadata Documents (`client_id_metadata_document_supported`), Dynamic Client Registration (`registration_endpoint`, deprecated in 2026-07-28) or only a client id registered beforehand.",
+        "Advertise `client_id_metadata_document_supported: true` so agents with no prior relationship can log in, or document how to obtain a client id.";
 }
 
 use std::time::Duration;
@@ -42,6 +55,8 @@ pub async fn run(s: &mut Session) {
         TargetSpec::Stdio { .. } => stdio(s, &connector).await,
         TargetSpec::Http { url, .. } => http(s, &connector, &url).await,
     }
+    // The OAuth discovery checks that had nothing to judge (stdio, unreachable) say why.
+    crate::probe::auth::discovery::fill_missing(s);
 }
 
 async fn stdio(s: &mut Session, connector: &Connector) {
@@ -154,6 +169,8 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
         }
     }
     s.opened = Some(conn);
+    // A protected server: where is its authorization server? (bare requests only)
+    crate::probe::auth::discovery::run(s, url).await;
 }
 
 /// `discovery.tls`: https passes, loopback is not applicable, plain http elsewhere fails.

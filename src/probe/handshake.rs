@@ -158,15 +158,20 @@ pub async fn run(s: &mut Session) {
         // Every answer was 401: the server wants credentials scout was not given. That is
         // the operator's to supply, not a defect of the server (DESIGN §2: blocked).
         let unauthorized = !evidence.is_empty()
-            && s.recorder.snapshot().iter().all(|e| match &e.kind {
-                crate::telemetry::ExchangeKind::Http(h) => h.status == Some(401),
-                crate::telemetry::ExchangeKind::Stdio(_) => false,
-            });
+            && s.recorder
+                .snapshot()
+                .iter()
+                // The handshake's own requests (the auth phase's metadata fetches are others).
+                .filter(|e| evidence.contains(&e.seq))
+                .all(|e| match &e.kind {
+                    crate::telemetry::ExchangeKind::Http(h) => h.status == Some(401),
+                    crate::telemetry::ExchangeKind::Stdio(_) => false,
+                });
         if unauthorized {
-            let why = "the server requires credentials (every request got HTTP 401); give a bearer token with --token-env VAR (token_env in the config) or a header with --header NAME=env:VAR";
+            let why = crate::probe::auth::refused_message(s);
             s.add(
                 PROTOCOL_ERA
-                    .skip(SkipReason::Blocked, why)
+                    .skip(SkipReason::Blocked, why.clone())
                     .evidence(evidence),
             );
             s.block(why);

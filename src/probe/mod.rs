@@ -112,6 +112,9 @@ pub async fn run_server(spec: ServerSpec, mut cancel: CancelRx) -> ServerReport 
         s.add_all(found);
     }
 
+    // auth.open of an open remote server needed the catalogue.
+    auth::finish_open(&mut s);
+
     // The wire is closed on every path out; stdio servers are shut down and reaped here.
     stdio::finish(&mut s).await;
     // After the last reader stopped: how much of what the server sent was kept.

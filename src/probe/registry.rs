@@ -119,6 +119,9 @@ pub mod spec {
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/cancellation";
     pub const AU26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization";
+    pub const ASD26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery";
+    pub const CR26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration";
+    pub const SECAU26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/security-considerations";
     pub const SEC26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/security_best_practices";
 }

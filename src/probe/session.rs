@@ -49,6 +49,8 @@ pub struct Session {
     /// (`ServerReport::internal_errors`), shown in every format, fail the gate and make the
     /// run exit 3, so a dropped fail can never silently lift a score.
     pub internal_errors: Vec<String>,
+    /// What the discovery and auth phases learnt about the server's protection.
+    pub oauth: crate::probe::auth::State,
 }
 
 impl Session {
@@ -73,6 +75,7 @@ impl Session {
             opened: None,
             run_id,
             internal_errors: Vec::new(),
+            oauth: crate::probe::auth::State::default(),
         }
     }
 

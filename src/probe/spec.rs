@@ -37,8 +37,8 @@ pub enum TargetSpec {
         url: String,
         /// Fixed headers sent by the authenticated client.
         headers: Vec<(String, ValueSource)>,
-        /// Environment variable holding a bearer token.
-        token_env: Option<String>,
+        /// Where the bearer token comes from (a ready token, or an OAuth grant).
+        auth: crate::auth::AuthSpec,
         /// A command scout starts before the check and stops after it.
         start: Option<Vec<String>>,
     },

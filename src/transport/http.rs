@@ -26,10 +26,14 @@ pub struct HttpClients {
     client: reqwest::Client,
     /// `--rps` for this target's host, shared with every other server on it.
     limiter: RateLimiter,
-    /// Fixed headers and the bearer token, resolved (the authenticated client).
+    /// Fixed headers, resolved (the authenticated client).
     pub auth_headers: Vec<(String, String)>,
     /// `X-MCP-Trace-ID` value.
     pub trace_id: String,
+    /// The bearer token of the authenticated client. A slot rather than a fixed header: the
+    /// auth phase puts a token it obtained here in the middle of the run, and every wire
+    /// cloned from these clients sends it from then on.
+    bearer: Arc<std::sync::RwLock<Option<String>>>,
 }
 
 /// Why the HTTP client could not be built.
@@ -79,7 +83,41 @@ impl HttpClients {
             limiter,
             auth_headers,
             trace_id,
+            bearer: Arc::default(),
         })
+    }
+
+    /// Sets (or clears) the bearer token the authenticated client sends.
+    pub fn set_bearer(&self, token: Option<String>) {
+        *self.bearer.write().unwrap_or_else(|e| e.into_inner()) = token;
+    }
+
+    /// True when a bearer token is set.
+    pub fn has_bearer(&self) -> bool {
+        self.bearer
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
+    }
+
+    /// The authenticated client's headers: the fixed ones, then `Authorization: Bearer …`
+    /// when a token is set (it replaces a fixed `Authorization` header).
+    pub fn credentials(&self) -> Vec<(String, String)> {
+        let bearer = self
+            .bearer
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut h: Vec<(String, String)> = self
+            .auth_headers
+            .iter()
+            .filter(|(k, _)| bearer.is_none() || !k.eq_ignore_ascii_case("authorization"))
+            .cloned()
+            .collect();
+        if let Some(t) = bearer {
+            h.push(("Authorization".into(), format!("Bearer {t}")));
+        }
+        h
     }
 }
 

@@ -49,7 +49,7 @@ impl LegacySseWire {
             ("Accept".to_string(), "text/event-stream".to_string()),
             ("X-MCP-Trace-ID".to_string(), clients.trace_id.clone()),
         ];
-        headers.extend(clients.auth_headers.iter().cloned());
+        headers.extend(clients.credentials());
         let mut ex = HttpExchange {
             method: "GET".into(),
             url: url.clone(),

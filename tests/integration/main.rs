@@ -12,6 +12,8 @@ mod emit;
 mod execution;
 mod flood;
 mod gating;
+mod oauth;
+mod oauth_sources;
 mod phase_fixtures;
 mod props;
 mod protocol;

@@ -101,7 +101,7 @@ pub fn fixture_http(file: &str) -> ServerSpec {
     spec.target = TargetSpec::Http {
         url: format!("http://127.0.0.1:{port}/mcp"),
         headers: Vec::new(),
-        token_env: None,
+        auth: Default::default(),
         start: Some(vec![
             "python3".into(),
             path,

@@ -29,7 +29,7 @@ async fn http(name: &str) -> ServerReport {
     let report = check(TargetSpec::Http {
         url: server.url.clone(),
         headers: vec![],
-        token_env: None,
+        auth: Default::default(),
         start: None,
     })
     .await;

@@ -30,7 +30,7 @@ fn http(url: &str) -> TargetSpec {
     TargetSpec::Http {
         url: url.to_string(),
         headers: vec![],
-        token_env: None,
+        auth: Default::default(),
         start: None,
     }
 }

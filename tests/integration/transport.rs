@@ -45,7 +45,7 @@ fn http_spec(script: &str) -> ServerSpec {
         TargetSpec::Http {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: Vec::new(),
-            token_env: None,
+            auth: Default::default(),
             start: Some(vec![
                 "python3".into(),
                 fixture(script),
@@ -353,11 +353,8 @@ const KEY: &str = "key-8b7d3e41-unique-header";
 async fn secrets_child() {
     assert_eq!(std::env::var("SCOUT_T_TOKEN").as_deref(), Ok(TOKEN));
     let mut spec = http_spec("minimal_server.py");
-    if let TargetSpec::Http {
-        headers, token_env, ..
-    } = &mut spec.target
-    {
-        *token_env = Some("SCOUT_T_TOKEN".into());
+    if let TargetSpec::Http { headers, auth, .. } = &mut spec.target {
+        auth.token = Some(scout::auth::SecretSource::Env("SCOUT_T_TOKEN".into()));
         headers.push((
             "X-Api-Key".into(),
             scout::probe::spec::ValueSource::Env("SCOUT_T_KEY".into()),
@@ -441,7 +438,7 @@ async fn unreachable_server_is_a_critical_fail_and_blocks_later_phases() {
         TargetSpec::Http {
             url: format!("http://127.0.0.1:{port}/mcp"),
             headers: Vec::new(),
-            token_env: None,
+            auth: Default::default(),
             start: None,
         },
     );

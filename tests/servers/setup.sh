@@ -2,7 +2,8 @@
 # Installs the real MCP servers that scout's integration tests run against, into gitignored
 # folders next to this script:
 #   node_modules/  npm: @modelcontextprotocol/server-everything, the TypeScript SDK v2
-#                  (@modelcontextprotocol/server + /node) and zod, pinned by package-lock.json
+#                  (@modelcontextprotocol/server + /node), zod, and the OAuth authorization
+#                  server oidc-provider (oauth_stack.mjs), pinned by package-lock.json
 #   .venv/          PyPI: mcp (Python SDK 2.x), uvicorn, mcp-server-time (requirements.txt)
 #
 # Idempotent and quiet: a second run with everything in place only checks and returns.
@@ -25,6 +26,7 @@ node_ready() {
     [ -f node_modules/@modelcontextprotocol/server/package.json ] &&
     [ -f node_modules/@modelcontextprotocol/node/package.json ] &&
     [ -f node_modules/zod/package.json ] &&
+    [ -f node_modules/oidc-provider/package.json ] &&
     # a lock file newer than the install means the pins changed: reinstall
     { [ ! -f package-lock.json ] || [ ! package-lock.json -nt node_modules/.package-lock.json ]; }
 }

@@ -106,6 +106,16 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                         .map(flatten)
                         .unwrap_or_default()
                 };
+                // Not MCP traffic: OAuth metadata documents and token responses (answers to
+                // requests that were no JSON-RPC message), and authorization refusals (401/403
+                // with an RFC 6750 error object). Neither carries a `jsonrpc` member.
+                let has_jsonrpc = values.iter().any(|v| v.get("jsonrpc").is_some());
+                if !is_sse
+                    && !has_jsonrpc
+                    && (sent.is_empty() || matches!(h.status, Some(401 | 403)))
+                {
+                    continue;
+                }
                 for v in values {
                     let method = if v.get("method").is_some() {
                         v.get("method").and_then(Value::as_str).map(str::to_string)

@@ -1,0 +1,287 @@
+//! The HTTP client of the auth code: metadata documents, token requests and the auth probes
+//! of the MCP endpoint. It carries no credential of its own (it is the *bare* client of
+//! DESIGN §2 plus whatever a request adds explicitly), follows no redirects (metadata and
+//! token endpoints answer where they are published), and records every exchange, so a
+//! finding can cite it and the redactor masks what it carried.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+
+use crate::telemetry::{ExchangeKind, HttpExchange, Recorder, Seq};
+
+/// What one request got back.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Fetched {
+    /// The recorded exchange (cite it).
+    pub seq: Seq,
+    /// None when no response arrived.
+    pub status: Option<u16>,
+    /// Response headers, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    pub content_type: Option<String>,
+    /// The body as text, up to the cap.
+    pub body: String,
+    /// Why there is no (complete) response.
+    pub error: Option<String>,
+}
+
+impl Fetched {
+    /// The first value of a response header (name case-insensitive).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every value of a response header.
+    pub fn headers_named<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.headers
+            .iter()
+            .filter(move |(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body as a JSON object, when it is one.
+    pub fn json_object(&self) -> Option<serde_json::Map<String, serde_json::Value>> {
+        match serde_json::from_str::<serde_json::Value>(&self.body) {
+            Ok(serde_json::Value::Object(m)) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// True when the content type is JSON (`application/json` or `+json`).
+    pub fn is_json_type(&self) -> bool {
+        self.content_type.as_deref().is_some_and(|c| {
+            let c = c
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .to_ascii_lowercase();
+            c == "application/json" || c.ends_with("+json")
+        })
+    }
+
+    /// "HTTP 404", "no answer (timed out)".
+    pub fn describe(&self) -> String {
+        match (self.status, &self.error) {
+            (Some(s), _) => format!("HTTP {s}"),
+            (None, Some(e)) => format!("no answer ({e})"),
+            (None, None) => "no answer".into(),
+        }
+    }
+}
+
+/// Why an oauth2 request did not reach the server (for the oauth2 crate's error type).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TransportError(pub String);
+
+/// A recorded, credential-free HTTP client.
+#[derive(Debug, Clone)]
+pub struct AuthHttp {
+    client: reqwest::Client,
+    recorder: Recorder,
+    trace_id: String,
+    timeout: Duration,
+    max_body: usize,
+    /// The sequence numbers of the requests made through [`AuthHttp::oauth2`].
+    oauth2_seqs: Arc<Mutex<Vec<Seq>>>,
+}
+
+impl AuthHttp {
+    /// A client whose every request is recorded in `recorder` and carries `X-MCP-Trace-ID`.
+    pub fn new(recorder: Recorder, trace_id: &str, timeout: Duration) -> Result<Self, String> {
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .connect_timeout(Duration::from_secs(10))
+            .build()
+            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
+        Ok(AuthHttp {
+            client,
+            recorder,
+            trace_id: trace_id.to_string(),
+            timeout,
+            max_body: 1024 * 1024,
+            oauth2_seqs: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+
+    /// The recorder (its redactor is where secrets are registered).
+    pub fn recorder(&self) -> &Recorder {
+        &self.recorder
+    }
+
+    /// Registers a secret with the run's redactor: from now on it is masked everywhere.
+    pub fn secret(&self, value: &str) {
+        self.recorder.redactor().register(value);
+    }
+
+    /// Sends one request and records it.
+    pub async fn send(
+        &self,
+        method: &str,
+        url: &str,
+        headers: Vec<(String, String)>,
+        body: Option<Vec<u8>>,
+    ) -> Fetched {
+        let pending = self.recorder.begin();
+        let seq = pending.seq;
+        let mut all = vec![("X-MCP-Trace-ID".to_string(), self.trace_id.clone())];
+        all.extend(headers);
+        let mut ex = HttpExchange {
+            method: method.to_string(),
+            url: url.to_string(),
+            request_headers: all.clone(),
+            request_body: body
+                .as_ref()
+                .map(|b| String::from_utf8_lossy(b).into_owned()),
+            ..HttpExchange::default()
+        };
+        let mut out = Fetched {
+            seq,
+            ..Fetched::default()
+        };
+        let verb = reqwest::Method::from_bytes(method.as_bytes()).unwrap_or(reqwest::Method::GET);
+        let mut rb = self.client.request(verb, url).timeout(self.timeout);
+        for (k, v) in &all {
+            rb = rb.header(k, v);
+        }
+        if let Some(b) = body {
+            rb = rb.body(b);
+        }
+        match rb.send().await {
+            Err(e) => {
+                let msg = if e.is_timeout() {
+                    "timed out".to_string()
+                } else {
+                    crate::transport::http::error_chain(&e)
+                };
+                // The URL may carry a probe token: the redactor masks the registered value.
+                ex.error = Some(msg.clone());
+                out.error = Some(msg);
+            }
+            Ok(resp) => {
+                out.status = Some(resp.status().as_u16());
+                out.headers = resp
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_ascii_lowercase(),
+                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                        )
+                    })
+                    .collect();
+                out.content_type = out.header("content-type").map(str::to_string);
+                let mut body: Vec<u8> = Vec::new();
+                let mut stream = resp.bytes_stream();
+                while let Some(chunk) = stream.next().await {
+                    match chunk {
+                        Ok(c) => {
+                            let room = self.max_body.saturating_sub(body.len());
+                            body.extend_from_slice(&c[..room.min(c.len())]);
+                            if room < c.len() {
+                                ex.truncated = true;
+                                out.error = Some("body cut at 1 MiB".into());
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            out.error = Some(crate::transport::http::error_chain(&e));
+                            break;
+                        }
+                    }
+                }
+                out.body = String::from_utf8_lossy(&body).into_owned();
+                ex.status = out.status;
+                ex.response_headers = out.headers.clone();
+                ex.response_body = Some(out.body.clone());
+                ex.error = out.error.clone();
+            }
+        }
+        self.recorder.finish(pending, None, ExchangeKind::Http(ex));
+        out
+    }
+
+    /// `GET url` asking for JSON.
+    pub async fn get_json(&self, url: &str) -> Fetched {
+        self.send(
+            "GET",
+            url,
+            vec![("Accept".into(), "application/json".into())],
+            None,
+        )
+        .await
+    }
+
+    /// `POST url` with a JSON body.
+    pub async fn post_json(&self, url: &str, body: &serde_json::Value) -> Fetched {
+        self.send(
+            "POST",
+            url,
+            vec![
+                ("Accept".into(), "application/json".into()),
+                ("Content-Type".into(), "application/json".into()),
+            ],
+            Some(body.to_string().into_bytes()),
+        )
+        .await
+    }
+
+    /// Takes the sequence numbers of the requests the oauth2 adapter made so far.
+    pub fn take_oauth2_seqs(&self) -> Vec<Seq> {
+        std::mem::take(&mut *self.oauth2_seqs.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+
+    /// This client as the oauth2 crate's async HTTP client: every token request is recorded.
+    pub fn oauth2(
+        &self,
+    ) -> impl Fn(
+        oauth2::HttpRequest,
+    ) -> Pin<
+        Box<dyn Future<Output = Result<oauth2::HttpResponse, TransportError>> + Send>,
+    > + '_ {
+        move |req: oauth2::HttpRequest| {
+            let this = self.clone();
+            Box::pin(async move {
+                let method = req.method().as_str().to_string();
+                let url = req.uri().to_string();
+                let headers: Vec<(String, String)> = req
+                    .headers()
+                    .iter()
+                    .map(|(k, v)| {
+                        (
+                            k.as_str().to_string(),
+                            String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                        )
+                    })
+                    .collect();
+                let body = req.into_body();
+                let got = this
+                    .send(&method, &url, headers, (!body.is_empty()).then_some(body))
+                    .await;
+                this.oauth2_seqs
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(got.seq);
+                let Some(status) = got.status else {
+                    return Err(TransportError(got.describe()));
+                };
+                let mut builder = oauth2::http::Response::builder().status(status);
+                for (k, v) in &got.headers {
+                    builder = builder.header(k.as_str(), v.as_str());
+                }
+                builder
+                    .body(got.body.into_bytes())
+                    .map_err(|e| TransportError(e.to_string()))
+            })
+        }
+    }
+}

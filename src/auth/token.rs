@@ -1,0 +1,289 @@
+//! Getting a bearer token at an authorization server's token endpoint with the `oauth2`
+//! crate: client credentials, a refresh token, or an authorization code with its PKCE
+//! verifier. Every grant sends the RFC 8707 `resource` parameter (the MCP server's canonical
+//! URI). Every token, refresh token and secret is registered with the run's redactor the
+//! moment it exists; the requests go through [`AuthHttp`], so they are recorded (masked).
+
+use base64::Engine as _;
+use oauth2::basic::{BasicClient, BasicErrorResponse, BasicTokenResponse};
+use oauth2::{
+    AuthorizationCode, ClientId, ClientSecret, PkceCodeVerifier, RedirectUrl, RefreshToken,
+    RequestTokenError, Scope, TokenResponse, TokenUrl,
+};
+use serde_json::{Map, Value};
+
+use crate::auth::http::{AuthHttp, TransportError};
+use crate::telemetry::Seq;
+
+/// A token the authorization server issued. The values are secrets: `Debug` hides them.
+#[derive(Clone, PartialEq)]
+pub struct Acquired {
+    /// The access token.
+    pub token: String,
+    /// Lifetime in seconds, when the token endpoint said.
+    pub expires_in: Option<u64>,
+    /// The granted scope, when the token endpoint said.
+    pub scope: Option<String>,
+    /// A refresh token, when one was issued (a new one after a refresh: rotation).
+    pub refresh_token: Option<String>,
+    /// The token request(s).
+    pub evidence: Vec<Seq>,
+}
+
+impl std::fmt::Debug for Acquired {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Acquired")
+            .field("token", &"[secret]")
+            .field("expires_in", &self.expires_in)
+            .field("scope", &self.scope)
+            .field(
+                "refresh_token",
+                &self.refresh_token.as_ref().map(|_| "[secret]"),
+            )
+            .field("evidence", &self.evidence)
+            .finish()
+    }
+}
+
+/// A token request that did not produce a token.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{message}")]
+pub struct TokenError {
+    /// One line: what the authorization server said, or why it could not be asked.
+    pub message: String,
+    /// The OAuth `error` code, when the server sent one (`invalid_client`, `invalid_target` …).
+    pub error: Option<String>,
+    pub evidence: Vec<Seq>,
+}
+
+/// The client scout acts as at one token endpoint.
+#[derive(Debug, Clone, Copy)]
+pub struct Client<'a> {
+    pub token_endpoint: &'a str,
+    pub client_id: &'a str,
+    /// Confidential clients only (never printed).
+    pub client_secret: Option<&'a str>,
+}
+
+type Outcome = Result<BasicTokenResponse, RequestTokenError<TransportError, BasicErrorResponse>>;
+
+/// Client credentials (RFC 6749 §4.4) for `resource`, with `scope` when given.
+pub async fn client_credentials(
+    http: &AuthHttp,
+    c: Client<'_>,
+    scope: Option<&str>,
+    resource: &str,
+) -> Result<Acquired, TokenError> {
+    let client = basic(c)?;
+    let req = client
+        .exchange_client_credentials()
+        .add_scopes(scopes(scope))
+        .add_extra_param("resource", resource.to_string());
+    let outcome = req.request_async(&http.oauth2()).await;
+    finish(http, outcome, "client credentials")
+}
+
+/// The refresh token grant (RFC 6749 §6) for `resource`.
+pub async fn refresh(
+    http: &AuthHttp,
+    c: Client<'_>,
+    refresh_token: &str,
+    scope: Option<&str>,
+    resource: &str,
+) -> Result<Acquired, TokenError> {
+    http.secret(refresh_token);
+    let client = basic(c)?;
+    let rt = RefreshToken::new(refresh_token.to_string());
+    let req = client
+        .exchange_refresh_token(&rt)
+        .add_scopes(scopes(scope))
+        .add_extra_param("resource", resource.to_string());
+    let outcome = req.request_async(&http.oauth2()).await;
+    finish(http, outcome, "the refresh token grant")
+}
+
+/// The authorization code grant with PKCE (RFC 6749 §4.1, RFC 7636) for `resource`.
+pub async fn authorization_code(
+    http: &AuthHttp,
+    c: Client<'_>,
+    code: &str,
+    verifier: &str,
+    redirect_uri: &str,
+    resource: &str,
+) -> Result<Acquired, TokenError> {
+    http.secret(code);
+    http.secret(verifier);
+    let client =
+        basic(c)?.set_redirect_uri(RedirectUrl::new(redirect_uri.to_string()).map_err(|e| {
+            TokenError {
+                message: format!("the redirect URI {redirect_uri} is not a URL: {e}"),
+                error: None,
+                evidence: Vec::new(),
+            }
+        })?);
+    let req = client
+        .exchange_code(AuthorizationCode::new(code.to_string()))
+        .set_pkce_verifier(PkceCodeVerifier::new(verifier.to_string()))
+        .add_extra_param("resource", resource.to_string());
+    let outcome = req.request_async(&http.oauth2()).await;
+    finish(http, outcome, "the authorization code grant")
+}
+
+fn scopes(scope: Option<&str>) -> Vec<Scope> {
+    scope
+        .unwrap_or("")
+        .split_whitespace()
+        .map(|s| Scope::new(s.to_string()))
+        .collect()
+}
+
+type Basic = oauth2::Client<
+    BasicErrorResponse,
+    BasicTokenResponse,
+    oauth2::basic::BasicTokenIntrospectionResponse,
+    oauth2::StandardRevocableToken,
+    oauth2::basic::BasicRevocationErrorResponse,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointNotSet,
+    oauth2::EndpointSet,
+>;
+
+fn basic(c: Client<'_>) -> Result<Basic, TokenError> {
+    let url = TokenUrl::new(c.token_endpoint.to_string()).map_err(|e| TokenError {
+        message: format!("the token endpoint {} is not a URL: {e}", c.token_endpoint),
+        error: None,
+        evidence: Vec::new(),
+    })?;
+    let client = BasicClient::new(ClientId::new(c.client_id.to_string())).set_token_uri(url);
+    Ok(match c.client_secret {
+        Some(s) => client.set_client_secret(ClientSecret::new(s.to_string())),
+        None => client,
+    })
+}
+
+fn finish(http: &AuthHttp, outcome: Outcome, grant: &str) -> Result<Acquired, TokenError> {
+    let evidence = http.take_oauth2_seqs();
+    match outcome {
+        Ok(r) => {
+            let token = r.access_token().secret().to_string();
+            http.secret(&token);
+            let refresh_token = r.refresh_token().map(|t| t.secret().to_string());
+            if let Some(t) = &refresh_token {
+                http.secret(t);
+            }
+            Ok(Acquired {
+                token,
+                expires_in: r.expires_in().map(|d| d.as_secs()),
+                scope: r
+                    .scopes()
+                    .map(|s| s.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(" ")),
+                refresh_token,
+                evidence,
+            })
+        }
+        Err(RequestTokenError::ServerResponse(e)) => {
+            let code = e.error().as_ref().to_string();
+            let desc = e
+                .error_description()
+                .map(|d| format!(": {d}"))
+                .unwrap_or_default();
+            Err(TokenError {
+                message: format!("the token endpoint refused {grant} with `{code}`{desc}"),
+                error: Some(code),
+                evidence,
+            })
+        }
+        Err(RequestTokenError::Request(e)) => Err(TokenError {
+            message: format!("the token endpoint could not be reached for {grant}: {e}"),
+            error: None,
+            evidence,
+        }),
+        Err(RequestTokenError::Parse(e, _body)) => Err(TokenError {
+            // Never the body: it may hold a token.
+            message: format!(
+                "the token endpoint's answer to {grant} is not a token response ({})",
+                e.path()
+            ),
+            error: None,
+            evidence,
+        }),
+        Err(RequestTokenError::Other(why)) => Err(TokenError {
+            message: format!("the token endpoint's answer to {grant} was not usable: {why}"),
+            error: None,
+            evidence,
+        }),
+    }
+}
+
+/// The claims of a JWT access token, decoded without verification (scout only reads `aud`
+/// and `exp` to describe the token; the server is the one that must verify it). `None` for
+/// opaque tokens.
+pub fn jwt_claims(token: &str) -> Option<Map<String, Value>> {
+    let mut parts = token.split('.');
+    let (_h, p, _s) = (parts.next()?, parts.next()?, parts.next()?);
+    if parts.next().is_some() {
+        return None;
+    }
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(p.trim_end_matches('='))
+        .ok()?;
+    match serde_json::from_slice::<Value>(&bytes).ok()? {
+        Value::Object(m) => Some(m),
+        _ => None,
+    }
+}
+
+/// The `aud` claim as a list.
+pub fn audiences(claims: &Map<String, Value>) -> Vec<String> {
+    match claims.get("aud") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A random bearer token that no authorization server issued: well-formed (RFC 6750
+/// `b64token` characters), 43 characters like a 256-bit base64url value.
+pub fn garbage_token() -> String {
+    let raw = [uuid::Uuid::new_v4(), uuid::Uuid::new_v4()];
+    let bytes: Vec<u8> = raw.iter().flat_map(|u| *u.as_bytes()).collect();
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes[..32])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_jwt_claims_and_ignores_opaque_tokens() {
+        let b = |v: &str| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v);
+        let jwt = format!(
+            "{}.{}.sig",
+            b(r#"{"alg":"RS256"}"#),
+            b(r#"{"aud":["https://a/mcp","x"],"exp":5}"#)
+        );
+        let c = jwt_claims(&jwt).expect("claims");
+        assert_eq!(audiences(&c), ["https://a/mcp", "x"]);
+        assert_eq!(c["exp"], 5);
+        assert!(jwt_claims("opaque-token").is_none());
+        assert!(jwt_claims("a.b.c.d").is_none());
+        assert!(jwt_claims("a.!!!.c").is_none());
+    }
+
+    #[test]
+    fn garbage_tokens_are_well_formed_and_fresh() {
+        let a = garbage_token();
+        assert_eq!(a.len(), 43);
+        assert!(
+            a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        );
+        assert_ne!(a, garbage_token());
+    }
+}

@@ -1,0 +1,571 @@
+//! OAuth-protected servers: the discovery checks (`discovery.protected_resource`,
+//! `authorization_server`, `pkce`, `registration`) and the auth checks (`auth.challenge`,
+//! `garbage_token`, `query_token`, `audience`, `scope_challenge`, `token_acquired`, `open`)
+//! against real parts and against one fixture per defect; the token sources (client
+//! credentials, refresh token, a ready token from a file, `scout auth login`); the
+//! "requires credentials" stop; and that no token, secret or code reaches any output.
+//!
+//! Real parts: `tests/servers/oauth_stack.mjs` (oidc-provider + a TypeScript SDK v2 server
+//! validating its JWTs) and `tests/servers/py_oauth_server.py` (the Python SDK's built-in
+//! authorization server). Fixtures: `tests/fixtures/oauthfixture.py` and its subclasses. The
+//! other token sources (files, config, refresh token, `scout auth login`) are in
+//! `oauth_sources`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{HttpFixture, Run, Scout};
+use crate::servers::{HttpServer, require_setup, servers_dir};
+
+/// The confidential client of the oidc-provider stack.
+const STACK_CLIENT: &str = "scout-ci";
+const STACK_SECRET: &str = "stack-secret-4e8a2c6b1d";
+/// The fixture authorization server's client (oauthfixture.py).
+pub(crate) const FIXTURE_CLIENT: &str = "fixture-client";
+pub(crate) const FIXTURE_SECRET: &str = "fixture-secret-9d3c";
+
+/// The oidc-provider stack, started on a free port, with its token log.
+struct Stack {
+    server: HttpServer,
+    issuer: String,
+    log: tempfile::NamedTempFile,
+}
+
+fn stack() -> Stack {
+    require_setup();
+    assert!(
+        servers_dir()
+            .join("node_modules/oidc-provider/package.json")
+            .exists(),
+        "oidc-provider is not installed: run tests/servers/setup.sh"
+    );
+    let log = tempfile::NamedTempFile::new().expect("token log");
+    let log_path = log.path().to_string_lossy().into_owned();
+    let server = HttpServer::start(
+        &[
+            "node".to_string(),
+            servers_dir()
+                .join("oauth_stack.mjs")
+                .to_string_lossy()
+                .into_owned(),
+            "{port}".to_string(),
+        ],
+        &[
+            ("OAUTH_STACK_CLIENT_SECRET", STACK_SECRET),
+            ("SCOUT_TEST_AUTH_LOG", log_path.as_str()),
+        ],
+        "/mcp",
+    );
+    // The port is open before the handlers are attached: wait for the line that says so.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let issuer = loop {
+        let out = server.output();
+        if let Some(line) = out.lines().find(|l| l.starts_with("listening on ")) {
+            break line
+                .split(" issuer ")
+                .nth(1)
+                .expect("the line names the issuer")
+                .trim()
+                .to_string();
+        }
+        assert!(Instant::now() < deadline, "the stack did not start:\n{out}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    Stack {
+        server,
+        issuer,
+        log,
+    }
+}
+
+/// The Python SDK server with its built-in authorization server.
+pub(crate) fn py_oauth(refresh_token: &str) -> HttpServer {
+    require_setup();
+    HttpServer::start(
+        &[
+            servers_dir()
+                .join(".venv/bin/python")
+                .to_string_lossy()
+                .into_owned(),
+            servers_dir()
+                .join("py_oauth_server.py")
+                .to_string_lossy()
+                .into_owned(),
+            "{port}".to_string(),
+        ],
+        &[("PY_OAUTH_REFRESH_TOKEN", refresh_token)],
+        "/mcp",
+    )
+}
+
+pub(crate) fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("report written")).expect("JSON")
+}
+
+pub(crate) fn server_report(path: &Path) -> Value {
+    read_json(path)["servers"][0].clone()
+}
+
+pub(crate) fn finding<'a>(server: &'a Value, id: &str) -> &'a Value {
+    server["findings"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["id"] == id))
+        .unwrap_or_else(|| panic!("no finding {id} in {server}"))
+}
+
+/// Every file under `dir`.
+pub(crate) fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Every artifact of a run in `dir` plus its stdout/stderr, as (name, text).
+pub(crate) fn artifacts(run: &Run, dir: &Path) -> Vec<(String, String)> {
+    let mut texts = vec![("stdout+stderr".to_string(), run.all_output())];
+    for p in walk(dir) {
+        texts.push((
+            p.display().to_string(),
+            std::fs::read_to_string(&p).expect("artifact is text"),
+        ));
+    }
+    texts
+}
+
+/// A JWT (`eyJ….eyJ…`) anywhere in `text`: every access token the stack issues is one.
+fn has_jwt(text: &str) -> bool {
+    regex::Regex::new(r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}")
+        .expect("regex")
+        .is_match(text)
+}
+
+/// Runs `scout check` against the oidc-provider stack with client credentials, a limited
+/// scope for the scope challenge, every report format and `-vv`.
+#[test]
+fn the_real_stack_passes_every_auth_check_and_the_token_is_the_one_later_phases_send() {
+    let stack = stack();
+    let out = tempfile::tempdir().expect("tempdir");
+    let run = Scout::new()
+        .env("STACK_SECRET_VAR", STACK_SECRET)
+        .args([
+            "-vv",
+            "check",
+            &stack.server.url,
+            "--client-id",
+            STACK_CLIENT,
+            "--client-secret-env",
+            "STACK_SECRET_VAR",
+            "--scope",
+            "mcp",
+            "--limited-scope",
+            "other",
+            "--fail-under",
+            "80",
+            "--out-dir",
+        ])
+        .args([out.path()])
+        .env("SCOUT_FORMATS", "json,junit,sarif,markdown,har,events")
+        .run();
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let json = walk(out.path())
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "json") && !p.ends_with("events.ndjson"))
+        .expect("a JSON report");
+    let server = server_report(&json);
+
+    // Every discovery and auth check passes (the observations are infos), with evidence.
+    for id in [
+        "discovery.reachable",
+        "discovery.protected_resource",
+        "discovery.authorization_server",
+        "discovery.pkce",
+        "auth.challenge",
+        "auth.garbage_token",
+        "auth.query_token",
+        "auth.audience",
+        "auth.scope_challenge",
+    ] {
+        let f = finding(&server, id);
+        assert_eq!(f["status"], "pass", "{f}");
+        assert!(
+            !f["evidence"].as_array().expect("evidence").is_empty(),
+            "{f}"
+        );
+    }
+    for id in ["discovery.registration", "auth.token_acquired", "auth.open"] {
+        let f = finding(&server, id);
+        assert_eq!(f["status"], "info", "{f}");
+        assert!(
+            !f["evidence"].as_array().expect("evidence").is_empty(),
+            "{f}"
+        );
+    }
+    // The stack serves RFC 8414 metadata and registration; the audience probe met a JWT
+    // server that checked `aud`.
+    let acquired = finding(&server, "auth.token_acquired")["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        acquired.contains("client credentials") && acquired.contains("a JWT for audience"),
+        "{acquired}"
+    );
+    // All nine phases ran.
+    for c in server["categories"].as_array().expect("categories") {
+        assert_eq!(c["assessed"], true, "{c}");
+    }
+    assert!(server["blocked"].is_null());
+
+    // From the recorded exchanges (HAR): the bare requests never carry a token; every
+    // request of the phases after auth does.
+    let har_path = walk(out.path())
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "har"))
+        .expect("a HAR file");
+    let har = read_json(&har_path);
+    let entries = har["log"]["entries"].as_array().expect("entries").clone();
+    let seq_of = |e: &Value| e["_seq"].as_u64().expect("_seq");
+    let auth_header = |e: &Value| {
+        e["request"]["headers"]
+            .as_array()
+            .expect("headers")
+            .iter()
+            .find(|h| {
+                h["name"]
+                    .as_str()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("authorization"))
+            })
+            .and_then(|h| h["value"].as_str().map(str::to_string))
+    };
+    let max_ev = |phase: &str| {
+        server["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["phase"] == phase)
+            .flat_map(|f| f["evidence"].as_array().cloned().unwrap_or_default())
+            .filter_map(|v| v.as_u64())
+            .max()
+            .expect("evidence")
+    };
+    let discovery_end = max_ev("discovery");
+    let auth_end = max_ev("auth");
+    let mut later = 0;
+    for e in &entries {
+        let seq = seq_of(e);
+        let url = e["request"]["url"].as_str().unwrap_or_default();
+        if seq <= discovery_end {
+            assert!(
+                auth_header(e).is_none(),
+                "a discovery request carried credentials: {e}"
+            );
+        } else if seq > auth_end && url.starts_with(&stack.server.url) {
+            assert_eq!(
+                auth_header(e).as_deref(),
+                Some("Bearer [REDACTED]"),
+                "a request after the auth phase went without the token: {e}"
+            );
+            later += 1;
+        }
+    }
+    assert!(later > 20, "the later phases made requests: {later}");
+
+    // From the server's side: every request it authorised (scope mcp, for this resource)
+    // carried one and the same token, issued to scout-ci by client credentials.
+    let log = std::fs::read_to_string(stack.log.path()).expect("token log");
+    let verified: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("log line"))
+        .collect();
+    let main: Vec<&Value> = verified
+        .iter()
+        .filter(|v| v["aud"] == stack.server.url.as_str() && v["scope"] == "mcp")
+        .collect();
+    let hashes: BTreeSet<&str> = main.iter().filter_map(|v| v["sha256"].as_str()).collect();
+    assert_eq!(hashes.len(), 1, "one token for the whole run: {log}");
+    assert!(main.iter().all(|v| v["client_id"] == STACK_CLIENT));
+    assert!(
+        main.len() >= later,
+        "the server authorised {} requests, the report shows {later} after the auth phase",
+        main.len()
+    );
+
+    // Nothing secret in any output: the client secret, and no JWT (every token is one).
+    let texts = artifacts(&run, out.path());
+    let names: Vec<&str> = texts.iter().map(|(n, _)| n.as_str()).collect();
+    for ext in [".json", ".xml", ".sarif", ".md", ".har", ".ndjson"] {
+        assert!(names.iter().any(|n| n.ends_with(ext)), "{ext}: {names:?}");
+    }
+    for (name, text) in &texts {
+        assert!(
+            !text.contains(STACK_SECRET),
+            "the client secret leaked into {name}"
+        );
+        assert!(!has_jwt(text), "an access token leaked into {name}");
+    }
+    assert!(
+        stack.issuer.starts_with("http://127.0.0.1:"),
+        "{}",
+        stack.issuer
+    );
+}
+
+#[test]
+fn without_credentials_the_run_stops_with_one_line_naming_the_authorization_server() {
+    let stack = stack();
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let run = Scout::new()
+        .args(["-q", "check", &stack.server.url, "--json"])
+        .args([&json])
+        .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", run.stderr);
+    for part in [
+        "requires credentials",
+        stack.issuer.as_str(),
+        "--client-id",
+        "--client-secret-env",
+        "--refresh-token-env",
+        "--token-file",
+        "scout auth login",
+    ] {
+        assert!(lines[0].contains(part), "{part}: {}", lines[0]);
+    }
+    let server = server_report(&json);
+    // The bare probes still ran; what needs a token says why not.
+    assert_eq!(finding(&server, "auth.challenge")["status"], "pass");
+    assert_eq!(finding(&server, "auth.garbage_token")["status"], "pass");
+    assert_eq!(finding(&server, "auth.token_acquired")["status"], "skip");
+    assert_eq!(
+        finding(&server, "handshake.protocol_era")["skip_reason"],
+        "blocked"
+    );
+}
+
+/// `scout check` of a fixture with client credentials, only the phases that matter.
+fn check_fixture(name: &str, extra_env: &[(&str, &str)], phases: &str) -> (Run, Value) {
+    let fixture = HttpFixture::start(name);
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let mut scout = Scout::new().env("FX_SECRET", FIXTURE_SECRET);
+    for (k, v) in extra_env {
+        scout = scout.env(k, v);
+    }
+    let run = scout
+        .args([
+            "-q",
+            "check",
+            &fixture.url,
+            "--client-id",
+            FIXTURE_CLIENT,
+            "--client-secret-env",
+            "FX_SECRET",
+            "--scope",
+            "mcp",
+            "--limited-scope",
+            "other",
+            "--only",
+            phases,
+            "--json",
+        ])
+        .args([&json])
+        .run();
+    assert!(
+        matches!(run.code, Some(0 | 1)),
+        "{name}: {:?}\n{}",
+        run.code,
+        run.stderr
+    );
+    let server = server_report(&json);
+    (run, server)
+}
+
+#[test]
+fn the_correct_fixture_passes_every_check_the_defects_fail() {
+    let (run, server) = check_fixture("oauth_server.py", &[], "discovery,auth");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    for id in [
+        "discovery.protected_resource",
+        "discovery.authorization_server",
+        "discovery.pkce",
+        "auth.challenge",
+        "auth.garbage_token",
+        "auth.query_token",
+        "auth.audience",
+        "auth.scope_challenge",
+    ] {
+        assert_eq!(finding(&server, id)["status"], "pass", "{id}: {server}");
+    }
+    assert_eq!(finding(&server, "discovery.registration")["status"], "info");
+    assert!(
+        finding(&server, "discovery.registration")["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Only pre-registration")
+    );
+
+    // fixture, check, status, severity (on a fail)
+    let cases: [(&str, &str, &str, Option<&str>); 9] = [
+        (
+            "garbage_token_accepted.py",
+            "auth.garbage_token",
+            "fail",
+            Some("critical"),
+        ),
+        (
+            "bad_token_500.py",
+            "auth.garbage_token",
+            "fail",
+            Some("major"),
+        ),
+        (
+            "no_www_authenticate.py",
+            "auth.challenge",
+            "fail",
+            Some("major"),
+        ),
+        (
+            "no_protected_resource.py",
+            "discovery.protected_resource",
+            "fail",
+            Some("major"),
+        ),
+        ("no_s256.py", "discovery.pkce", "fail", Some("major")),
+        (
+            "query_token_accepted.py",
+            "auth.query_token",
+            "fail",
+            Some("major"),
+        ),
+        (
+            "wrong_audience_accepted.py",
+            "auth.audience",
+            "fail",
+            Some("critical"),
+        ),
+        ("scope_refused_401.py", "auth.scope_challenge", "warn", None),
+        (
+            "issuer_mismatch.py",
+            "discovery.authorization_server",
+            "fail",
+            Some("major"),
+        ),
+    ];
+    for (fixture, id, status, severity) in cases {
+        let (_, server) = check_fixture(fixture, &[], "discovery,auth");
+        let f = finding(&server, id);
+        assert_eq!(f["status"], status, "{fixture}: {f}");
+        if let Some(sev) = severity {
+            assert_eq!(f["severity"], sev, "{fixture}: {f}");
+        }
+        assert!(
+            !f["evidence"].as_array().expect("evidence").is_empty(),
+            "{f}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_metadata_document_also_fails_the_challenge_and_blocks_the_token() {
+    let (run, server) = check_fixture("no_protected_resource.py", &[], "discovery,auth");
+    assert_eq!(run.code, Some(1));
+    assert_eq!(finding(&server, "auth.challenge")["status"], "fail");
+    assert_eq!(finding(&server, "auth.token_acquired")["status"], "fail");
+    assert_eq!(
+        finding(&server, "discovery.authorization_server")["status"],
+        "skip"
+    );
+    assert!(server["blocked"].as_str().is_some(), "{server}");
+}
+
+#[test]
+fn remote_rules_plain_http_authorization_server_and_an_open_server_with_writable_tools() {
+    // treat_as_remote makes the loopback fixture count as remote: its http:// endpoints fail.
+    let (_, server) = check_fixture(
+        "oauth_server.py",
+        &[("SCOUT_TREAT_AS_REMOTE", "true")],
+        "discovery,auth",
+    );
+    let f = finding(&server, "discovery.authorization_server");
+    assert_eq!(f["status"], "fail", "{f}");
+    assert!(f["detail"].as_str().unwrap_or_default().contains("HTTPS"));
+
+    // An open server with tools that are not read-only: a warning when remote …
+    let open = |remote: bool| {
+        let fixture = HttpFixture::start("unannotated_tools.py");
+        let out = tempfile::tempdir().expect("tempdir");
+        let json = out.path().join("r.json");
+        let mut s = Scout::new();
+        if remote {
+            s = s.env("SCOUT_TREAT_AS_REMOTE", "true");
+        }
+        let run = s
+            .args([
+                "-q",
+                "check",
+                &fixture.url,
+                "--only",
+                "discovery,auth,handshake,catalog",
+                "--json",
+            ])
+            .args([&json])
+            .run();
+        assert!(matches!(run.code, Some(0 | 1)), "{}", run.stderr);
+        finding(&server_report(&json), "auth.open").clone()
+    };
+    let remote = open(true);
+    assert_eq!(remote["status"], "warn", "{remote}");
+    assert!(
+        remote["evidence"].as_array().expect("ev").len() > 1,
+        "{remote}"
+    );
+    // … an observation when local.
+    assert_eq!(open(false)["status"], "info");
+}
+
+#[test]
+fn refused_client_credentials_fail_token_acquired_and_block_the_run() {
+    let fixture = HttpFixture::start("oauth_server.py");
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let run = Scout::new()
+        .env("SCOUT_CLIENT_ID", FIXTURE_CLIENT)
+        .env("SCOUT_CLIENT_SECRET_ENV", "FX_WRONG")
+        .env("FX_WRONG", "not-the-fixture-secret")
+        .args(["-q", "check", &fixture.url, "--json"])
+        .args([&json])
+        .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    let server = server_report(&json);
+    let f = finding(&server, "auth.token_acquired");
+    assert_eq!(f["status"], "fail", "{f}");
+    assert!(
+        f["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("invalid_client"),
+        "{f}"
+    );
+    assert!(
+        run.stderr.contains("could not get a token"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        !std::fs::read_to_string(&json)
+            .expect("report")
+            .contains("not-the-fixture-secret")
+    );
+}
