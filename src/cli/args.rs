@@ -69,6 +69,8 @@ pub enum Command {
     /// Work with reports of earlier runs
     #[command(subcommand)]
     Report(crate::cli::report::ReportCommand),
+    /// Pin what the servers offer an agent in scout.lock; --update accepts changes
+    Pin(Box<crate::cli::pin::PinArgs>),
 }
 
 /// `scout config …`.

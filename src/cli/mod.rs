@@ -7,6 +7,7 @@ pub mod check;
 pub mod connect;
 pub mod generate;
 pub mod logging;
+pub mod pin;
 pub mod report;
 pub mod tools;
 
@@ -65,6 +66,7 @@ pub fn main() -> ExitCode {
         Command::Tools(a) => tools::tools(*a),
         Command::Call(a) => tools::call(*a),
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
+        Command::Pin(a) => pin::run(*a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

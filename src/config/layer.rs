@@ -58,6 +58,12 @@ pub struct Layer {
     pub checks: Option<ChecksTable>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<PathBuf>,
+    /// Judge loopback HTTP servers as remote for the security rules (tests, tunnels).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub treat_as_remote: Option<bool>,
+    /// The catalogue lock file (default: `scout.lock` beside the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub servers: Option<Vec<ServerEntry>>,
 }
@@ -83,6 +89,8 @@ pub const KEYS: &[&str] = &[
     "skip",
     "checks",
     "baseline",
+    "treat_as_remote",
+    "lock",
     "servers",
 ];
 

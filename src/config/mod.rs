@@ -100,6 +100,10 @@ pub struct Settings {
     pub ignore: Vec<(String, String)>,
     /// Baseline file (refused in this version).
     pub baseline: Option<PathBuf>,
+    /// Judge loopback HTTP servers as remote for the security rules.
+    pub treat_as_remote: bool,
+    /// `lock` as configured (the default is resolved against the config file by [`load`]).
+    pub lock: Option<PathBuf>,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
@@ -119,6 +123,10 @@ pub struct Loaded {
     pub servers: Vec<Planned>,
     /// True when the servers came from the command line.
     pub target_from_cli: bool,
+    /// Where the catalogue lock is (or would be written).
+    pub lock_path: PathBuf,
+    /// The lock, when that file exists.
+    pub lock: Option<crate::pin::Lock>,
 }
 
 /// Loads and validates the configuration.
@@ -157,7 +165,11 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
             })
             .collect(),
     };
-    let servers = servers::plan(entries, &settings, &options.flags)?;
+    let mut servers = servers::plan(entries, &settings, &options.flags)?;
+    let lock_path = lock_path(&settings, file.as_ref());
+    let lock =
+        crate::pin::lockfile::read(&lock_path).map_err(|e| ConfigError::new(e.to_string()))?;
+    attach_pins(&mut servers, &lock_path, lock.as_ref());
     Ok(Loaded {
         file,
         profile,
@@ -166,7 +178,40 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
         settings,
         servers,
         target_from_cli,
+        lock_path,
+        lock,
     })
+}
+
+/// The lock file: `lock` as configured, else `scout.lock` beside the config file, else in
+/// the working directory.
+pub fn lock_path(settings: &Settings, file: Option<&ConfigFile>) -> PathBuf {
+    if let Some(p) = &settings.lock {
+        return p.clone();
+    }
+    file.and_then(|f| f.path.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.join(crate::pin::LOCK_FILE))
+        .unwrap_or_else(|| PathBuf::from(crate::pin::LOCK_FILE))
+}
+
+/// Tells each server what the lock says about it.
+fn attach_pins(servers: &mut [Planned], path: &std::path::Path, lock: Option<&crate::pin::Lock>) {
+    use crate::probe::spec::PinSpec;
+    for p in servers {
+        p.spec.pin = match lock {
+            None => PinSpec::NoLock,
+            Some(l) => match l.server(&p.spec.name) {
+                Some(server) => PinSpec::Pinned {
+                    lock: path.to_path_buf(),
+                    server: server.clone(),
+                },
+                None => PinSpec::Unpinned {
+                    lock: path.to_path_buf(),
+                },
+            },
+        };
+    }
 }
 
 /// The selected profile: named ones must exist in the file.
@@ -349,6 +394,8 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         skip: phases("skip", &m.skip)?,
         ignore,
         baseline: m.baseline.clone(),
+        treat_as_remote: m.treat_as_remote.unwrap_or(false),
+        lock: m.lock.clone(),
     })
 }
 

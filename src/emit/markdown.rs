@@ -148,6 +148,7 @@ fn server_section(out: &mut String, report: &Report, s: &ServerReport) {
         out.push_str(&format!("| {} | {} |\n", c.phase.as_str(), v));
     }
     out.push('\n');
+    out.push_str(&crate::emit::pinning::markdown_section(s));
     let judged = sorted(
         s.findings
             .iter()

@@ -105,6 +105,28 @@ pub struct ServerSpec {
     /// (empty: the session makes one up).
     #[serde(default)]
     pub run_id: String,
+    /// Judge a loopback HTTP target as if it were remote (config `treat_as_remote`): the
+    /// security rules for exposed servers apply. Sends nothing anywhere else.
+    #[serde(default)]
+    pub treat_as_remote: bool,
+    /// What `scout.lock` says about this server (`security.catalog_pinning`).
+    #[serde(default)]
+    pub pin: PinSpec,
+}
+
+/// The lock file's entry for one server, as the config found it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub enum PinSpec {
+    /// No lock file was found.
+    #[default]
+    NoLock,
+    /// The lock exists but does not list this server.
+    Unpinned { lock: PathBuf },
+    /// The server's pinned catalogue.
+    Pinned {
+        lock: PathBuf,
+        server: crate::pin::PinnedServer,
+    },
 }
 
 impl ServerSpec {
@@ -126,6 +148,17 @@ impl ServerSpec {
             context_warn_tokens: 20_000,
             anchor: None,
             run_id: String::new(),
+            treat_as_remote: false,
+            pin: PinSpec::NoLock,
+        }
+    }
+
+    /// True when the security rules for exposed servers apply: an HTTP target on a
+    /// non-loopback host, or any HTTP target with `treat_as_remote`. stdio never is.
+    pub fn is_remote(&self) -> bool {
+        match &self.target {
+            TargetSpec::Http { url, .. } => self.treat_as_remote || !is_loopback_url(url),
+            TargetSpec::Stdio { .. } => false,
         }
     }
 
@@ -140,5 +173,61 @@ impl ServerSpec {
             TargetSpec::Http { url, .. } => url.clone(),
             TargetSpec::Stdio { command, .. } => command.join(" "),
         }
+    }
+}
+
+/// Whether a URL's host is loopback (`localhost`, `*.localhost`, 127.0.0.0/8, `::1`). An
+/// unparsable URL is not loopback.
+pub fn is_loopback_url(url: &str) -> bool {
+    let Ok(u) = url::Url::parse(url) else {
+        return false;
+    };
+    match u.host() {
+        Some(url::Host::Domain(d)) => {
+            let d = d.to_ascii_lowercase();
+            d == "localhost" || d.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(url: &str) -> ServerSpec {
+        ServerSpec::new(
+            "s",
+            TargetSpec::Http {
+                url: url.into(),
+                headers: vec![],
+                token_env: None,
+                start: None,
+            },
+        )
+    }
+
+    #[test]
+    fn remote_means_a_non_loopback_host_or_the_setting() {
+        assert!(!http("http://127.0.0.1:1/mcp").is_remote());
+        assert!(!http("http://localhost/mcp").is_remote());
+        assert!(!http("http://[::1]:9/mcp").is_remote());
+        assert!(http("https://mcp.example.com/mcp").is_remote());
+        let mut local = http("http://127.0.0.1:1/mcp");
+        local.treat_as_remote = true;
+        assert!(local.is_remote());
+        let mut stdio = ServerSpec::new(
+            "s",
+            TargetSpec::Stdio {
+                command: vec!["x".into()],
+                env_forward: vec![],
+                env_set: vec![],
+                dir: None,
+            },
+        );
+        stdio.treat_as_remote = true;
+        assert!(!stdio.is_remote());
     }
 }

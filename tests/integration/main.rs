@@ -18,6 +18,7 @@ mod real_servers;
 mod runner;
 mod sample;
 mod secrets;
+mod security;
 mod servers;
 mod tools_call;
 mod transport;
