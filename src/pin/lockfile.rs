@@ -85,23 +85,35 @@ pub fn toml_string(s: &str) -> String {
     out
 }
 
+/// JSON text as a TOML string: verbatim in a literal string (`'…'` or `'''…'''`) when it
+/// has no single quote and nothing to escape, else as [`toml_string`].
+pub fn toml_json(s: &str) -> String {
+    let plain = !s.contains('\'') && !s.chars().any(|c| c != '\n' && needs_escape(c));
+    match (plain, s.contains('\n')) {
+        (true, false) => format!("'{s}'"),
+        (true, true) => format!("'''\n{s}'''"),
+        (false, _) => toml_string(s),
+    }
+}
+
 fn entry(out: &mut String, table: &str, e: &PinnedEntry) {
     out.push_str(&format!("\n[[servers.{table}]]\n"));
-    let mut field = |key: &str, v: &Option<String>| {
+    let mut field = |key: &str, v: &Option<String>, json: bool| {
         if let Some(v) = v {
-            out.push_str(&format!("{key} = {}\n", toml_string(v)));
+            let value = if json { toml_json(v) } else { toml_string(v) };
+            out.push_str(&format!("{key} = {value}\n"));
         }
     };
-    field("name", &Some(e.name.clone()));
-    field("hash", &Some(e.hash.clone()));
-    field("title", &e.title);
-    field("description", &e.description);
-    field("uri_template", &e.uri_template);
-    field("mime_type", &e.mime_type);
-    field("annotations", &e.annotations);
-    field("arguments", &e.arguments);
-    field("input_schema", &e.input_schema);
-    field("output_schema", &e.output_schema);
+    field("name", &Some(e.name.clone()), false);
+    field("hash", &Some(e.hash.clone()), false);
+    field("title", &e.title, false);
+    field("description", &e.description, false);
+    field("uri_template", &e.uri_template, false);
+    field("mime_type", &e.mime_type, false);
+    field("annotations", &e.annotations, true);
+    field("arguments", &e.arguments, true);
+    field("input_schema", &e.input_schema, true);
+    field("output_schema", &e.output_schema, true);
 }
 
 /// The lock as TOML text. Servers sorted by name, entries by name: the same lock always
@@ -283,10 +295,17 @@ mod tests {
             "two\nlines \"\"\" and \\ and \"",
             "\"\nstarts and ends\n\"",
             "tab\tand bell\u{7}",
+            "{\"a\": \"it's\"}",
+            "{\n  \"a\": \"\\\" quoted\"\n}",
         ] {
-            let doc = format!("v = {}\n", toml_string(s));
-            let parsed: toml::Table = toml::from_str(&doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
-            assert_eq!(parsed["v"].as_str(), Some(s), "{doc}");
+            for doc in [
+                format!("v = {}\n", toml_string(s)),
+                format!("v = {}\n", toml_json(s)),
+            ] {
+                let parsed: toml::Table =
+                    toml::from_str(&doc).unwrap_or_else(|e| panic!("{doc}: {e}"));
+                assert_eq!(parsed["v"].as_str(), Some(s), "{doc}");
+            }
         }
     }
 }

@@ -723,3 +723,98 @@ async fn rmcp_with_its_default_config_checks_host_but_not_origin() {
         .collect();
     assert!(judged.is_empty(), "{judged:#?}");
 }
+
+/// `scout pin` then `scout check` on real, unchanged servers: the lock is byte-identical
+/// across pins and the check passes `security.catalog_pinning` (server-everything over
+/// stdio, the Python SDK over HTTP, pinned on its 2026-07-28 wire).
+#[test]
+fn real_servers_pin_reproducibly_and_pass_their_own_lock() {
+    let py = crate::servers::py_http();
+    let everything = crate::servers::everything_stdio();
+    let dir = workspace(None);
+    let argv = |v: &[String]| {
+        v.iter()
+            .map(|a| format!("{a:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let config = config_file(
+        dir.path(),
+        &format!(
+            "[[default.servers]]\nname = \"everything\"\ncommand = [{}]\n\n[[default.servers]]\nname = \"python\"\nurl = \"{}\"\n",
+            argv(&everything),
+            py.url
+        ),
+    );
+    let lock = dir.path().join("scout.lock");
+    let pin = || Scout::new().args(["pin", "--config", &s(&config)]).run();
+    let first = pin();
+    assert_eq!(first.code, Some(0), "{}\n{}", first.stdout, first.stderr);
+    let bytes = std::fs::read(&lock).expect("lock written");
+    let text = String::from_utf8_lossy(&bytes).to_string();
+    assert!(
+        text.contains("name = \"get-sum\""),
+        "server-everything's tools are pinned"
+    );
+    assert!(
+        text.contains("name = \"delete_note\""),
+        "the Python server's tools are pinned"
+    );
+    let second = pin();
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    assert!(
+        second.stdout.contains("everything: unchanged"),
+        "{}",
+        second.stdout
+    );
+    assert_eq!(std::fs::read(&lock).expect("lock"), bytes, "byte-identical");
+
+    let json = dir.path().join("report.json");
+    let r = Scout::new()
+        .args(["check", "--config", &s(&config), "--only", CHECK_PHASES])
+        .args(["--json", &s(&json)])
+        .run();
+    let doc = report(&json);
+    for server in ["everything", "python"] {
+        let f = findings(&doc, server, "security.catalog_pinning");
+        assert_eq!(f.len(), 1, "{server}: {f:#?}");
+        assert_eq!(f[0]["status"], "pass", "{server}: {f:#?}");
+    }
+    assert!(
+        !r.stderr.contains("scout.lock"),
+        "no pinning reason in the gate: {}",
+        r.stderr
+    );
+}
+
+/// A URL target is pinned under the name `scout check URL` gives it, and only it.
+#[test]
+fn a_url_target_is_pinned_under_its_host_and_port() {
+    let http = crate::common::HttpFixture::start("minimal_server.py");
+    let dir = workspace(None);
+    let config = config_file(dir.path(), &stdio_server("s", "minimal_server.py", ""));
+    let r = Scout::new()
+        .args(["pin", &http.url, "--config", &s(&config)])
+        .run();
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    let name = http
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    assert!(
+        r.stdout.contains(&format!(
+            "pinned {name}: 2 tools, 1 prompt, 0 resource templates"
+        )),
+        "{}",
+        r.stdout
+    );
+    let lock = std::fs::read_to_string(dir.path().join("scout.lock")).expect("lock");
+    assert!(lock.contains(&format!("name = \"{name}\"")), "{lock}");
+    assert!(!lock.contains("name = \"s\""), "only the target: {lock}");
+    // The instructions are pinned too (from the 2026-07-28 wire, the one an agent uses).
+    assert!(
+        lock.contains("instructions = \"A fixture server for scout's tests.\""),
+        "{lock}"
+    );
+}
