@@ -100,8 +100,15 @@ pub async fn list(wire: &Connection) -> Result<Listed, FetchError> {
         listed.prompts = list_all(wire, "prompts/list", "prompts").await?;
     }
     if declares(wire, "resources") {
-        listed.resource_templates =
-            list_all(wire, "resources/templates/list", "resourceTemplates").await?;
+        listed.resource_templates = list_all(wire, "resources/templates/list", "resourceTemplates")
+            .await
+            .or_else(|e| match e {
+                // A server with resources but no templates may not know the method.
+                FetchError::List { ref why, .. } if why.starts_with("JSON-RPC error -32601") => {
+                    Ok(Vec::new())
+                }
+                other => Err(other),
+            })?;
     }
     let redactor = wire.connector().recorder().redactor();
     for v in listed

@@ -158,7 +158,7 @@ pub fn parse(text: &str, path: &str) -> Result<Lock, LockError> {
     let lock: Lock = toml::from_str(text).map_err(|e| invalid(e.message().to_string()))?;
     if lock.version != LOCK_VERSION {
         return Err(invalid(format!(
-            "it has version {}, this scout reads version {LOCK_VERSION}; rewrite it with `scout pin --update`",
+            "it has version {}, this scout reads version {LOCK_VERSION}; delete it and run `scout pin` again",
             lock.version
         )));
     }
@@ -183,7 +183,7 @@ pub fn parse(text: &str, path: &str) -> Result<Lock, LockError> {
                 })?;
                 if super::hash(&view) != e.hash {
                     return Err(invalid(format!(
-                        "the hash of {} {} of server `{}` does not match the fields written beside it (edited by hand?); run `scout pin --update` to pin what the server says now",
+                        "the hash of {} {} of server `{}` does not match the fields written beside it (edited by hand?); restore the file from version control, or delete it and run `scout pin` again",
                         kind.as_str(),
                         e.name,
                         s.name
