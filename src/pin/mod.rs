@@ -5,12 +5,13 @@
 //! Each entry keeps the fields an agent reads in readable form plus a canonical hash of them
 //! (SHA-256 of their JSON with sorted keys). [`lockfile`] reads and writes the TOML file
 //! (deterministic, byte-identical for the same catalogue), [`diff`] turns two versions into
-//! reviewable changes, [`fetch`] lists a live server's catalogue for `scout pin`.
+//! reviewable changes (descriptions as [`words`] diffs), [`fetch`] lists a live server's catalogue for `scout pin`.
 //! Nothing here knows about the command line.
 
 pub mod diff;
 pub mod fetch;
 pub mod lockfile;
+pub mod words;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -19,6 +19,7 @@ mod runner;
 mod sample;
 mod secrets;
 mod security;
+mod security_real;
 mod servers;
 mod tools_call;
 mod transport;
