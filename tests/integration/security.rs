@@ -105,6 +105,13 @@ async fn origin_fails_without_rebinding_protection_and_passes_with_it() {
         "{foreign:?}: origin and host on each of two wires"
     );
 
+    // Judged as remote, the same server is a warning: rebinding targets local servers.
+    let mut remote = security_only(fixture_http("origin_not_checked.py"));
+    remote.treat_as_remote = true;
+    let remote = run(remote).await;
+    let f = expect(&remote, "security.origin", None, Status::Warn);
+    assert!(f.detail.contains("remote and open"), "{}", f.detail);
+
     let protected = run(security_only(fixture_http("minimal_server.py"))).await;
     let f = expect(&protected, "security.origin", None, Status::Pass);
     assert!(f.detail.contains("refused (HTTP 403)"), "{}", f.detail);

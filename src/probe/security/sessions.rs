@@ -334,7 +334,9 @@ pub async fn run(s: &Session) -> Vec<FindingBuilder> {
         limiter.wait().await;
         let (id, ev) = open_one(wire, i).await;
         evidence.extend(ev);
-        ids.extend(id);
+        // A server that stops minting ids (or answering) has nothing more to show.
+        let Some(id) = id else { break };
+        ids.push(id);
     }
     // Every session scout opened is closed again.
     let mut not_closed = Vec::new();
