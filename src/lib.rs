@@ -6,6 +6,7 @@ pub mod cli;
 pub mod client;
 pub mod config;
 pub mod emit;
+pub mod pin;
 pub mod policy;
 pub mod probe;
 pub mod report;

@@ -72,6 +72,8 @@ pub enum Command {
     /// Log in to an OAuth-protected server at a desk (authorization code + PKCE)
     #[command(subcommand)]
     Auth(crate::cli::auth::AuthCommand),
+    /// Pin what the servers offer an agent in scout.lock; --update accepts changes
+    Pin(Box<crate::cli::pin::PinArgs>),
 }
 
 /// `scout config …`.

@@ -51,6 +51,7 @@ pub fn flags_layer(s: &SettingsArgs) -> Layer {
             .then(|| List::Items(s.skip.iter().map(|p| p.as_str().to_string()).collect())),
         checks: None,
         baseline: s.baseline.clone(),
+        lock: None,
         servers: None,
         ..Layer::default()
     }
@@ -159,6 +160,12 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         target,
     })?;
     let s = &loaded.settings;
+    if s.lock.is_some() && loaded.lock.is_none() {
+        return Err(CliError::Usage(format!(
+            "the lock file {} (`lock` in the config) does not exist; write it with `scout pin` or remove the setting",
+            loaded.lock_path.display()
+        )));
+    }
     if args.run.allow_stale_baseline && s.baseline.is_none() {
         return Err(CliError::Usage(
             "--allow-stale-baseline needs a baseline: give --baseline FILE (or `baseline` in the config)".into(),

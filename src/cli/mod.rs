@@ -8,6 +8,7 @@ pub mod check;
 pub mod connect;
 pub mod generate;
 pub mod logging;
+pub mod pin;
 pub mod report;
 pub mod tools;
 
@@ -68,6 +69,7 @@ pub fn main() -> ExitCode {
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
         Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a),
         Command::Auth(a) => auth::run(a),
+        Command::Pin(a) => pin::run(*a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

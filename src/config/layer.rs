@@ -89,6 +89,9 @@ pub struct Layer {
     /// A scope too small for the server, for `auth.scope_challenge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_scope: Option<String>,
+    /// The catalogue lock file (default: `scout.lock` beside the config file).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lock: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub servers: Option<Vec<ServerEntry>>,
 }
@@ -124,6 +127,7 @@ pub const KEYS: &[&str] = &[
     "refresh_token_file",
     "scope",
     "limited_scope",
+    "lock",
     "servers",
 ];
 

@@ -104,6 +104,8 @@ pub struct Settings {
     pub baseline: Option<PathBuf>,
     /// Top-level credential keys: defaults for HTTP servers that set none of their own.
     pub credentials: layer::CredentialKeys,
+    /// `lock` as configured (the default is resolved against the config file by [`load`]).
+    pub lock: Option<PathBuf>,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
@@ -123,6 +125,10 @@ pub struct Loaded {
     pub servers: Vec<Planned>,
     /// True when the servers came from the command line.
     pub target_from_cli: bool,
+    /// Where the catalogue lock is (or would be written).
+    pub lock_path: PathBuf,
+    /// The lock, when that file exists.
+    pub lock: Option<crate::pin::Lock>,
 }
 
 /// Loads and validates the configuration.
@@ -161,7 +167,11 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
             })
             .collect(),
     };
-    let servers = servers::plan(entries, &settings, &options.flags)?;
+    let mut servers = servers::plan(entries, &settings, &options.flags)?;
+    let lock_path = lock_path(&settings, file.as_ref());
+    let lock =
+        crate::pin::lockfile::read(&lock_path).map_err(|e| ConfigError::new(e.to_string()))?;
+    attach_pins(&mut servers, &lock_path, lock.as_ref());
     Ok(Loaded {
         file,
         profile,
@@ -170,7 +180,40 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
         settings,
         servers,
         target_from_cli,
+        lock_path,
+        lock,
     })
+}
+
+/// The lock file: `lock` as configured, else `scout.lock` beside the config file, else in
+/// the working directory.
+pub fn lock_path(settings: &Settings, file: Option<&ConfigFile>) -> PathBuf {
+    if let Some(p) = &settings.lock {
+        return p.clone();
+    }
+    file.and_then(|f| f.path.parent())
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(|d| d.join(crate::pin::LOCK_FILE))
+        .unwrap_or_else(|| PathBuf::from(crate::pin::LOCK_FILE))
+}
+
+/// Tells each server what the lock says about it.
+fn attach_pins(servers: &mut [Planned], path: &std::path::Path, lock: Option<&crate::pin::Lock>) {
+    use crate::probe::spec::PinSpec;
+    for p in servers {
+        p.spec.pin = match lock {
+            None => PinSpec::NoLock,
+            Some(l) => match l.server(&p.spec.name) {
+                Some(server) => PinSpec::Pinned {
+                    lock: path.to_path_buf(),
+                    server: server.clone(),
+                },
+                None => PinSpec::Unpinned {
+                    lock: path.to_path_buf(),
+                },
+            },
+        };
+    }
 }
 
 /// The selected profile: named ones must exist in the file.
@@ -355,6 +398,7 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         ignore,
         baseline: m.baseline.clone(),
         credentials: m.credentials(),
+        lock: m.lock.clone(),
     })
 }
 

@@ -178,6 +178,7 @@ fn plan_one(
     spec.skip = settings.skip.clone();
     spec.max_body_bytes = settings.max_body;
     spec.context_warn_tokens = settings.context_warn_tokens;
+    spec.treat_as_remote = settings.treat_as_remote;
     spec.anchor = Some(anchor.unwrap_or_else(|| fallback_anchor(&name)));
 
     let mut gate = settings.gate.clone();

@@ -10,6 +10,7 @@ pub mod gitlab;
 pub mod json;
 pub mod junit;
 pub mod markdown;
+pub mod pinning;
 pub mod sarif;
 pub mod text;
 

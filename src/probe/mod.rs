@@ -63,7 +63,16 @@ fn skip_rest_of(s: &mut Session, phase: Phase, reason: SkipReason, why: &str) {
 
 /// Runs every selected phase against one server and builds its report. Never panics on a
 /// bad server; a deadline or a cancel leaves a partial report marked interrupted.
-pub async fn run_server(spec: ServerSpec, mut cancel: CancelRx) -> ServerReport {
+pub async fn run_server(spec: ServerSpec, cancel: CancelRx) -> ServerReport {
+    run_server_exposing(spec, cancel).await.0
+}
+
+/// [`run_server`], plus what the server exposes to an agent (when the security phase judged
+/// it), for the rules over every server of a run (`security::cross`).
+pub async fn run_server_exposing(
+    spec: ServerSpec,
+    mut cancel: CancelRx,
+) -> (ServerReport, Option<security::cross::Exposure>) {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + spec.deadline;
     let mut s = Session::new(spec);
@@ -119,7 +128,8 @@ pub async fn run_server(spec: ServerSpec, mut cancel: CancelRx) -> ServerReport 
     stdio::finish(&mut s).await;
     // After the last reader stopped: how much of what the server sent was kept.
     resilience::record_output_volume(&mut s);
-    finish_report(s, interrupted.is_some(), started)
+    let exposure = security::cross::exposure(&s);
+    (finish_report(s, interrupted.is_some(), started), exposure)
 }
 
 /// Turns a finished session into a scored, redacted report.

@@ -115,6 +115,24 @@ pub struct ServerSpec {
     /// (empty: the session makes one up).
     #[serde(default)]
     pub run_id: String,
+    /// What `scout.lock` says about this server (`security.catalog_pinning`).
+    #[serde(default)]
+    pub pin: PinSpec,
+}
+
+/// The lock file's entry for one server, as the config found it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub enum PinSpec {
+    /// No lock file was found.
+    #[default]
+    NoLock,
+    /// The lock exists but does not list this server.
+    Unpinned { lock: PathBuf },
+    /// The server's pinned catalogue.
+    Pinned {
+        lock: PathBuf,
+        server: crate::pin::PinnedServer,
+    },
 }
 
 impl ServerSpec {
@@ -138,6 +156,7 @@ impl ServerSpec {
             context_warn_tokens: 20_000,
             anchor: None,
             run_id: String::new(),
+            pin: PinSpec::NoLock,
         }
     }
 
@@ -151,7 +170,7 @@ impl ServerSpec {
     pub fn is_remote(&self) -> bool {
         match &self.target {
             TargetSpec::Http { url, .. } => {
-                self.treat_as_remote || !crate::policy::limiter::is_loopback_url(url)
+                self.treat_as_remote || !is_loopback_url(url)
             }
             TargetSpec::Stdio { .. } => false,
         }
@@ -163,5 +182,46 @@ impl ServerSpec {
             TargetSpec::Http { url, .. } => url.clone(),
             TargetSpec::Stdio { command, .. } => command.join(" "),
         }
+    }
+}
+
+pub use crate::policy::limiter::is_loopback_url;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(url: &str) -> ServerSpec {
+        ServerSpec::new(
+            "s",
+            TargetSpec::Http {
+                url: url.into(),
+                headers: vec![],
+                auth: Default::default(),
+                start: None,
+            },
+        )
+    }
+
+    #[test]
+    fn remote_means_a_non_loopback_host_or_the_setting() {
+        assert!(!http("http://127.0.0.1:1/mcp").is_remote());
+        assert!(!http("http://localhost/mcp").is_remote());
+        assert!(!http("http://[::1]:9/mcp").is_remote());
+        assert!(http("https://mcp.example.com/mcp").is_remote());
+        let mut local = http("http://127.0.0.1:1/mcp");
+        local.treat_as_remote = true;
+        assert!(local.is_remote());
+        let mut stdio = ServerSpec::new(
+            "s",
+            TargetSpec::Stdio {
+                command: vec!["x".into()],
+                env_forward: vec![],
+                env_set: vec![],
+                dir: None,
+            },
+        );
+        stdio.treat_as_remote = true;
+        assert!(!stdio.is_remote());
     }
 }

@@ -6,6 +6,9 @@ use serde::{Deserialize, Serialize};
 use crate::report::finding::{Phase, Severity, Status};
 use crate::report::model::ServerReport;
 
+/// The check whose failures fail the gate on their own (`security.catalog_pinning`).
+pub const PINNING_CHECK: &str = "security.catalog_pinning";
+
 /// The thresholds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateConfig {
@@ -50,6 +53,18 @@ pub fn server_reasons(server: &ServerReport, gate: &GateConfig) -> Vec<String> {
             gate.fail_under
                 .map(|min| format!(" to compare with {min}"))
                 .unwrap_or_default()
+        ));
+    }
+    // A catalogue that differs from scout.lock fails whatever the thresholds: the change
+    // has to be reviewed and accepted (`scout pin --update`) or ignored with a reason.
+    let drift = server
+        .findings
+        .iter()
+        .filter(|f| f.counts() && f.status == Status::Fail && f.id == PINNING_CHECK)
+        .count();
+    if drift > 0 {
+        reasons.push(format!(
+            "{name}: {drift} catalogue change(s) not pinned in scout.lock; review them and run `scout pin --update`"
         ));
     }
     if let (Some(min), Some(s)) = (gate.fail_under, server.score)

@@ -104,7 +104,10 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
             let _permit = permits.acquire_owned().await.ok();
             // Cancelled while waiting for a slot: report it as not run rather than start it.
             if *cancel.borrow() {
-                return not_started(spec, "interrupted (Ctrl-C) before this server started");
+                return (
+                    not_started(spec, "interrupted (Ctrl-C) before this server started"),
+                    None,
+                );
             }
             progress.started(&spec.name);
             let name = spec.name.clone();
@@ -112,30 +115,35 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
             // hangs anyway, give up after a grace period instead of hanging the whole run.
             let limit = spec.deadline + SHUTDOWN_GRACE;
             let fallback = spec.clone();
-            let report = match tokio::time::timeout(limit, probe::run_server(spec, cancel)).await {
-                Ok(r) => r,
-                Err(_) => {
-                    let mut r = not_started(
-                        fallback,
-                        "scout gave up on this server: it did not finish within its deadline",
-                    );
-                    r.blocked = Some(format!(
-                        "the run did not finish within the deadline plus {}s",
-                        SHUTDOWN_GRACE.as_secs()
-                    ));
-                    r
-                }
-            };
+            let (report, exposure) =
+                match tokio::time::timeout(limit, probe::run_server_exposing(spec, cancel)).await {
+                    Ok(r) => r,
+                    Err(_) => {
+                        let mut r = not_started(
+                            fallback,
+                            "scout gave up on this server: it did not finish within its deadline",
+                        );
+                        r.blocked = Some(format!(
+                            "the run did not finish within the deadline plus {}s",
+                            SHUTDOWN_GRACE.as_secs()
+                        ));
+                        (r, None)
+                    }
+                };
             progress.finished(&name);
-            report
+            (report, exposure)
         });
         names.insert(handle.id(), (name, p.gate.clone()));
     }
 
     let mut servers = Vec::new();
+    let mut exposures = Vec::new();
     while let Some(joined) = set.join_next_with_id().await {
         match joined {
-            Ok((_, report)) => servers.push(report),
+            Ok((_, (report, exposure))) => {
+                servers.push(report);
+                exposures.extend(exposure);
+            }
             Err(e) => {
                 // A panicking server run is a scout bug; the others still finish and this
                 // one is reported as blocked, so the gate cannot pass by accident.
@@ -151,6 +159,13 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     }
     progress.clear();
 
+    // Rules over every server of the run (one server naming or shadowing another's tools).
+    // A shard sees only some of the servers, so sharded runs leave these rules out rather
+    // than judge a part as the whole.
+    if options.shard.is_none() {
+        exposures.sort_by(|a, b| a.server.cmp(&b.server));
+        probe::security::cross::apply(&mut servers, &exposures);
+    }
     for s in &mut servers {
         apply_ignores(s, &options.ignore);
     }

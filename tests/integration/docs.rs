@@ -49,8 +49,68 @@ fn render() -> String {
             out.push_str(&format!("{}\n\n", c.description));
             out.push_str(&format!("*Advice:* {}\n\n", c.advice));
         }
+        if phase == Phase::Security {
+            out.push_str(&security_rules());
+        }
     }
     format!("{}\n", out.trim_end())
+}
+
+/// The security phase's text rules (data in `src/probe/security/rules.rs`), each with the
+/// example it must match and the near miss it must not.
+fn security_rules() -> String {
+    use scout::probe::security::rules;
+    // Invisible and control characters as escapes, so the page shows what the rule sees.
+    let cell = |s: &str| {
+        let shown: String = s
+            .chars()
+            .map(|c| match c {
+                '\n' => "\\n".to_string(),
+                '\t' => "\\t".to_string(),
+                c if c.is_control() || rules::hidden_class(c).is_some() => {
+                    format!("\\u{{{:x}}}", c as u32)
+                }
+                '`' => "'".to_string(),
+                '|' => "\\|".to_string(),
+                c => c.to_string(),
+            })
+            .collect();
+        format!("`{shown}`")
+    };
+    let mut out = String::from(
+        "### Security rules\n\nThe text rules behind `security.tool_poisoning`, `security.secrets_in_output`, `security.error_leakage` and `security.hidden_characters`. Each rule is tested against its example (must match) and its near miss (must not).\n\n",
+    );
+    for (title, table) in [
+        ("tool_poisoning", rules::POISONING),
+        ("secrets_in_output", rules::SECRETS),
+        ("error_leakage", rules::LEAKAGE),
+    ] {
+        out.push_str(&format!(
+            "`security.{title}`:\n\n| rule | finds | example | near miss |\n|---|---|---|---|\n"
+        ));
+        for r in table {
+            out.push_str(&format!(
+                "| `{}` | {} | {} | {} |\n",
+                r.id,
+                r.what.replace('|', "\\|").replace('<', "&lt;"),
+                cell(r.example),
+                cell(r.near_miss)
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str("`security.hidden_characters`:\n\n| rule | finds | example | near miss |\n|---|---|---|---|\n");
+    for h in rules::HIDDEN {
+        out.push_str(&format!(
+            "| `{}` | {} characters | {} | {} |\n",
+            h.id,
+            h.what,
+            cell(h.example),
+            cell(h.near_miss)
+        ));
+    }
+    out.push_str("\nAcross the servers of one run (`security.tool_poisoning`): a description or the instructions of one server that name a tool of another (identifier-like names only, e.g. `send_email`, not `echo`) fail; the same tool name offered by two servers with different definitions (shadowing) warns, while byte-identical tools (one server configured twice) do not.\n\n");
+    out
 }
 
 #[test]

@@ -102,10 +102,13 @@ fn merged_shards_equal_the_unsharded_run() {
         fixture("unannotated_tools.py"),
     );
     let ws = workspace(Some(&config));
+    // The security phase's cross-server rules judge the servers of one run together, which
+    // a shard cannot (the fixtures' `echo` tools differ, a shadowing warning unsharded): the
+    // comparison leaves that phase out.
     let run = |extra: &[&str], out: &str| {
         let r = Scout::new()
             .dir(ws.path())
-            .args(["-q", "check", "--json", out])
+            .args(["-q", "check", "--skip", "security", "--json", out])
             .args(extra)
             .run();
         assert!(

@@ -25,6 +25,8 @@ mod runner;
 mod sample;
 mod scoring;
 mod secrets;
+mod security;
+mod security_real;
 mod servers;
 mod tools_call;
 mod transport;

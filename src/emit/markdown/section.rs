@@ -308,6 +308,8 @@ fn full_body(out: &mut String, s: &ServerReport, d: Option<&ServerDiff>, detail:
             unassessed.join(", ")
         ));
     }
+    // Catalogue changes since scout.lock, as a reviewable list (security.catalog_pinning).
+    out.push_str(&crate::emit::pinning::markdown_section(s));
 
     let rows = rows(s, d);
     if !rows.is_empty() {

@@ -1,0 +1,127 @@
+//! `security.catalog_pinning`: the catalogue of this run against `scout.lock`. The wire an
+//! agent would use (2026-07-28 first) is pinned by `scout pin`, so that is the catalogue
+//! compared here; each difference is one failing finding with its kind and severity, and
+//! the gate fails on any of them (see `report::gate`).
+
+use super::CATALOG_PINNING;
+use crate::pin::{Listed, PinnedServer, diff};
+use crate::probe::Session;
+use crate::probe::session::Catalog;
+use crate::probe::spec::PinSpec;
+use crate::report::finding::{Era, FindingBuilder, SkipReason, Status};
+use crate::telemetry::Seq;
+
+/// The catalogue an agent would read: the modern wire's when the server speaks it.
+pub fn preferred(s: &Session) -> Option<&Catalog> {
+    s.catalogs
+        .iter()
+        .find(|c| c.era == Some(Era::Modern))
+        .or_else(|| s.catalogs.first())
+}
+
+/// What the server lists now on its preferred wire, redacted like everything else scout
+/// shows, and pinned the way `scout pin` pins it.
+pub fn current(s: &Session) -> Option<(PinnedServer, &Catalog)> {
+    let cat = preferred(s)?;
+    let redactor = s.recorder.redactor();
+    let redact = |items: &[serde_json::Value]| {
+        items
+            .iter()
+            .cloned()
+            .map(|mut v| {
+                redactor.json(&mut v);
+                v
+            })
+            .collect()
+    };
+    let instructions = cat
+        .era
+        .and_then(|e| s.wire(e))
+        .and_then(|w| w.instructions())
+        .map(|i| redactor.text(i));
+    let listed = Listed {
+        instructions,
+        tools: redact(&cat.tools),
+        prompts: redact(&cat.prompts),
+        resource_templates: redact(&cat.resource_templates),
+    };
+    Some((PinnedServer::from_listed(&s.spec.name, &listed), cat))
+}
+
+/// True when the catalog phase could not read the tool list completely on `era`.
+fn listing_failed(s: &Session, era: Option<Era>) -> bool {
+    s.findings.iter().any(|f| {
+        matches!(f.id.as_str(), "catalog.tools_list" | "catalog.pagination")
+            && f.status == Status::Fail
+            && (era.is_none() || f.era == era)
+    })
+}
+
+/// Compares the run's catalogue with the lock.
+pub fn judge(s: &Session) -> Vec<FindingBuilder> {
+    let (lock, pinned) = match &s.spec.pin {
+        PinSpec::NoLock => {
+            return vec![CATALOG_PINNING.skip(
+                SkipReason::NotApplicable,
+                "No scout.lock was found; `scout pin` writes one to pin the catalogue.",
+            )];
+        }
+        PinSpec::Unpinned { lock } => {
+            return vec![CATALOG_PINNING.skip(
+                SkipReason::NotApplicable,
+                format!(
+                    "{} does not pin this server; `scout pin {}` adds it.",
+                    lock.display(),
+                    s.spec.name
+                ),
+            )];
+        }
+        PinSpec::Pinned { lock, server } => (lock, server),
+    };
+    let Some((now, cat)) = current(s) else {
+        return vec![CATALOG_PINNING.skip(
+            SkipReason::NotAssessed,
+            "The catalogue was not listed in this run.",
+        )];
+    };
+    if listing_failed(s, cat.era) {
+        return vec![CATALOG_PINNING.skip(
+            SkipReason::NotAssessed,
+            "The tool list could not be read completely in this run (see catalog.tools_list and catalog.pagination), so it is not compared with the lock.",
+        )];
+    }
+    let evidence: Vec<Seq> = cat.evidence.clone();
+    let tag = |f: FindingBuilder| {
+        let f = if evidence.is_empty() {
+            f.without_exchange()
+        } else {
+            f.evidence(evidence.clone())
+        };
+        match cat.era {
+            Some(e) => f.era(e),
+            None => f,
+        }
+    };
+    let changes = diff::diff(pinned, &now);
+    if changes.is_empty() {
+        return vec![tag(CATALOG_PINNING.pass(format!(
+            "The catalogue matches {} ({}{}).",
+            lock.display(),
+            now.summary(),
+            if now.instructions.is_some() {
+                ", and the instructions"
+            } else {
+                ""
+            }
+        )))];
+    }
+    changes
+        .into_iter()
+        .map(|c| {
+            tag(CATALOG_PINNING
+                .fail(format!("{} (compared with {})", c.line(), lock.display()))
+                .severity(c.severity)
+                .subject(c.subject()))
+        })
+        .collect()
+}

@@ -1,0 +1,619 @@
+//! The security phase against fixture servers named after what they get wrong (or right):
+//! DNS-rebinding protection, session ids, exposed destructive tools, credentials over plain
+//! HTTP, poisoning in instructions and prompts, the cross-server rules, and catalogue
+//! pinning end to end through `scout pin` and `scout check`.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use scout::probe::spec::{TargetSpec, ValueSource};
+use scout::report::finding::{Era, Phase, Severity, Status};
+use scout::report::model::ServerReport;
+use scout::telemetry::ExchangeKind;
+
+use crate::common::{Scout, fixture, workspace};
+use crate::phase_fixtures::{all, expect, fixture_http, run};
+
+/// The phases the security checks need: a connection, the handshake, the catalogue and
+/// the bare first contact (auth).
+pub fn security_only(mut spec: scout::probe::ServerSpec) -> scout::probe::ServerSpec {
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Auth,
+        Phase::Handshake,
+        Phase::Catalog,
+        Phase::Security,
+    ];
+    spec
+}
+
+/// Requests of the run with this HTTP method, as (Mcp-Session-Id sent, status).
+pub fn requests(r: &ServerReport, method: &str) -> Vec<(Option<String>, Option<u16>)> {
+    r.exchanges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExchangeKind::Http(h) if h.method == method => Some((
+                h.request_headers
+                    .iter()
+                    .find(|(k, _)| k.eq_ignore_ascii_case("mcp-session-id"))
+                    .map(|(_, v)| v.clone()),
+                h.status,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The session ids minted by the entropy probes (initialize requests with id scout-entropy-N).
+pub fn entropy_sessions(r: &ServerReport) -> Vec<String> {
+    r.exchanges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExchangeKind::Http(h)
+                if h.request_body
+                    .as_deref()
+                    .is_some_and(|b| b.contains("\"scout-entropy-")) =>
+            {
+                h.response_headers
+                    .iter()
+                    .find(|(k, _)| k == "mcp-session-id")
+                    .map(|(_, v)| v.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn origin_fails_without_rebinding_protection_and_passes_with_it() {
+    let open = run(security_only(fixture_http("origin_not_checked.py"))).await;
+    for era in [Era::Legacy, Era::Modern] {
+        let f = all(&open, "security.origin")
+            .into_iter()
+            .find(|f| f.era == Some(era))
+            .unwrap_or_else(|| panic!("no origin finding on the {era:?} wire"));
+        assert_eq!(f.status, Status::Fail, "{era:?}: {}", f.detail);
+        assert_eq!(f.severity, Some(Severity::Major));
+        assert!(
+            f.detail.contains("Origin: http://evil.example was served"),
+            "{}",
+            f.detail
+        );
+        assert!(f.detail.contains("Host: evil.example:"), "{}", f.detail);
+    }
+    expect(&open, "security.origin", None, Status::Fail);
+    // The probes carried the foreign headers, and nothing else differed from the control.
+    let foreign: Vec<String> = open
+        .exchanges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExchangeKind::Http(h) => h
+                .request_headers
+                .iter()
+                .find(|(k, v)| {
+                    (k.eq_ignore_ascii_case("origin") && v == "http://evil.example")
+                        || (k.eq_ignore_ascii_case("host") && v.starts_with("evil.example:"))
+                })
+                .map(|(k, _)| k.to_ascii_lowercase()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        foreign.len(),
+        4,
+        "{foreign:?}: origin and host on each of two wires"
+    );
+
+    // Judged as remote, the same server is a warning: rebinding targets local servers.
+    let mut remote = security_only(fixture_http("origin_not_checked.py"));
+    remote.treat_as_remote = true;
+    let remote = run(remote).await;
+    let f = expect(&remote, "security.origin", None, Status::Warn);
+    assert!(f.detail.contains("remote and open"), "{}", f.detail);
+
+    let protected = run(security_only(fixture_http("minimal_server.py"))).await;
+    let f = expect(&protected, "security.origin", None, Status::Pass);
+    assert!(f.detail.contains("refused (HTTP 403)"), "{}", f.detail);
+    assert_eq!(
+        all(&protected, "security.origin")
+            .iter()
+            .filter(|f| f.status == Status::Pass)
+            .count(),
+        2,
+        "both eras"
+    );
+}
+
+#[tokio::test]
+async fn sequential_session_ids_fail_and_every_sampled_session_is_closed() {
+    let r = run(security_only(fixture_http("sequential_session_ids.py"))).await;
+    let f = expect(&r, "security.session_entropy", None, Status::Fail);
+    assert!(f.detail.contains("count up"), "{}", f.detail);
+    assert!(f.detail.contains("mcp-session-100"), "{}", f.detail);
+    assert!(
+        f.detail.contains("All 5 sessions were closed"),
+        "{}",
+        f.detail
+    );
+    let minted = entropy_sessions(&r);
+    assert_eq!(minted.len(), 5, "{minted:?}");
+    let deleted = requests(&r, "DELETE");
+    for id in &minted {
+        assert!(
+            deleted
+                .iter()
+                .any(|(sid, status)| sid.as_deref() == Some(id.as_str()) && *status == Some(200)),
+            "session {id} was not closed: {deleted:?}"
+        );
+    }
+
+    let good = run(security_only(fixture_http("minimal_server.py"))).await;
+    let f = expect(&good, "security.session_entropy", None, Status::Pass);
+    assert!(
+        f.detail.contains("random (version 4) UUIDs"),
+        "{}",
+        f.detail
+    );
+    assert_eq!(entropy_sessions(&good).len(), 5);
+}
+
+#[tokio::test]
+async fn an_open_server_treated_as_remote_exposes_its_destructive_tools() {
+    let mut spec = security_only(fixture_http("destructive_tools.py"));
+    spec.treat_as_remote = true;
+    let r = run(spec).await;
+    let f = expect(
+        &r,
+        "security.unauthenticated_destructive",
+        None,
+        Status::Fail,
+    );
+    assert_eq!(f.severity, Some(Severity::Critical), "{}", f.detail);
+    assert!(
+        f.detail.contains("`delete_all_notes`") && f.detail.contains("`add_note`"),
+        "{}",
+        f.detail
+    );
+    assert!(
+        !f.detail.contains("`echo`"),
+        "echo is read-only: {}",
+        f.detail
+    );
+    // Plain http to a "remote" host without credentials: readable on the way.
+    expect(&r, "security.transport", None, Status::Warn);
+    // The same server on loopback is nobody else's business.
+    let local = run(security_only(fixture_http("destructive_tools.py"))).await;
+    let skip = expect(
+        &local,
+        "security.unauthenticated_destructive",
+        None,
+        Status::Skip,
+    );
+    assert!(skip.detail.contains("treat_as_remote"), "{}", skip.detail);
+}
+
+#[tokio::test]
+async fn a_token_over_plain_http_to_a_remote_host_is_critical() {
+    let mut spec = security_only(fixture_http("requires_token.py"));
+    spec.treat_as_remote = true;
+    if let TargetSpec::Http { headers, .. } = &mut spec.target {
+        headers.push((
+            "Authorization".into(),
+            ValueSource::Literal("Bearer fixture-token".into()),
+        ));
+    }
+    let r = run(spec).await;
+    let f = expect(&r, "security.transport", None, Status::Fail);
+    assert_eq!(f.severity, Some(Severity::Critical));
+    assert!(f.detail.contains("Authorization header"), "{}", f.detail);
+    // The server demands that token, so its tools are not open to anyone.
+    let f = expect(
+        &r,
+        "security.unauthenticated_destructive",
+        None,
+        Status::Pass,
+    );
+    assert!(f.detail.contains("401"), "{}", f.detail);
+    assert!(
+        !r.all_output_contains("fixture-token"),
+        "the token is redacted"
+    );
+}
+
+trait Redacted {
+    fn all_output_contains(&self, needle: &str) -> bool;
+}
+
+impl Redacted for ServerReport {
+    fn all_output_contains(&self, needle: &str) -> bool {
+        serde_json::to_string(self)
+            .unwrap_or_default()
+            .contains(needle)
+    }
+}
+
+#[tokio::test]
+async fn poisoning_in_instructions_prompts_and_resources_is_found() {
+    let spec = security_only(crate::phase_fixtures::fixture(
+        "poisoned_descriptions.py",
+        &[],
+    ));
+    let r = run(spec).await;
+    let subjects: Vec<(Option<String>, Status)> = all(&r, "security.tool_poisoning")
+        .iter()
+        .map(|f| (f.subject.clone(), f.status))
+        .collect();
+    assert!(
+        subjects.contains(&(Some("instructions".into()), Status::Fail)),
+        "{subjects:?}"
+    );
+    assert!(
+        subjects.contains(&(Some("summarize".into()), Status::Fail)),
+        "{subjects:?}"
+    );
+    let f = expect(
+        &r,
+        "security.tool_poisoning",
+        Some("instructions"),
+        Status::Fail,
+    );
+    assert!(
+        f.detail.contains("ignore previous instructions"),
+        "{}",
+        f.detail
+    );
+    let f = expect(
+        &r,
+        "security.hidden_characters",
+        Some("readme"),
+        Status::Fail,
+    );
+    assert!(f.detail.contains("U+200B"), "{}", f.detail);
+}
+
+pub fn config_file(dir: &Path, body: &str) -> std::path::PathBuf {
+    let path = dir.join("scout.toml");
+    std::fs::write(&path, body).expect("write config");
+    path
+}
+
+fn stdio_server(name: &str, script: &str, env: &str) -> String {
+    format!(
+        "[[default.servers]]\nname = \"{name}\"\ncommand = [\"python3\", \"{}\", \"stdio\"]\n{env}\n",
+        fixture(script).display()
+    )
+}
+
+/// A path as an argument.
+pub fn s(path: &Path) -> String {
+    path.display().to_string()
+}
+
+pub fn report(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("report written"))
+        .expect("JSON report")
+}
+
+pub fn findings<'a>(report: &'a Value, server: &str, id: &str) -> Vec<&'a Value> {
+    report["servers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|s| s["name"] == server)
+        .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+        .filter(|f| f["id"] == id)
+        .collect()
+}
+
+pub const CHECK_PHASES: &str = "discovery,auth,handshake,catalog,security";
+
+#[test]
+fn cross_server_rules_see_every_server_of_the_run() {
+    let dir = workspace(None);
+    let config = config_file(
+        dir.path(),
+        &format!(
+            "{}{}",
+            stdio_server(
+                "mail",
+                "cross_server_poisoning.py",
+                "stdio_set = { ROLE = \"mail\" }"
+            ),
+            stdio_server(
+                "facts",
+                "cross_server_poisoning.py",
+                "stdio_set = { ROLE = \"facts\" }"
+            ),
+        ),
+    );
+    let json = dir.path().join("report.json");
+    let r = Scout::new()
+        .args(["check", "--config", &s(&config), "--only", CHECK_PHASES])
+        .args(["--json", &s(&json)])
+        .run();
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let doc = report(&json);
+    let facts = findings(&doc, "facts", "security.tool_poisoning");
+    let named: Vec<&&Value> = facts.iter().filter(|f| f["status"] == "fail").collect();
+    assert_eq!(named.len(), 1, "{facts:#?}");
+    assert!(
+        named[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("`send_email`, a tool of server mail")),
+        "{:#?}",
+        named[0]
+    );
+    assert!(!named[0]["evidence"].as_array().is_some_and(Vec::is_empty));
+    for server in ["mail", "facts"] {
+        let list = findings(&doc, server, "security.tool_poisoning");
+        let shadow: Vec<_> = list
+            .iter()
+            .filter(|f| f["status"] == "warn" && f["subject"] == "search")
+            .collect();
+        assert_eq!(shadow.len(), 1, "{server}: {list:#?}");
+        assert!(
+            list.iter().all(|f| f["status"] != "pass"),
+            "{server}: the 'nothing found' pass is withdrawn: {list:#?}"
+        );
+    }
+    // The mail server names no other server's tool.
+    assert!(
+        findings(&doc, "mail", "security.tool_poisoning")
+            .iter()
+            .all(|f| f["status"] != "fail")
+    );
+}
+
+/// `scout pin` → `scout check` (unchanged: passes) → the server changes → `scout check`
+/// (three changes, the gate fails) → `scout pin` refuses → `scout pin --update` accepts.
+#[test]
+fn pinning_catches_a_changed_description_a_flipped_annotation_and_a_rename() {
+    let dir = workspace(None);
+    let before = stdio_server("weather", "catalog_rug_pull.py", "");
+    let config = config_file(dir.path(), &before);
+    let lock = dir.path().join("scout.lock");
+    let pin = |extra: &[&str]| {
+        Scout::new()
+            .args(["pin", "--config", &s(&config)])
+            .args(extra)
+            .run()
+    };
+    let check = |name: &str| {
+        let json = dir.path().join(format!("{name}.json"));
+        let md = dir.path().join(format!("{name}.md"));
+        let r = Scout::new()
+            .args(["check", "--config", &s(&config), "--only", CHECK_PHASES])
+            .args(["--json", &s(&json), "--markdown", &s(&md)])
+            .run();
+        (
+            r,
+            report(&json),
+            std::fs::read_to_string(&md).unwrap_or_default(),
+        )
+    };
+
+    let first = pin(&[]);
+    assert_eq!(first.code, Some(0), "{}\n{}", first.stdout, first.stderr);
+    assert!(
+        first
+            .stdout
+            .contains("pinned weather: 3 tools, 1 prompt, 0 resource templates"),
+        "{}",
+        first.stdout
+    );
+    let pinned = std::fs::read(&lock).expect("scout.lock written beside the config");
+    let again = pin(&[]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert!(again.stdout.contains("up to date"), "{}", again.stdout);
+    assert_eq!(
+        std::fs::read(&lock).expect("lock"),
+        pinned,
+        "byte-identical"
+    );
+
+    let (r, doc, md) = check("unchanged");
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    let f = findings(&doc, "weather", "security.catalog_pinning");
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0]["status"], "pass", "{f:#?}");
+    assert!(!md.contains("Catalogue changes"));
+
+    // The second start of the server lists a changed catalogue.
+    config_file(
+        dir.path(),
+        &stdio_server(
+            "weather",
+            "catalog_rug_pull.py",
+            "stdio_set = { CATALOG = \"after\" }",
+        ),
+    );
+    let (r, doc, md) = check("changed");
+    assert_eq!(
+        r.code,
+        Some(1),
+        "the gate fails on unreviewed changes: {}",
+        r.stderr
+    );
+    assert!(
+        r.stderr.contains("not pinned in scout.lock"),
+        "{}",
+        r.stderr
+    );
+    let changes: Vec<(String, String, String)> =
+        findings(&doc, "weather", "security.catalog_pinning")
+            .iter()
+            .map(|f| {
+                (
+                    f["subject"].as_str().unwrap_or_default().to_string(),
+                    f["status"].as_str().unwrap_or_default().to_string(),
+                    f["severity"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+    assert_eq!(
+        changes,
+        vec![
+            (
+                "tool get_forecast".to_string(),
+                "fail".to_string(),
+                "critical".to_string()
+            ),
+            (
+                "tool get_weather".to_string(),
+                "fail".to_string(),
+                "major".to_string()
+            ),
+            (
+                "tool find_city".to_string(),
+                "fail".to_string(),
+                "major".to_string()
+            ),
+        ],
+        "{doc:#}"
+    );
+    let details: Vec<String> = findings(&doc, "weather", "security.catalog_pinning")
+        .iter()
+        .map(|f| f["detail"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert!(details[0].contains("annotation flipped: readOnlyHint true → false, destructiveHint false → true (a read-only tool is now destructive)"), "{}", details[0]);
+    assert!(details[1].contains("description changed: Get the current weather for a [-city.-]{+city, and remember the city for later.+}"), "{}", details[1]);
+    assert!(
+        details[2].contains("renamed: `lookup_city` is now `find_city`"),
+        "{}",
+        details[2]
+    );
+    assert!(
+        md.contains("### Catalogue changes since scout.lock (3)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("! [critical] tool get_forecast: annotation flipped"),
+        "{md}"
+    );
+
+    let refused = pin(&[]);
+    assert_eq!(refused.code, Some(1), "{}", refused.stdout);
+    assert!(
+        refused.stdout.contains("weather: 3 change(s) not accepted"),
+        "{}",
+        refused.stdout
+    );
+    assert_eq!(std::fs::read(&lock).expect("lock"), pinned, "left alone");
+    let accepted = pin(&["--update"]);
+    assert_eq!(accepted.code, Some(0), "{}", accepted.stderr);
+    assert!(
+        accepted.stdout.contains("weather: 3 change(s) accepted"),
+        "{}",
+        accepted.stdout
+    );
+    assert!(
+        accepted
+            .stdout
+            .contains("[critical] tool get_forecast: annotation flipped"),
+        "{}",
+        accepted.stdout
+    );
+    let (r, doc, _) = check("accepted");
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(
+        findings(&doc, "weather", "security.catalog_pinning")[0]["status"],
+        "pass"
+    );
+}
+
+#[test]
+fn pin_and_lock_errors_are_one_line_with_exit_2() {
+    let dir = workspace(None);
+    let config = config_file(
+        dir.path(),
+        &format!(
+            "[default]\nlock = \"missing.lock\"\n{}",
+            stdio_server("s", "minimal_server.py", "")
+        ),
+    );
+    let r = Scout::new()
+        .dir(dir.path())
+        .args(["check", "--config", &s(&config)])
+        .run();
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("missing.lock") && r.stderr.contains("scout pin"),
+        "{}",
+        r.stderr
+    );
+    let r = Scout::new()
+        .dir(dir.path())
+        .args(["pin", "nosuch", "--config", &s(&config)])
+        .run();
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("`nosuch` is neither a server of the config (it lists s)"),
+        "{}",
+        r.stderr
+    );
+    std::fs::write(
+        dir.path().join("missing.lock"),
+        "version = 1\n[[servers]]\nname = 3\n",
+    )
+    .expect("write");
+    let r = Scout::new()
+        .dir(dir.path())
+        .args(["check", "--config", &s(&config)])
+        .run();
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("is not a valid scout.lock"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(r.stderr.trim().lines().count(), 1, "{}", r.stderr);
+}
+
+#[test]
+fn treat_as_remote_is_a_config_key() {
+    let dir = workspace(Some(&format!(
+        "[default]\ntreat_as_remote = true\n{}",
+        stdio_server("s", "minimal_server.py", "")
+    )));
+    let r = Scout::new()
+        .dir(dir.path())
+        .args(["config", "show", "--format", "json"])
+        .run();
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let doc: Value = serde_json::from_str(&r.stdout).expect("JSON");
+    assert_eq!(doc["values"]["treat_as_remote"]["value"], true, "{doc:#}");
+}
+
+/// A URL target is pinned under the name `scout check URL` gives it, and only it.
+#[test]
+fn a_url_target_is_pinned_under_its_host_and_port() {
+    let http = crate::common::HttpFixture::start("minimal_server.py");
+    let dir = workspace(None);
+    let config = config_file(dir.path(), &stdio_server("s", "minimal_server.py", ""));
+    let r = Scout::new()
+        .args(["pin", &http.url, "--config", &s(&config)])
+        .run();
+    assert_eq!(r.code, Some(0), "{}\n{}", r.stdout, r.stderr);
+    let name = http
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    assert!(
+        r.stdout.contains(&format!(
+            "pinned {name}: 2 tools, 1 prompt, 0 resource templates"
+        )),
+        "{}",
+        r.stdout
+    );
+    let lock = std::fs::read_to_string(dir.path().join("scout.lock")).expect("lock");
+    assert!(lock.contains(&format!("name = \"{name}\"")), "{lock}");
+    assert!(!lock.contains("name = \"s\""), "only the target: {lock}");
+    // The instructions are pinned too (from the 2026-07-28 wire, the one an agent uses).
+    assert!(
+        lock.contains("instructions = \"A fixture server for scout's tests.\""),
+        "{lock}"
+    );
+}
