@@ -34,10 +34,23 @@ async fn structured_output_mismatch_fails() {
 #[tokio::test]
 async fn lenient_errors_fail() {
     let r = run(fixture("lenient_errors.py", &[])).await;
-    expect(&r, "execution.unknown_tool", None, Status::Fail);
+    // An isError result to an unknown tool is an error an agent can read: a warning.
+    let f = expect(&r, "execution.unknown_tool", None, Status::Warn);
+    assert!(f.detail.contains("isError"), "{}", f.detail);
     expect(&r, "execution.invalid_arguments", None, Status::Fail);
     expect(&r, "execution.resource_read", None, Status::Fail);
     expect(&r, "execution.prompt_get", None, Status::Fail);
+}
+
+#[tokio::test]
+async fn an_unknown_tool_that_succeeds_fails() {
+    let r = run(fixture(
+        "lenient_errors.py",
+        &[("UNKNOWN_TOOL_SUCCEEDS", "1".into())],
+    ))
+    .await;
+    let f = expect(&r, "execution.unknown_tool", None, Status::Fail);
+    assert!(f.detail.contains("successful result"), "{}", f.detail);
 }
 
 #[tokio::test]

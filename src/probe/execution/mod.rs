@@ -42,7 +42,7 @@ crate::checks! { phase: Execution;
         "Content block types must be valid for the revision; base64 data must decode; image and audio need a mimeType; embedded resources need a uri and text or blob.",
         "Fix the content blocks the cited result returned.";
     UNKNOWN_TOOL = "execution.unknown_tool", Minor, "An unknown tool gets a JSON-RPC error", spec::TL26,
-        "tools/call with a made-up name must get a JSON-RPC error (-32602 expected), not an isError result.",
+        "tools/call with a made-up name must get a JSON-RPC error (-32602 expected). An isError result is a warning (the agent still reads an error); a successful result is a failure.",
         "Answer calls to unknown tools with a -32602 error.";
     INVALID_ARGUMENTS = "execution.invalid_arguments", Major, "Invalid arguments are refused", spec::TL26,
         "Arguments that violate the input schema must get a JSON-RPC error or an isError result, never a silent success.",
@@ -69,7 +69,7 @@ crate::checks! { phase: Execution;
 const MAX_READS: usize = 10;
 
 /// A tool name no server offers.
-const MADE_UP_TOOL: &str = "scout_no_such_tool_7f3a";
+pub const MADE_UP_TOOL: &str = "scout_no_such_tool_7f3a";
 
 /// Runs the execution probes on every wire, within the safety policy.
 pub async fn run(s: &mut Session) {

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{INVALID_ARGUMENTS, STRUCTURED_OUTPUT, TOOL_CALL, UNKNOWN_TOOL};
+use super::{INVALID_ARGUMENTS, MADE_UP_TOOL, STRUCTURED_OUTPUT, TOOL_CALL, UNKNOWN_TOOL};
 use crate::policy::{self, args, schema};
 use crate::probe::catalog::describe;
 use crate::report::finding::FindingBuilder;
@@ -165,17 +165,22 @@ pub fn judge_structured_output(
     })
 }
 
-/// `execution.unknown_tool`: a JSON-RPC error (-32602 expected), not an isError result.
+/// `execution.unknown_tool`: a JSON-RPC error (-32602 expected). An isError result is a
+/// warning, a successful result a failure.
 pub fn judge_unknown_tool(reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.iter().copied();
     match (reply.error_code(), reply.result()) {
-        (Some(-32602), _) => UNKNOWN_TOOL.pass("a call to a tool that does not exist got -32602").evidence(ev),
-        (Some(code), _) => UNKNOWN_TOOL.warn(format!("a call to a tool that does not exist got error {code}; -32602 (Invalid params) is expected")).evidence(ev),
+        (Some(-32602), _) => UNKNOWN_TOOL.pass(format!("a call to the made-up tool `{MADE_UP_TOOL}` got -32602")).evidence(ev),
+        (Some(code), _) => UNKNOWN_TOOL.warn(format!("a call to the made-up tool `{MADE_UP_TOOL}` got error {code}; -32602 (Invalid params) is expected")).evidence(ev),
+        // The high-level SDK servers (TypeScript McpServer, Python FastMCP) answer this way.
+        // The spec asks for a protocol error, but an agent still receives an error it can
+        // read and act on: a deviation it can live with (DESIGN §3), so a warning.
         (None, Some(r)) if r.get("isError").and_then(Value::as_bool) == Some(true) => UNKNOWN_TOOL
-            .fail("a call to a tool that does not exist got an isError result; the spec requires a JSON-RPC error (-32602)")
+            .warn(format!("a call to the made-up tool `{MADE_UP_TOOL}` got an isError result instead of a JSON-RPC error (-32602); an agent still reads it as an error, but the spec makes unknown tools a protocol error"))
             .evidence(ev),
-        (None, Some(_)) => UNKNOWN_TOOL.fail("a call to a tool that does not exist succeeded").evidence(ev),
-        (None, None) => UNKNOWN_TOOL.fail(format!("a call to a tool that does not exist got {}", describe(reply))).evidence(ev),
+        // A success tells the agent the tool ran: it cannot tell the call went nowhere.
+        (None, Some(_)) => UNKNOWN_TOOL.fail(format!("a call to the made-up tool `{MADE_UP_TOOL}` was answered with a successful result, so an agent would believe the tool ran")).evidence(ev),
+        (None, None) => UNKNOWN_TOOL.fail(format!("a call to the made-up tool `{MADE_UP_TOOL}` got {}", describe(reply))).evidence(ev),
     }
 }
 
@@ -329,6 +334,10 @@ mod tests {
                 json!({"content": [], "isError": true})
             )))
             .status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_unknown_tool(&ok(7, json!({"content": []})))).status,
             Status::Fail
         );
         assert_eq!(
