@@ -103,11 +103,80 @@ async fn default_policy_calls_only_read_only_tools() {
         let f = expect(&r, "execution.policy", Some(tool), Status::Info);
         assert!(f.detail.contains(flag), "{tool}: {}", f.detail);
     }
+    // The read-only tool was called: no "not called" finding names it (it is named only
+    // as open-world, which it is by the spec's default).
     assert!(
         all(&r, "execution.policy")
             .iter()
-            .all(|f| f.subject.as_deref() != Some("read_only"))
+            .filter(|f| f.subject.as_deref() == Some("read_only"))
+            .all(|f| f.detail.contains("was called although it is open-world")),
+        "{:#?}",
+        all(&r, "execution.policy")
     );
+}
+
+/// Why `s` could reach somewhere: a URL, an e-mail address or a dotted name whose host is
+/// not under `.invalid`, or an IP literal outside the documentation ranges (RFC 5737 / 3849).
+fn reaches(s: &str) -> Option<String> {
+    let nowhere = |h: &str| h.trim_end_matches('.').ends_with(".invalid");
+    if let Ok(u) = url::Url::parse(s)
+        && let Some(h) = u.host_str()
+    {
+        return (!nowhere(h)).then(|| format!("the URL {s:?} names {h}"));
+    }
+    if let Some((_, domain)) = s.rsplit_once('@') {
+        return (!nowhere(domain)).then(|| format!("the address {s:?} names {domain}"));
+    }
+    if let Ok(ip) = s.parse::<std::net::IpAddr>() {
+        let doc = match ip {
+            std::net::IpAddr::V4(v4) => v4.octets()[..3] == [192, 0, 2],
+            std::net::IpAddr::V6(v6) => v6.segments()[..2] == [0x2001, 0xdb8],
+        };
+        return (!doc).then(|| format!("{s:?} is an address that routes"));
+    }
+    let labels: Vec<&str> = s.split('.').collect();
+    let dotted = labels.len() > 1
+        && labels
+            .last()
+            .is_some_and(|l| l.chars().all(|c| c.is_ascii_alphabetic()));
+    (dotted && !nowhere(s)).then(|| format!("{s:?} is a host name that resolves"))
+}
+
+/// Issue 12 §6: a read-only tool that fetches, resolves or mails gets arguments that point
+/// nowhere, and every open-world tool scout calls is named in `execution.policy`.
+#[tokio::test]
+async fn generated_arguments_point_nowhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("args.log");
+    let r = run(fixture(
+        "reaches_out.py",
+        &[("SCOUT_TEST_ARGS_LOG", log.display().to_string())],
+    ))
+    .await;
+    let text = std::fs::read_to_string(&log).expect("the fixture logged its calls");
+    let mut tools = Vec::new();
+    let mut values = 0;
+    for line in text.lines() {
+        let call: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        tools.push(call["tool"].as_str().unwrap_or_default().to_string());
+        for (name, v) in call["arguments"].as_object().into_iter().flatten() {
+            let s = v.as_str().unwrap_or_default();
+            values += 1;
+            assert_eq!(reaches(s), None, "{}: {name} = {s:?}", call["tool"]);
+        }
+    }
+    tools.sort();
+    tools.dedup();
+    assert_eq!(tools, vec!["fetch", "hook", "lookup", "mail"]);
+    assert!(values >= 7, "only {values} arguments seen: {text}");
+    for tool in ["fetch", "hook", "lookup", "mail"] {
+        let f = expect(&r, "execution.policy", Some(tool), Status::Info);
+        assert!(
+            f.detail.contains("open-world") && f.detail.contains(".invalid"),
+            "{tool}: {}",
+            f.detail
+        );
+    }
 }
 
 #[tokio::test]

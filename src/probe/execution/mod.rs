@@ -3,12 +3,13 @@
 //!
 //! [`run`] decides what may be called and sends the calls; the verdicts are pure functions,
 //! one file per family: [`tools`] (calls, structured output, unknown tools, invalid
-//! arguments), [`content`] (content blocks), [`progress`] (progress and cancellation) and
-//! [`reads`] (resources and prompts).
+//! arguments), [`content`] (content blocks), [`progress`] (progress and cancellation),
+//! [`reads`] (resources and prompts) and [`safety`] (what the policy did).
 
 pub mod content;
 pub mod progress;
 pub mod reads;
+pub mod safety;
 pub mod tools;
 
 use serde_json::{Value, json};
@@ -60,7 +61,7 @@ crate::checks! { phase: Execution;
         "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602.",
         "Return messages for prompts/get and -32602 for unknown prompt names.";
     POLICY = "execution.policy", Minor, "What was not called, and why", "",
-        "Information: every tool the safety policy kept scout from calling, with the reason and the flag that would allow it.",
+        "Information: every tool the safety policy kept scout from calling, with the reason and the flag that would allow it, and every open-world tool it called (openWorldHint true or absent). Generated URLs, hostnames and e-mail addresses use the reserved .invalid domain, so such a call cannot be made to reach a third party.",
         "Use --allow-mutations or --allow-destructive (dangerous) only against servers you can afford to change.";
 }
 
@@ -118,18 +119,18 @@ async fn execute_wire(
         match policy::decide(t, &s.spec.policy) {
             Decision::Call => {
                 let (arguments, source) = args::arguments_for(t, &s.spec.tools);
+                if let Some(f) = safety::open_world(t, source) {
+                    s.add(f.era(era));
+                }
                 allowed.push(Allowed {
                     tool: t.clone(),
                     arguments,
                     source,
                 });
             }
-            Decision::Skip { reason, allow_with } => s.add(
-                POLICY
-                    .info(format!("not called: it {reason}; allow with {allow_with}"))
-                    .subject(policy::tool_name(t))
-                    .era(era),
-            ),
+            Decision::Skip { reason, allow_with } => {
+                s.add(safety::not_called(policy::tool_name(t), &reason, &allow_with).era(era))
+            }
         }
     }
     if !catalog.tools.is_empty() && allowed.len() == catalog.tools.len() {

@@ -1,7 +1,7 @@
 //! Reading what the catalogue lists: `execution.resource_read` and `execution.prompt_get`,
 //! each with a made-up name or URI that must get the revision's error.
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::{
     PROMPT_GET, RESOURCE_READ, content::content_block_problems,
@@ -72,7 +72,8 @@ pub fn judge_resource_read(
     .evidence(ev)
 }
 
-/// String arguments for a prompt: every declared argument gets `"scout"`.
+/// String arguments for a prompt: every declared argument gets `"scout"`, or a value that
+/// points nowhere when its name says it is a URL, a host or an e-mail address.
 pub fn prompt_arguments(prompt: &Value) -> Value {
     let mut m = serde_json::Map::new();
     for a in prompt
@@ -82,7 +83,7 @@ pub fn prompt_arguments(prompt: &Value) -> Value {
         .flatten()
     {
         if let Some(n) = a.get("name").and_then(Value::as_str) {
-            m.insert(n.to_string(), json!("scout"));
+            m.insert(n.to_string(), crate::policy::args::placeholder(n));
         }
     }
     Value::Object(m)
