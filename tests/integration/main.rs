@@ -22,3 +22,4 @@ mod servers;
 mod tools_call;
 mod transport;
 mod version_negotiation;
+mod wording;

@@ -54,7 +54,7 @@ pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
     if problems.is_empty() {
         RESOURCES
             .pass(format!(
-                "{} resource(s) and {} template(s), well formed",
+                "resources/list and resources/templates/list listed {} resource(s) and {} template(s), all well formed",
                 resources.items.len(),
                 templates.items.len()
             ))
@@ -109,7 +109,10 @@ pub fn judge_prompts(paged: &Paged) -> FindingBuilder {
     }
     if problems.is_empty() {
         PROMPTS
-            .pass(format!("{} prompt(s), well formed", paged.items.len()))
+            .pass(format!(
+                "prompts/list listed {} prompt(s), all well formed",
+                paged.items.len()
+            ))
             .evidence(ev)
     } else {
         PROMPTS.fail(problems.join("; ")).evidence(ev)
@@ -142,7 +145,7 @@ pub fn judge_completion(reply: &Reply) -> FindingBuilder {
             ))
             .evidence(ev),
         Some(v) if v.iter().any(|x| !x.is_string()) => COMPLETIONS
-            .fail("completion.values holds something other than strings")
+            .fail("completion/complete returned completion.values holding something other than strings")
             .evidence(ev),
         Some(v) => COMPLETIONS
             .pass(format!("completion/complete returned {} value(s)", v.len()))

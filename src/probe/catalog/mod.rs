@@ -31,7 +31,7 @@ use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::telemetry::Seq;
 
 crate::checks! { phase: Catalog;
-    TOOLS_LIST = "catalog.tools_list", Critical, "tools/list works", spec::TL26,
+    TOOLS_LIST = "catalog.tools_list", Critical, "`tools/list` works", spec::TL26,
         "A server that declares tools must answer tools/list with a tools array; in 2026-07-28 the order should be deterministic.",
         "Answer tools/list with every tool the server offers.";
     PAGINATION = "catalog.pagination", Major, "Pagination ends and rejects bad cursors", spec::PAGINATION26,
@@ -49,7 +49,7 @@ crate::checks! { phase: Catalog;
     ANNOTATIONS = "catalog.annotations", Minor, "Tool annotations are typed and present", spec::TL26,
         "Annotation hints must be booleans. A tool without annotations is, per the spec's defaults, destructive and open-world, so agents (and scout) will not call it freely: a warning.",
         "Annotate every tool, at least readOnlyHint and destructiveHint.";
-    X_MCP_HEADER = "catalog.x_mcp_header", Major, "x-mcp-header declarations are valid", spec::H26,
+    X_MCP_HEADER = "catalog.x_mcp_header", Major, "`x-mcp-header` declarations are valid", spec::H26,
         "2026-07-28: x-mcp-header may only sit on string, integer or boolean properties reached through properties chains, with a token name unique case-insensitively. A client must drop a tool with an invalid declaration.",
         "Fix or remove invalid x-mcp-header declarations.";
     DESCRIPTIONS = "catalog.descriptions", Minor, "Tools and arguments are described", spec::TL26,

@@ -187,7 +187,7 @@ pub fn judge_tool_names(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder
         out.push(
             TOOL_NAMES
                 .pass(format!(
-                    "{} tool names, well formed and unique",
+                    "all {} tool names are well formed and unique",
                     tools.len()
                 ))
                 .evidence(ev()),
@@ -320,7 +320,7 @@ pub fn judge_descriptions(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuild
         vec![
             DESCRIPTIONS
                 .warn(format!(
-                    "{} without a description: {}{more}",
+                    "{} tool(s) or argument(s) have no description: {}{more}",
                     missing.len(),
                     shown.join(", ")
                 ))

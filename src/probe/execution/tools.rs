@@ -17,7 +17,7 @@ pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> F
         // so with generated arguments an error is a warning; with configured ones a failure.
         if reply.error_code().is_some() && source == args::ArgsSource::Generated {
             return TOOL_CALL
-                .warn(format!("`{name}` answered scout's generated arguments with {}; give it fixed arguments in [[servers.tools]] to assess it", describe(reply)))
+                .warn(format!("`{name}` answered scout's generated arguments with {}; give it fixed arguments (a server entry's `tools` key) to assess it", describe(reply)))
                 .subject(name)
                 .evidence(ev);
         }
@@ -100,6 +100,7 @@ fn first_text(result: &Value) -> String {
         .get("content")
         .and_then(Value::as_array)
         .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
+        .filter(|t| !t.trim().is_empty())
         .unwrap_or("(no text)");
     t.chars().take(160).collect()
 }
