@@ -2,7 +2,7 @@
 //! that records every call it receives.
 
 use scout::probe::spec::PolicySpec;
-use scout::report::finding::{SkipReason, Status};
+use scout::report::finding::{Era, SkipReason, Status};
 
 use crate::phase_fixtures::{all, expect, fixture, fixture_http, never, run, with_policy};
 
@@ -54,9 +54,12 @@ async fn an_unknown_tool_that_succeeds_fails() {
 }
 
 #[tokio::test]
-async fn progress_going_backwards_fails_and_increasing_passes() {
+async fn progress_going_backwards_warns_and_increasing_passes() {
+    // Progress that does not increase is a deviation the agent can live with: it still
+    // gets the call's result.
     let r = run(fixture("progress_backwards.py", &[])).await;
-    expect(&r, "execution.progress", None, Status::Fail);
+    expect(&r, "execution.progress", None, Status::Warn);
+    never(&r, "execution.progress", Status::Fail);
     let ok = run(fixture(
         "progress_backwards.py",
         &[("PROGRESS_OK", "1".into())],
@@ -66,9 +69,9 @@ async fn progress_going_backwards_fails_and_increasing_passes() {
 }
 
 #[tokio::test]
-async fn progress_after_the_result_fails() {
+async fn progress_after_the_result_warns() {
     let r = run(fixture("progress_after_result.py", &[])).await;
-    let f = expect(&r, "execution.progress", None, Status::Fail);
+    let f = expect(&r, "execution.progress", None, Status::Warn);
     assert!(f.detail.contains("after the result"), "{}", f.detail);
 }
 
@@ -269,4 +272,39 @@ async fn correct_fixture_over_http() {
     expect(&r, "execution.resource_read", None, Status::Pass);
     let f = expect(&r, "execution.cancellation", None, Status::Skip);
     assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
+}
+
+/// Issue 12 §7: errors an agent can still read are warnings, and the retired code is still
+/// reported where it belongs (`protocol.error_codes`).
+#[tokio::test]
+async fn livable_errors_warn() {
+    let mut spec = fixture("livable_errors.py", &[]);
+    spec.only.push(scout::report::finding::Phase::Protocol);
+    let r = run(spec).await;
+    let f = expect(&r, "catalog.resources", None, Status::Warn);
+    assert!(
+        f.detail.contains("resources/templates/list"),
+        "{}",
+        f.detail
+    );
+    never(&r, "catalog.resources", Status::Fail);
+    let read = all(&r, "execution.resource_read");
+    let modern = read
+        .iter()
+        .find(|f| f.era == Some(Era::Modern))
+        .expect("read judged on the modern wire");
+    assert_eq!(modern.status, Status::Warn, "{}", modern.detail);
+    assert!(modern.detail.contains("-32002"), "{}", modern.detail);
+    let legacy = read
+        .iter()
+        .find(|f| f.era == Some(Era::Legacy))
+        .expect("read judged on the handshake wire");
+    assert_eq!(legacy.status, Status::Pass, "{}", legacy.detail);
+    let codes = all(&r, "protocol.error_codes");
+    assert!(
+        codes
+            .iter()
+            .any(|f| f.era == Some(Era::Modern) && f.status == Status::Fail),
+        "{codes:#?}"
+    );
 }

@@ -30,10 +30,13 @@ pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
         return RESOURCES.fail(p.clone()).evidence(ev);
     }
     let mut problems = Vec::new();
+    let mut soft = Vec::new();
     if let Some(r) = &templates.failed {
         // Templates are part of the resources feature; -32601 means the server has none.
+        // Another error leaves the agent without templates, but its resources still list
+        // and read: a deviation it can live with, so a warning.
         if r.error_code() != Some(-32601) {
-            problems.push(format!("resources/templates/list got {}", describe(r)));
+            soft.push(format!("resources/templates/list got {}", describe(r)));
         }
     }
     let has = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).is_some();
@@ -51,7 +54,18 @@ pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
             }
         }
     }
-    if problems.is_empty() {
+    if !problems.is_empty() {
+        problems.extend(soft);
+        RESOURCES.fail(problems.join("; ")).evidence(ev)
+    } else if !soft.is_empty() {
+        RESOURCES
+            .warn(format!(
+                "resources/list listed {} well-formed resource(s), but {}",
+                resources.items.len(),
+                soft.join("; ")
+            ))
+            .evidence(ev)
+    } else {
         RESOURCES
             .pass(format!(
                 "resources/list and resources/templates/list listed {} resource(s) and {} template(s), all well formed",
@@ -59,8 +73,6 @@ pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
                 templates.items.len()
             ))
             .evidence(ev)
-    } else {
-        RESOURCES.fail(problems.join("; ")).evidence(ev)
     }
 }
 
@@ -156,7 +168,7 @@ pub fn judge_completion(reply: &Reply) -> FindingBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::catalog::tests::{built, ok, paged};
+    use crate::probe::catalog::tests::{built, err, ok, paged};
     use crate::report::finding::Status;
     use serde_json::json;
 
@@ -167,6 +179,12 @@ mod tests {
         assert_eq!(built(judge_resources(&r, &t)).status, Status::Pass);
         let bad = paged(vec![json!({"uri": "x://1"})]);
         assert_eq!(built(judge_resources(&bad, &t)).status, Status::Fail);
+        // Templates that fail to list (other than "no such method") warn.
+        let mut broken = paged(vec![]);
+        broken.failed = Some(err(2, -32603));
+        assert_eq!(built(judge_resources(&r, &broken)).status, Status::Warn);
+        broken.failed = Some(err(2, -32601));
+        assert_eq!(built(judge_resources(&r, &broken)).status, Status::Pass);
         let p = paged(vec![
             json!({"name": "greet", "arguments": [{"name": "who", "required": true}]}),
         ]);

@@ -56,7 +56,7 @@ crate::checks! { phase: Catalog;
         "An agent picks tools and fills arguments from their descriptions: every tool and every argument should have one.",
         "Describe every tool and every input property.";
     RESOURCES = "catalog.resources", Major, "Resources and templates are listed well formed", spec::R26,
-        "With the resources capability: resources/list and resources/templates/list answer, each resource has uri and name, each template uriTemplate and name.",
+        "With the resources capability: resources/list and resources/templates/list answer, each resource has uri and name, each template uriTemplate and name. A templates list that fails (other than with -32601) is a warning: the resources still work.",
         "Answer the resource list methods with complete entries.";
     PROMPTS = "catalog.prompts", Major, "Prompts are listed well formed", spec::PR26,
         "With the prompts capability: prompts/list answers, each prompt has a name and well-formed arguments.",

@@ -49,13 +49,13 @@ crate::checks! { phase: Execution;
         "Arguments that violate the input schema must get a JSON-RPC error or an isError result, never a silent success.",
         "Validate arguments against the inputSchema before running the tool.";
     PROGRESS = "execution.progress", Minor, "Progress notifications are well behaved", spec::PROGRESS26,
-        "With a progressToken, the notifications that arrive with the call must echo it and progress must strictly increase. Over stdio, progress for the token that arrives after the result is a failure (over HTTP the response stream ends with the result).",
+        "With a progressToken, the call must still answer, and the notifications that arrive with it must echo the token and progress must strictly increase. Over stdio, progress for the token must not arrive after the result (over HTTP the response stream ends with the result). A misbehaving notification is a warning: the agent still gets its result.",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
     CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec::CANCEL26,
         "stdio: after notifications/cancelled for a request the server must send no further messages for it.",
         "Stop work on cancellation and send nothing more for that request.";
     RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec::R26,
-        "Listed resources are read and must return contents with uri and text or blob. A missing URI must give -32002 (handshake revisions) or -32602 (2026-07-28), never an empty success.",
+        "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning).",
         "Return contents for listed resources and an error for unknown URIs.";
     PROMPT_GET = "execution.prompt_get", Major, "Prompts can be fetched; unknown ones are errors", spec::PR26,
         "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602.",
@@ -309,8 +309,10 @@ async fn execute_wire(
                 let last = reply.evidence.iter().copied().max().unwrap_or(0);
                 let late = late_progress(&stdio.inbox(), &token, last);
                 if !late.is_empty() {
+                    // Late progress is noise the agent can ignore (a warning, like the
+                    // other progress deviations).
                     finding = PROGRESS
-                        .fail(format!(
+                        .warn(format!(
                             "{} progress notification(s) for the token arrived after the result; none may follow it",
                             late.len()
                         ))
