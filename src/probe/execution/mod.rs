@@ -69,6 +69,12 @@ crate::checks! { phase: Execution;
 /// whether reading works).
 const MAX_READS: usize = 10;
 
+/// A resource URI no server offers.
+pub const MISSING_URI: &str = "scout-missing://no/such/resource";
+
+/// A prompt name no server offers.
+pub const MADE_UP_PROMPT: &str = "scout_no_such_prompt";
+
 /// A tool name no server offers.
 pub const MADE_UP_TOOL: &str = "scout_no_such_tool_7f3a";
 
@@ -367,10 +373,7 @@ async fn execute_wire(
         }
         limiter.wait().await;
         let missing = wire
-            .request(
-                "resources/read",
-                json!({"uri": "scout-missing://no/such/resource"}),
-            )
+            .request("resources/read", json!({"uri": MISSING_URI}))
             .await;
         s.add(
             judge_resource_read(
@@ -429,7 +432,7 @@ async fn execute_wire(
         let unknown = wire
             .request(
                 "prompts/get",
-                json!({"name": "scout_no_such_prompt", "arguments": {}}),
+                json!({"name": MADE_UP_PROMPT, "arguments": {}}),
             )
             .await;
         s.add(

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::{
-    PROMPT_GET, RESOURCE_READ, content::content_block_problems,
+    MADE_UP_PROMPT, MISSING_URI, PROMPT_GET, RESOURCE_READ, content::content_block_problems,
     content::resource_contents_problems, verdict,
 };
 use crate::probe::catalog::describe;
@@ -44,11 +44,11 @@ pub fn judge_resource_read(
         (Some(c), _) if c == expected => {}
         // The agent still gets an error it can read; the retired code itself is what
         // `protocol.error_codes` judges. A warning here, like any other wrong code.
-        (Some(-32002), _) => {
-            soft.push("a missing resource got -32002, which 2026-07-28 retired (use -32602)".into())
-        }
+        (Some(-32002), _) => soft.push(format!(
+            "the missing resource `{MISSING_URI}` got -32002, which 2026-07-28 retired (use -32602)"
+        )),
         (Some(c), _) => soft.push(format!(
-            "a missing resource got error {c}; {expected} is expected"
+            "the missing resource `{MISSING_URI}` got error {c}; {expected} is expected"
         )),
         (None, Some(r)) => {
             let empty = r
@@ -56,13 +56,13 @@ pub fn judge_resource_read(
                 .and_then(Value::as_array)
                 .is_none_or(|c| c.is_empty());
             problems.push(if empty {
-                "a missing resource got an empty success instead of an error".into()
+                format!("the missing resource `{MISSING_URI}` got an empty success instead of an error")
             } else {
-                "a made-up resource URI was answered with contents instead of an error".into()
+                format!("the made-up resource URI `{MISSING_URI}` was answered with contents instead of an error")
             });
         }
         (None, None) => problems.push(format!(
-            "reading a missing resource got {}",
+            "reading the missing resource `{MISSING_URI}` got {}",
             describe(missing)
         )),
     }
@@ -140,13 +140,13 @@ pub fn judge_prompt_get(
     match (unknown.error_code(), unknown.result()) {
         (Some(-32602), _) => {}
         (Some(c), _) => soft.push(format!(
-            "an unknown prompt got error {c}; -32602 is expected"
+            "the unknown prompt `{MADE_UP_PROMPT}` got error {c}; -32602 is expected"
         )),
-        (None, Some(_)) => {
-            problems.push("an unknown prompt name was answered with a result".into())
-        }
+        (None, Some(_)) => problems.push(format!(
+            "the unknown prompt `{MADE_UP_PROMPT}` was answered with a result"
+        )),
         (None, None) => problems.push(format!(
-            "prompts/get for an unknown prompt got {}",
+            "prompts/get for the unknown prompt `{MADE_UP_PROMPT}` got {}",
             describe(unknown)
         )),
     }
