@@ -27,12 +27,12 @@ pub fn open_world(tool: &Value, source: ArgsSource) -> Option<FindingBuilder> {
     let name = crate::policy::tool_name(tool);
     let why = match tool.get("annotations").and_then(|a| a.get("openWorldHint")) {
         Some(Value::Bool(true)) => "openWorldHint is true",
-        Some(_) => "its openWorldHint is not a boolean, so the spec's default (true) applies",
-        None => "it declares no openWorldHint, so the spec's default (true) applies",
+        Some(_) => "its openWorldHint is not a boolean, and the spec's default is true",
+        None => "it declares no openWorldHint, and the spec's default is true",
     };
     let args = match source {
         ArgsSource::Generated => format!(
-            "its generated arguments point nowhere: URLs, hostnames and e-mail addresses use the reserved .invalid domain ({}), which never resolves",
+            "its generated URLs, hostnames and e-mail addresses name {}, under the reserved .invalid domain, which never resolves",
             nowhere::HOST
         ),
         ArgsSource::Configured => {
@@ -42,7 +42,7 @@ pub fn open_world(tool: &Value, source: ArgsSource) -> Option<FindingBuilder> {
     Some(
         POLICY
             .info(format!(
-                "`{name}` was called although it is open-world ({why}): it may reach systems outside the server; {args}"
+                "`{name}` was called although it is open-world ({why}), so it may reach systems outside the server; {args}"
             ))
             .subject(name),
     )
