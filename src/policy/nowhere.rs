@@ -233,6 +233,7 @@ fn email_nowhere(addr: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::args;
     use serde_json::json;
 
     #[test]
@@ -314,5 +315,206 @@ mod tests {
                 "already": "https://scout-probe.invalid/x"
             })
         );
+    }
+
+    /// Why `s` could reach a host: an absolute URL, an e-mail address or a dotted name whose
+    /// host is not under `.invalid`, or an IP literal outside the documentation ranges.
+    fn reaches(s: &str) -> Option<String> {
+        use std::net::IpAddr;
+        let dotted = regex::Regex::new(r"^(?i)[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z][a-z0-9-]*\.?$")
+            .expect("a valid regex");
+        for token in s.split_whitespace() {
+            if let Ok(u) = url::Url::parse(token)
+                && let Some(h) = u.host_str()
+                && !is_nowhere_host(h.trim_matches(['[', ']']))
+            {
+                return Some(format!("the URL {token:?} names {h}"));
+            }
+            if let Some((_, domain)) = token.rsplit_once('@')
+                && !is_nowhere_host(domain)
+            {
+                return Some(format!("the address {token:?} names {domain}"));
+            }
+            let bare = token.trim_start_matches("mailto:");
+            if let Ok(ip) = bare.trim_matches(['[', ']']).parse::<IpAddr>() {
+                let doc = match ip {
+                    IpAddr::V4(v4) => v4.octets()[..3] == [192, 0, 2],
+                    IpAddr::V6(v6) => v6.segments()[..2] == [0x2001, 0xdb8],
+                };
+                if !doc {
+                    return Some(format!(
+                        "{token:?} is an IP literal outside the documentation ranges"
+                    ));
+                }
+            }
+            if dotted.is_match(bare) && !is_nowhere_host(bare) {
+                return Some(format!("{token:?} is a host name that could resolve"));
+            }
+        }
+        None
+    }
+
+    /// Every string inside `v`.
+    fn strings(v: &Value, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) => out.push(s.clone()),
+            Value::Array(a) => a.iter().for_each(|x| strings(x, out)),
+            Value::Object(m) => m.values().for_each(|x| strings(x, out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_reachability_test_catches_real_hosts() {
+        for s in [
+            "https://example.com/",
+            "scout@example.com",
+            "example.com",
+            "127.0.0.1",
+            "::1",
+            "10.0.0.1",
+            "see http://169.254.169.254/latest",
+        ] {
+            assert!(reaches(s).is_some(), "{s}");
+        }
+        for s in [
+            "https://scout-probe.invalid/",
+            "scout@scout-probe.invalid",
+            "scout-probe.invalid",
+            "192.0.2.1",
+            "2001:db8::1",
+            "scout",
+            "2024-01-01T00:00:00Z",
+            "1.5",
+            "12:00",
+            "Europe/Paris",
+        ] {
+            assert_eq!(reaches(s), None, "{s}");
+        }
+    }
+
+    /// Issue 12 §6: no generated value resolves, for every string format and every
+    /// URL-like property name, whatever examples, enum or const the schema offers.
+    #[test]
+    fn generated_values_point_nowhere() {
+        const FORMATS: [&str; 12] = [
+            "uri",
+            "url",
+            "iri",
+            "uri-reference",
+            "iri-reference",
+            "uri-template",
+            "hostname",
+            "idn-hostname",
+            "email",
+            "idn-email",
+            "ipv4",
+            "ipv6",
+        ];
+        const NAMES: [&str; 17] = [
+            "url",
+            "endpoint",
+            "host",
+            "domain",
+            "email",
+            "webhook",
+            "callback",
+            "link",
+            "href",
+            "website",
+            "uri",
+            "callbackUrl",
+            "webhook_url",
+            "smtpHost",
+            "base-uri",
+            "homepage",
+            "hostname",
+        ];
+        // What a schema might offer as its own values: real hosts and private addresses.
+        let real = [
+            json!("https://api.github.com/repos"),
+            json!("http://localhost:8080/"),
+            json!("admin@corp.example.com"),
+            json!("internal.corp.example.com"),
+            json!("10.0.0.1"),
+            json!("fe80::1"),
+        ];
+        let mut schemas = Vec::new();
+        for f in FORMATS {
+            schemas.push((
+                "format",
+                f.to_string(),
+                json!({"type": "string", "format": f}),
+            ));
+        }
+        for n in NAMES {
+            schemas.push(("name", n.to_string(), json!({"type": "string"})));
+            schemas.push((
+                "name",
+                n.to_string(),
+                json!({"type": "string", "pattern": "^[a-z]+$"}),
+            ));
+            schemas.push((
+                "name",
+                n.to_string(),
+                json!({"type": "array", "minItems": 2, "items": {"type": "string"}}),
+            ));
+        }
+        for (i, r) in real.iter().enumerate() {
+            let n = format!("target{i}");
+            schemas.push((
+                "examples",
+                n.clone(),
+                json!({"type": "string", "examples": [r]}),
+            ));
+            schemas.push(("enum", n.clone(), json!({"type": "string", "enum": [r]})));
+            schemas.push(("const", n.clone(), json!({"const": r})));
+            schemas.push((
+                "nested",
+                n,
+                json!({"type": "object", "required": ["inner"],
+                "properties": {"inner": {"type": "string", "examples": [r]}}}),
+            ));
+        }
+        let mut checked = 0;
+        for (how, name, prop) in schemas {
+            let tool = json!({"name": "t", "inputSchema": {"type": "object", "required": [name],
+                "properties": {name.clone(): prop}}});
+            let (generated, source) = args::arguments_for(&tool, &[]);
+            assert_eq!(source, args::ArgsSource::Generated);
+            let bad = args::invalid(&tool["inputSchema"]).unwrap_or(Value::Null);
+            for (what, v) in [
+                ("generated", &generated),
+                ("invalid", &bad),
+                ("placeholder", &args::placeholder(&name)),
+            ] {
+                let mut all = Vec::new();
+                strings(v, &mut all);
+                for s in all {
+                    checked += 1;
+                    assert_eq!(reaches(&s), None, "{how} {name}: {what} value {v}");
+                }
+            }
+        }
+        assert!(checked > 100, "only {checked} values checked");
+        // The formats and names that call for one get exactly the documented values.
+        assert_eq!(
+            args::generate(&json!({"type": "string", "format": "uri"})),
+            json!(URL)
+        );
+        assert_eq!(
+            args::generate(&json!({"type": "string", "format": "email"})),
+            json!(EMAIL)
+        );
+        assert_eq!(
+            args::generate(&json!({"type": "string", "format": "hostname"})),
+            json!(HOST)
+        );
+        assert_eq!(
+            args::generate(&json!({"type": "string", "format": "ipv4"})),
+            json!(IPV4)
+        );
+        assert_eq!(args::placeholder("callback_url"), json!(URL));
+        assert_eq!(args::placeholder("who"), json!("scout"));
     }
 }
