@@ -25,6 +25,21 @@ pub use connect::{ConnectError, Connector};
 pub const MODERN_VERSION: &str = "2026-07-28";
 /// The newest handshake-era revision scout offers in `initialize`.
 pub const LEGACY_VERSION: &str = "2025-11-25";
+/// Every published protocol revision, oldest first. A version string outside this list names
+/// no revision: a server cannot support it, whatever it claims.
+pub const REVISIONS: [&str; 5] = [
+    "2024-11-05",
+    "2025-03-26",
+    "2025-06-18",
+    LEGACY_VERSION,
+    MODERN_VERSION,
+];
+
+/// True when `version` is a published protocol revision.
+pub fn is_revision(version: &str) -> bool {
+    REVISIONS.contains(&version)
+}
+
 /// How long a stdio probe that expects no reply waits for anything it provokes.
 pub const QUIET: Duration = Duration::from_millis(150);
 

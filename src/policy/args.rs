@@ -1,9 +1,12 @@
 //! Schema-driven arguments: deterministic, minimal, valid arguments for a tool from its
 //! `inputSchema` (required properties only), and deliberately invalid ones for the
 //! `execution.invalid_arguments` probe. Fixed arguments from the config always win.
+//! Every generated value points nowhere: URLs, hostnames and e-mail addresses name a host
+//! under `.invalid` (see [`super::nowhere`]).
 
 use serde_json::{Map, Value, json};
 
+use super::nowhere;
 use crate::probe::spec::ToolArgs;
 
 /// How deep generation follows nested schemas and `$ref`s before giving up with `null`
@@ -55,10 +58,19 @@ pub fn arguments_for(tool: &Value, fixed: &[ToolArgs]) -> (Value, ArgsSource) {
 }
 
 /// A minimal instance of `schema`: required properties only, the first enum/const value,
-/// the first `oneOf`/`anyOf` branch, `$ref`s to local definitions followed.
+/// the first `oneOf`/`anyOf` branch, `$ref`s to local definitions followed. Every URL,
+/// hostname, e-mail address and IP in it points nowhere (a schema's own examples and enum
+/// values included), even where that breaks the schema: safety wins over validity.
 pub fn generate(schema: &Value) -> Value {
     GEN_BUDGET.with(|b| b.set(MAX_GEN_NODES));
-    gen_value(schema, schema, 0)
+    nowhere::point_nowhere(gen_value(schema, schema, 0), None)
+}
+
+/// The value for a string argument scout knows nothing about but its name (a prompt's
+/// argument): `"scout"`, or a value that points nowhere when the name says it is a URL, a
+/// host or an e-mail address (`callback_url` gets `https://scout-probe.invalid/`).
+pub fn placeholder(name: &str) -> Value {
+    nowhere::point_nowhere(json!("scout"), Some(name))
 }
 
 /// Arguments that violate `schema`: a required property (or, with none, any declared
@@ -82,7 +94,7 @@ pub fn invalid(schema: &Value) -> Option<Value> {
     let prop_schema = props.and_then(|p| p.get(target)).unwrap_or(&Value::Null);
     let prop_schema = resolve(prop_schema, schema, 0);
     args.insert(target.to_string(), wrong_type(prop_schema));
-    Some(Value::Object(args))
+    Some(nowhere::point_nowhere(Value::Object(args), None))
 }
 
 /// A value whose JSON type the property schema does not allow.
@@ -323,15 +335,10 @@ fn gen_string(schema: &Value) -> Value {
         "date-time" => "2024-01-01T00:00:00Z",
         "date" => "2024-01-01",
         "time" => "00:00:00Z",
-        "email" | "idn-email" => "scout@example.com",
-        "uri" | "url" | "iri" => "https://example.com/",
-        "uri-reference" | "iri-reference" => "/scout",
         "uuid" => "00000000-0000-4000-8000-000000000000",
-        "ipv4" => "127.0.0.1",
-        "ipv6" => "::1",
-        "hostname" | "idn-hostname" => "example.com",
         "duration" => "PT1S",
-        _ => "",
+        // URLs, hostnames, e-mail addresses and IPs: values that point nowhere.
+        other => nowhere::for_format(other).unwrap_or(""),
     };
     if !base.is_empty() {
         return json!(base);

@@ -2,11 +2,13 @@
 //! the spec's defaults say, and the library side of `scout tools` (the catalogue as the
 //! policy sees it) and `scout call` (one call, policy applied, result rendered).
 //!
-//! Submodules: [`args`] (schema-driven arguments), [`schema`] (JSON Schema handling without
-//! external `$ref` resolution), [`limiter`] (the `--rps` rate limiter).
+//! Submodules: [`args`] (schema-driven arguments), [`nowhere`] (generated values that point
+//! nowhere), [`schema`] (JSON Schema handling without external `$ref` resolution),
+//! [`limiter`] (the `--rps` rate limiter).
 
 pub mod args;
 pub mod limiter;
+pub mod nowhere;
 pub mod schema;
 
 use serde::Serialize;
@@ -64,7 +66,8 @@ impl Hints {
 pub enum Decision {
     /// scout may call it.
     Call,
-    /// scout will not call it: why, and the flag or setting that would allow it.
+    /// scout will not call it: why (a predicate of "it": `is not read-only`), and the flag or
+    /// setting that would allow it.
     Skip { reason: String, allow_with: String },
 }
 
@@ -82,13 +85,13 @@ pub fn decide(tool: &Value, policy: &PolicySpec) -> Decision {
     let name = tool_name(tool);
     if policy.deny_tools.iter().any(|d| d == name) {
         return Decision::Skip {
-            reason: "listed in deny_tools".into(),
+            reason: "is listed in deny_tools".into(),
             allow_with: "remove it from deny_tools".into(),
         };
     }
     if !policy.allow_tools.is_empty() && !policy.allow_tools.iter().any(|a| a == name) {
         return Decision::Skip {
-            reason: "not listed in allow_tools".into(),
+            reason: "is not listed in allow_tools".into(),
             allow_with: "add it to allow_tools".into(),
         };
     }
@@ -101,7 +104,7 @@ pub fn decide(tool: &Value, policy: &PolicySpec) -> Decision {
             return Decision::Call;
         }
         return Decision::Skip {
-            reason: "not read-only (readOnlyHint is not true)".into(),
+            reason: "is not read-only (readOnlyHint is not true)".into(),
             allow_with: "--allow-mutations".into(),
         };
     }
@@ -205,7 +208,7 @@ pub fn render_tool_table(rows: &[ToolRow]) -> String {
         let action = match &r.decision {
             Decision::Call => "would call".to_string(),
             Decision::Skip { reason, allow_with } => {
-                format!("skip: {reason}; allow with {allow_with}")
+                format!("skip: it {reason}; allow with {allow_with}")
             }
         };
         out.push_str(&format!("{:<width$}  {ann}  — {action}\n", r.name));

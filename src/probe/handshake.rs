@@ -8,16 +8,16 @@ crate::checks! { phase: Handshake;
     PROTOCOL_ERA = "handshake.protocol_era", Critical, "The protocol generation is recognised", spec::V26,
         "scout first sends server/discover with a valid 2026-07-28 _meta envelope. A DiscoverResult or a recognised modern error means the stateless revision; anything else means a handshake-era server, which is then opened with initialize. A server that answers both is dual-era and is probed on both wires. The finding says how the era was decided.",
         "Implement server/discover (2026-07-28) or initialize (2025-11-25 and earlier) so that a client can open a conversation.";
-    DISCOVER = "handshake.discover", Major, "server/discover returns a well-formed DiscoverResult", spec::D26,
+    DISCOVER = "handshake.discover", Major, "`server/discover` returns a well-formed DiscoverResult", spec::D26,
         "2026-07-28 only. The DiscoverResult must carry resultType \"complete\", a non-empty supportedVersions array containing the version asked for, a capabilities object, ttlMs (integer >= 0) and cacheScope (public or private); serverInfo belongs in _meta[\"io.modelcontextprotocol/serverInfo\"].",
         "Return every required DiscoverResult field; SDKs that implement 2026-07-28 do this for you, so check the SDK version.";
-    INITIALIZE = "handshake.initialize", Critical, "initialize returns a well-formed InitializeResult", spec::L25,
+    INITIALIZE = "handshake.initialize", Critical, "`initialize` returns a well-formed InitializeResult", spec::L25,
         "Handshake revisions only. initialize with the latest handshake version must return protocolVersion, a capabilities object and serverInfo with name and version (instructions, if present, a string).",
         "Return a complete InitializeResult; an agent cannot start a conversation without it.";
     VERSION_NEGOTIATION = "handshake.version_negotiation", Major, "Unknown protocol versions are negotiated, not fatal", spec::L25,
-        "Handshake era: initialize with an unknown version must be answered with a version the server supports (a counter-offer), and a supported version must be echoed. 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested.",
+        "Handshake era: initialize with a supported version must be echoed, and initialize with an unknown version must be answered with a version the server supports (a counter-offer); either answer must name a published revision. 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested; a version listed there or in the DiscoverResult's supportedVersions that names no published revision is a warning.",
         "Echo a supported requested version, counter-offer your latest otherwise (handshake era); answer unknown versions with -32022 UnsupportedProtocolVersion listing data.supported (2026-07-28).";
-    INITIALIZED = "handshake.initialized", Minor, "notifications/initialized gets no reply", spec::L25,
+    INITIALIZED = "handshake.initialized", Minor, "`notifications/initialized` gets no reply", spec::L25,
         "Handshake era: the initialized notification must not be answered; over HTTP the POST gets 202 Accepted with an empty body.",
         "Accept notifications silently: 202 with no body over HTTP, nothing at all over stdio.";
     SESSION = "handshake.session", Major, "Session ids are well formed and required", spec::T25C,
@@ -29,7 +29,7 @@ crate::checks! { phase: Handshake;
     CAPABILITIES = "handshake.capabilities", Major, "Declared capabilities match what works", spec::B26,
         "A server that answers tools/list, resources/list, prompts/list or completion/complete must have declared the matching capability; a declared capability whose list method fails is also reported.",
         "Declare exactly the capabilities you implement; clients skip features that are not declared.";
-    PING = "handshake.ping", Minor, "ping behaves as the revision says", spec::P25,
+    PING = "handshake.ping", Minor, "`ping` behaves as the revision says", spec::P25,
         "Handshake era: ping must promptly return an empty result {}. 2026-07-28 removed ping, so a modern server answering -32601 (HTTP 404) is correct.",
         "Answer ping with {} in the handshake revisions; treat it as an unknown method in 2026-07-28.";
     SERVER_INFO = "handshake.server_info", Minor, "The server names itself", spec::B26,
@@ -40,7 +40,7 @@ crate::checks! { phase: Handshake;
 use serde_json::{Value, json};
 
 use crate::client::lifecycle::{self, DiscoverVerdict};
-use crate::client::{Connection, MODERN_VERSION};
+use crate::client::{Connection, LEGACY_VERSION, MODERN_VERSION};
 use crate::probe::Session;
 use crate::report::finding::{Era, SkipReason};
 use crate::report::model::{EraKind, TransportKind};
@@ -203,7 +203,7 @@ pub async fn run(s: &mut Session) {
         (Some(m), Some(d)) => {
             check_discover(s, d, dual);
             check_stateless(s, d, dual);
-            version_negotiation_modern(s, m, dual).await;
+            version_negotiation_modern(s, m, d, dual).await;
         }
         _ => {
             let why = "the server does not speak 2026-07-28";
@@ -218,7 +218,7 @@ pub async fn run(s: &mut Session) {
             if let Some(n) = &initialized_reply {
                 check_initialized(s, n, dual, l.transport() == TransportKind::LegacySse);
             }
-            version_negotiation_legacy(s, l, dual).await;
+            version_negotiation_legacy(s, l, init, dual).await;
             check_session(s, l, init, dual).await;
         }
         (None, Some(init)) if modern.is_none() => {
@@ -338,7 +338,7 @@ fn check_stateless(s: &mut Session, d: &Reply, dual: bool) {
     s.add(tagged(b.evidence(ev), Era::Modern, dual));
 }
 
-async fn version_negotiation_modern(s: &mut Session, m: &Connection, dual: bool) {
+async fn version_negotiation_modern(s: &mut Session, m: &Connection, d: &Reply, dual: bool) {
     let mut meta = crate::client::message::envelope(UNKNOWN_VERSION);
     if let Some(o) = meta.as_object_mut() {
         o.remove("io.modelcontextprotocol/clientInfo");
@@ -353,31 +353,8 @@ async fn version_negotiation_modern(s: &mut Session, m: &Connection, dual: bool)
             ..Probe::request("server/discover", json!({}))
         })
         .await;
-    let data = r
-        .response
-        .as_ref()
-        .and_then(|x| x.get("error"))
-        .and_then(|e| e.get("data"));
-    let supported = data
-        .and_then(|d| d.get("supported"))
-        .and_then(Value::as_array);
-    let requested = data
-        .and_then(|d| d.get("requested"))
-        .and_then(Value::as_str);
-    let b = match (r.error_code(), supported, requested) {
-        (Some(-32022), Some(sup), Some(UNKNOWN_VERSION)) => VERSION_NEGOTIATION.pass(format!(
-            "an unsupported version got -32022 with data.supported {}",
-            Value::Array(sup.clone())
-        )),
-        (Some(-32022), _, _) => VERSION_NEGOTIATION.fail(
-            "-32022 came without data.supported (array) and data.requested (the version sent)",
-        ),
-        _ => VERSION_NEGOTIATION.fail(format!(
-            "a request naming version {UNKNOWN_VERSION} got {} instead of -32022",
-            describe(&r)
-        )),
-    };
-    s.add(tagged(b.evidence(r.evidence.clone()), Era::Modern, dual));
+    let b = crate::probe::version_negotiation::judge_modern(Some(d), &r);
+    s.add(tagged(b, Era::Modern, dual));
 }
 
 fn check_initialize(s: &mut Session, init: &Reply, dual: bool) {
@@ -439,14 +416,18 @@ fn check_initialized(s: &mut Session, n: &Reply, dual: bool, old_sse: bool) {
             h.status
         )),
         (None, None) => match &n.outcome {
-            Outcome::TransportError(e) => INITIALIZED.fail(format!("transport error: {e}")),
+            Outcome::TransportError(e) => INITIALIZED.fail(format!(
+                "sending the notification failed with a transport error: {e}"
+            )),
             _ => INITIALIZED.pass("no reply, as a notification requires"),
         },
     };
     s.add(tagged(b.evidence(ev), Era::Legacy, dual));
 }
 
-async fn version_negotiation_legacy(s: &mut Session, l: &Connection, dual: bool) {
+/// Judges the `initialize` that opened the session (`init`, which asked for
+/// [`LEGACY_VERSION`]) together with one on a fresh wire asking for [`UNKNOWN_VERSION`].
+async fn version_negotiation_legacy(s: &mut Session, l: &Connection, init: &Reply, dual: bool) {
     let fresh = match l.fresh().await {
         Ok(c) => c,
         Err(e) => {
@@ -459,21 +440,8 @@ async fn version_negotiation_legacy(s: &mut Session, l: &Connection, dual: bool)
         }
     };
     let r = lifecycle::initialize(&fresh, UNKNOWN_VERSION).await;
-    let offered = r
-        .result()
-        .and_then(|x| x.get("protocolVersion"))
-        .and_then(Value::as_str);
-    let b = match offered {
-        Some(v) if v != UNKNOWN_VERSION => VERSION_NEGOTIATION.pass(format!(
-            "initialize with {UNKNOWN_VERSION} got the counter-offer {v}"
-        )),
-        Some(v) => VERSION_NEGOTIATION.fail(format!("the server echoed the unknown version {v}")),
-        None => VERSION_NEGOTIATION.fail(format!(
-            "initialize with an unknown version got {} instead of a counter-offer",
-            describe(&r)
-        )),
-    };
-    s.add(tagged(b.evidence(r.evidence.clone()), Era::Legacy, dual));
+    let b = crate::probe::version_negotiation::judge_legacy(LEGACY_VERSION, init, &r);
+    s.add(tagged(b, Era::Legacy, dual));
     fresh.close().await;
 }
 

@@ -14,6 +14,7 @@ pub mod security;
 pub mod session;
 pub mod spec;
 pub mod stdio;
+pub mod version_negotiation;
 
 use std::time::Instant;
 

@@ -10,7 +10,7 @@ crate::checks! { phase: Protocol;
     ENVIRONMENT = "stdio.environment", Minor, "What the child process was handed", spec::S26,
         "A statement, not a judgement: the environment variable names the child received (values only for variables set with --stdio-set) and its working directory.",
         "Forward a variable the server needs with --stdio-env NAME or set it with --stdio-set NAME=value.";
-    STDOUT_CLEAN = "stdio.stdout_clean", Major, "stdout carries only JSON-RPC messages", spec::S26,
+    STDOUT_CLEAN = "stdio.stdout_clean", Major, "Stdout carries only JSON-RPC messages", spec::S26,
         "Over stdio, stdout is the wire: every line must be exactly one JSON-RPC message. Banners, prints, progress bars or pretty-printed JSON corrupt the stream; the offending line is quoted.",
         "Send logs and banners to stderr and write exactly one JSON object per line to stdout.";
     STDERR = "stdio.stderr", Minor, "What the server logged on stderr", spec::S26,
@@ -178,20 +178,23 @@ pub async fn finish(s: &mut Session) {
     } else {
         ""
     };
+    // The detail names the command (the finding's subject); the note about other processes
+    // goes in the detail too, so that the subject stays the same from run to run.
+    let cmd = primary.process.command.join(" ");
     let b = match &first.ending {
         Ending::ExitedOnStdinClose(st) if !first.stdout_held_open => SHUTDOWN.pass(format!(
-            "exited ({st}) {} ms after stdin was closed",
+            "`{cmd}` exited ({st}) {} ms after stdin was closed{note}",
             first.elapsed.as_millis()
         )),
-        Ending::ExitedOnStdinClose(st) => {
-            SHUTDOWN.warn(format!("exited ({st}) after stdin was closed{held}"))
-        }
+        Ending::ExitedOnStdinClose(st) => SHUTDOWN.warn(format!(
+            "`{cmd}` exited ({st}) after stdin was closed{held}{note}"
+        )),
         Ending::NeededSigterm(st) => SHUTDOWN.warn(format!(
-            "did not exit within {} ms of stdin closing; exited on SIGTERM ({st}){held}",
+            "`{cmd}` did not exit within {} ms of stdin closing; exited on SIGTERM ({st}){held}{note}",
             grace.as_millis()
         )),
         Ending::NeededSigkill(st) => SHUTDOWN.fail(format!(
-            "ignored stdin closing and SIGTERM; killed with SIGKILL ({st}){held}"
+            "`{cmd}` ignored stdin closing and SIGTERM; killed with SIGKILL ({st}){held}{note}"
         )),
         Ending::AlreadyExited(st) => {
             s.add(SHUTDOWN.skip(
@@ -201,8 +204,5 @@ pub async fn finish(s: &mut Session) {
             return;
         }
     };
-    s.add(
-        b.without_exchange()
-            .subject(format!("{}{note}", primary.process.command.join(" "))),
-    );
+    s.add(b.without_exchange().subject(cmd));
 }

@@ -359,8 +359,12 @@ impl FindingBuilder {
             } else {
                 None
             },
-            detail: self.detail,
-            advice: self.advice.unwrap_or_else(|| self.check.advice.to_string()),
+            // Probes write clauses; every report shows sentences (see `wording`).
+            detail: crate::report::wording::sentence(self.detail),
+            advice: self
+                .advice
+                .map(crate::report::wording::sentence)
+                .unwrap_or_else(|| self.check.advice.to_string()),
             spec: (!self.check.spec.is_empty()).then(|| self.check.spec.to_string()),
             subject: self.subject,
             era: self.era,

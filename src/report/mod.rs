@@ -7,6 +7,7 @@ pub mod gate;
 pub mod merge;
 pub mod model;
 pub mod score;
+pub mod wording;
 
 pub use finding::{Era, Finding, FindingBuilder, Phase, Severity, SkipReason, Status, Suppression};
 pub use gate::{GateConfig, GateResult};

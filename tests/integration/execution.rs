@@ -2,7 +2,7 @@
 //! that records every call it receives.
 
 use scout::probe::spec::PolicySpec;
-use scout::report::finding::{SkipReason, Status};
+use scout::report::finding::{Era, SkipReason, Status};
 
 use crate::phase_fixtures::{all, expect, fixture, fixture_http, never, run, with_policy};
 
@@ -34,16 +34,32 @@ async fn structured_output_mismatch_fails() {
 #[tokio::test]
 async fn lenient_errors_fail() {
     let r = run(fixture("lenient_errors.py", &[])).await;
-    expect(&r, "execution.unknown_tool", None, Status::Fail);
+    // An isError result to an unknown tool is an error an agent can read: a warning.
+    let f = expect(&r, "execution.unknown_tool", None, Status::Warn);
+    assert!(f.detail.contains("isError"), "{}", f.detail);
     expect(&r, "execution.invalid_arguments", None, Status::Fail);
     expect(&r, "execution.resource_read", None, Status::Fail);
     expect(&r, "execution.prompt_get", None, Status::Fail);
 }
 
 #[tokio::test]
-async fn progress_going_backwards_fails_and_increasing_passes() {
+async fn an_unknown_tool_that_succeeds_fails() {
+    let r = run(fixture(
+        "lenient_errors.py",
+        &[("UNKNOWN_TOOL_SUCCEEDS", "1".into())],
+    ))
+    .await;
+    let f = expect(&r, "execution.unknown_tool", None, Status::Fail);
+    assert!(f.detail.contains("successful result"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn progress_going_backwards_warns_and_increasing_passes() {
+    // Progress that does not increase is a deviation the agent can live with: it still
+    // gets the call's result.
     let r = run(fixture("progress_backwards.py", &[])).await;
-    expect(&r, "execution.progress", None, Status::Fail);
+    expect(&r, "execution.progress", None, Status::Warn);
+    never(&r, "execution.progress", Status::Fail);
     let ok = run(fixture(
         "progress_backwards.py",
         &[("PROGRESS_OK", "1".into())],
@@ -53,9 +69,9 @@ async fn progress_going_backwards_fails_and_increasing_passes() {
 }
 
 #[tokio::test]
-async fn progress_after_the_result_fails() {
+async fn progress_after_the_result_warns() {
     let r = run(fixture("progress_after_result.py", &[])).await;
-    let f = expect(&r, "execution.progress", None, Status::Fail);
+    let f = expect(&r, "execution.progress", None, Status::Warn);
     assert!(f.detail.contains("after the result"), "{}", f.detail);
 }
 
@@ -90,11 +106,80 @@ async fn default_policy_calls_only_read_only_tools() {
         let f = expect(&r, "execution.policy", Some(tool), Status::Info);
         assert!(f.detail.contains(flag), "{tool}: {}", f.detail);
     }
+    // The read-only tool was called: no "not called" finding names it (it is named only
+    // as open-world, which it is by the spec's default).
     assert!(
         all(&r, "execution.policy")
             .iter()
-            .all(|f| f.subject.as_deref() != Some("read_only"))
+            .filter(|f| f.subject.as_deref() == Some("read_only"))
+            .all(|f| f.detail.contains("was called although it is open-world")),
+        "{:#?}",
+        all(&r, "execution.policy")
     );
+}
+
+/// Why `s` could reach somewhere: a URL, an e-mail address or a dotted name whose host is
+/// not under `.invalid`, or an IP literal outside the documentation ranges (RFC 5737 / 3849).
+fn reaches(s: &str) -> Option<String> {
+    let nowhere = |h: &str| h.trim_end_matches('.').ends_with(".invalid");
+    if let Ok(u) = url::Url::parse(s)
+        && let Some(h) = u.host_str()
+    {
+        return (!nowhere(h)).then(|| format!("the URL {s:?} names {h}"));
+    }
+    if let Some((_, domain)) = s.rsplit_once('@') {
+        return (!nowhere(domain)).then(|| format!("the address {s:?} names {domain}"));
+    }
+    if let Ok(ip) = s.parse::<std::net::IpAddr>() {
+        let doc = match ip {
+            std::net::IpAddr::V4(v4) => v4.octets()[..3] == [192, 0, 2],
+            std::net::IpAddr::V6(v6) => v6.segments()[..2] == [0x2001, 0xdb8],
+        };
+        return (!doc).then(|| format!("{s:?} is an address that routes"));
+    }
+    let labels: Vec<&str> = s.split('.').collect();
+    let dotted = labels.len() > 1
+        && labels
+            .last()
+            .is_some_and(|l| l.chars().all(|c| c.is_ascii_alphabetic()));
+    (dotted && !nowhere(s)).then(|| format!("{s:?} is a host name that resolves"))
+}
+
+/// Issue 12 §6: a read-only tool that fetches, resolves or mails gets arguments that point
+/// nowhere, and every open-world tool scout calls is named in `execution.policy`.
+#[tokio::test]
+async fn generated_arguments_point_nowhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("args.log");
+    let r = run(fixture(
+        "reaches_out.py",
+        &[("SCOUT_TEST_ARGS_LOG", log.display().to_string())],
+    ))
+    .await;
+    let text = std::fs::read_to_string(&log).expect("the fixture logged its calls");
+    let mut tools = Vec::new();
+    let mut values = 0;
+    for line in text.lines() {
+        let call: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        tools.push(call["tool"].as_str().unwrap_or_default().to_string());
+        for (name, v) in call["arguments"].as_object().into_iter().flatten() {
+            let s = v.as_str().unwrap_or_default();
+            values += 1;
+            assert_eq!(reaches(s), None, "{}: {name} = {s:?}", call["tool"]);
+        }
+    }
+    tools.sort();
+    tools.dedup();
+    assert_eq!(tools, vec!["fetch", "hook", "lookup", "mail"]);
+    assert!(values >= 7, "only {values} arguments seen: {text}");
+    for tool in ["fetch", "hook", "lookup", "mail"] {
+        let f = expect(&r, "execution.policy", Some(tool), Status::Info);
+        assert!(
+            f.detail.contains("open-world") && f.detail.contains(".invalid"),
+            "{tool}: {}",
+            f.detail
+        );
+    }
 }
 
 #[tokio::test]
@@ -187,4 +272,39 @@ async fn correct_fixture_over_http() {
     expect(&r, "execution.resource_read", None, Status::Pass);
     let f = expect(&r, "execution.cancellation", None, Status::Skip);
     assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
+}
+
+/// Issue 12 §7: errors an agent can still read are warnings, and the retired code is still
+/// reported where it belongs (`protocol.error_codes`).
+#[tokio::test]
+async fn livable_errors_warn() {
+    let mut spec = fixture("livable_errors.py", &[]);
+    spec.only.push(scout::report::finding::Phase::Protocol);
+    let r = run(spec).await;
+    let f = expect(&r, "catalog.resources", None, Status::Warn);
+    assert!(
+        f.detail.contains("resources/templates/list"),
+        "{}",
+        f.detail
+    );
+    never(&r, "catalog.resources", Status::Fail);
+    let read = all(&r, "execution.resource_read");
+    let modern = read
+        .iter()
+        .find(|f| f.era == Some(Era::Modern))
+        .expect("read judged on the modern wire");
+    assert_eq!(modern.status, Status::Warn, "{}", modern.detail);
+    assert!(modern.detail.contains("-32002"), "{}", modern.detail);
+    let legacy = read
+        .iter()
+        .find(|f| f.era == Some(Era::Legacy))
+        .expect("read judged on the handshake wire");
+    assert_eq!(legacy.status, Status::Pass, "{}", legacy.detail);
+    let codes = all(&r, "protocol.error_codes");
+    assert!(
+        codes
+            .iter()
+            .any(|f| f.era == Some(Era::Modern) && f.status == Status::Fail),
+        "{codes:#?}"
+    );
 }

@@ -30,3 +30,5 @@ mod security_real;
 mod servers;
 mod tools_call;
 mod transport;
+mod version_negotiation;
+mod wording;

@@ -201,14 +201,23 @@ async fn server_everything_is_legacy_on_stdio_http_and_sse() {
             "{:?}",
             fails(r, "catalog.")
         );
-        // The one execution deviation is real: an unknown tool gets an isError result.
-        assert_eq!(
+        assert!(
+            fails(r, "execution.").is_empty(),
+            "{transport:?}: {:?}",
             fails(r, "execution.")
-                .iter()
-                .map(|f| f.split(' ').next().unwrap_or_default().to_string())
-                .collect::<Vec<_>>(),
-            vec!["execution.unknown_tool".to_string()],
-            "{transport:?}"
+        );
+        // Its one execution deviation is real but livable: an unknown tool gets an isError
+        // result (an error the agent can read), a warning.
+        let unknown = r
+            .findings
+            .iter()
+            .find(|f| f.id == "execution.unknown_tool")
+            .expect("unknown_tool judged");
+        assert_eq!(
+            unknown.status,
+            Status::Warn,
+            "{transport:?}: {}",
+            unknown.detail
         );
         assert_only_read_only_calls(r);
     }

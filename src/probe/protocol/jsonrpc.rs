@@ -144,14 +144,17 @@ pub fn invalid_request(_w: &Wire, cases: &[(&str, &Reply)]) -> FindingBuilder {
     } else if !other.is_empty() {
         INVALID_REQUEST
             .warn(format!(
-                "rejected, but not with -32600: {}",
+                "structurally invalid requests were rejected, but not with -32600: {}",
                 other.join("; ")
             ))
             .evidence(ev)
     } else {
         let labels: Vec<&str> = cases.iter().map(|(l, _)| *l).collect();
         INVALID_REQUEST
-            .pass(format!("-32600 for {}", labels.join(", ")))
+            .pass(format!(
+                "every structurally invalid request ({}) got -32600",
+                labels.join(", ")
+            ))
             .evidence(ev)
     }
 }
@@ -170,7 +173,7 @@ pub fn unknown_method(w: &Wire, r: &Reply) -> FindingBuilder {
                 .fail(format!("HTTP 404 without a -32601 body ({}); a client takes a bare 404 for a legacy server", describe(r)))
                 .evidence(ev),
             (_, Some(-32601)) => UNKNOWN_METHOD
-                .fail(format!("-32601 with HTTP {} instead of 404", status.unwrap_or(0)))
+                .fail(format!("an unknown method got -32601 with HTTP {} instead of 404", status.unwrap_or(0)))
                 .evidence(ev),
             _ => UNKNOWN_METHOD
                 .fail(format!("expected HTTP 404 with -32601, got {}", describe(r)))
@@ -179,7 +182,7 @@ pub fn unknown_method(w: &Wire, r: &Reply) -> FindingBuilder {
     }
     match code {
         Some(-32601) => UNKNOWN_METHOD
-            .pass(format!("-32601 ({})", describe(r)))
+            .pass(format!("an unknown method got -32601 ({})", describe(r)))
             .evidence(ev),
         Some(c) => UNKNOWN_METHOD
             .warn(format!("an unknown method got error {c} instead of -32601"))
@@ -258,16 +261,24 @@ pub fn notification(w: &Wire, r: &Reply, follow: Option<&Reply>) -> FindingBuild
 pub fn null_id(_w: &Wire, r: &Reply) -> FindingBuilder {
     let ev = cite([r]);
     match code_of(r) {
-        Some(-32600) => NULL_ID.pass("rejected with -32600").evidence(ev),
+        Some(-32600) => NULL_ID
+            .pass("a request with id null was rejected with -32600")
+            .evidence(ev),
         Some(c) => NULL_ID
-            .pass(format!("rejected with error {c} ({})", describe(r)))
+            .pass(format!(
+                "a request with id null was rejected with error {c} ({})",
+                describe(r)
+            ))
             .evidence(ev),
         None if has_result(r) => NULL_ID
             .warn("a request with id null was served as a normal request")
             .evidence(ev),
         None => match &r.http {
             Some(h) if (400..500).contains(&h.status) => NULL_ID
-                .pass(format!("rejected at the transport level: {}", describe(r)))
+                .pass(format!(
+                    "a request with id null was rejected at the transport level: {}",
+                    describe(r)
+                ))
                 .evidence(ev),
             _ => NULL_ID
                 .info(format!("no error came back for id null: {}", describe(r)))

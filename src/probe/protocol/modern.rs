@@ -202,7 +202,7 @@ pub fn meta_required(
     } else {
         META_REQUIRED
             .fail(format!(
-                "expected -32602{}: {}",
+                "requests without the required _meta keys must get -32602{}: {}",
                 if w.is_http() { " with HTTP 400" } else { "" },
                 fails.join("; ")
             ))

@@ -1,0 +1,396 @@
+//! Catalog: what the server offers (tools, resources, prompts, completions) and whether an
+//! agent can use the description of it.
+//!
+//! This module sends the list requests ([`run`]); the verdicts are pure functions, one file per
+//! family: [`paging`] (paged lists and `pagination`), [`tools`] (the tool list),
+//! [`x_mcp_header`], [`features`] (resources, prompts, completions) and [`context`].
+
+pub mod context;
+pub mod features;
+pub mod paging;
+pub mod tools;
+pub mod x_mcp_header;
+
+use serde_json::{Value, json};
+
+pub use context::{BYTES_PER_TOKEN, estimate_tokens, judge_context_size};
+pub use features::{judge_completion, judge_prompts, judge_resources};
+pub use paging::{MAX_PAGES, Paged, declared, describe, judge_pagination, list_all};
+pub use tools::{
+    good_tool_name, judge_annotations, judge_descriptions, judge_output_schemas, judge_tool_names,
+    judge_tool_schemas, judge_tools_list,
+};
+pub use x_mcp_header::{judge_x_mcp_header, x_mcp_header_problems};
+
+use crate::client::Connection;
+use crate::policy::{self, limiter::RateLimiter};
+use crate::probe::handshake::CAPABILITIES;
+use crate::probe::registry::spec;
+use crate::probe::session::{Catalog, Session};
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::telemetry::Seq;
+
+crate::checks! { phase: Catalog;
+    TOOLS_LIST = "catalog.tools_list", Critical, "`tools/list` works", spec::TL26,
+        "A server that declares tools must answer tools/list with a tools array; in 2026-07-28 the order should be deterministic.",
+        "Answer tools/list with every tool the server offers.";
+    PAGINATION = "catalog.pagination", Major, "Pagination ends and rejects bad cursors", spec::PAGINATION26,
+        "nextCursor is followed to the end (with a hard cap on pages); a cursor or a page that repeats is a loop. A garbage cursor should get -32602.",
+        "Return a fresh cursor for each page, omit nextCursor on the last page, and reject unknown cursors with -32602.";
+    TOOL_SCHEMA = "catalog.tool_schema", Major, "Tool input schemas are valid JSON Schema objects", spec::TL26,
+        "Each inputSchema must be a valid JSON Schema for its dialect (2020-12 when $schema is absent from 2025-11-25 on) with root type \"object\".",
+        "Give every tool an inputSchema with type \"object\" that validates against its dialect's meta-schema.";
+    OUTPUT_SCHEMA = "catalog.output_schema", Major, "Tool output schemas are valid", spec::TL26,
+        "An outputSchema, where present, must be valid JSON Schema (root type object in 2025-06-18 and 2025-11-25).",
+        "Fix the outputSchema so it validates against its dialect's meta-schema.";
+    TOOL_NAMES = "catalog.tool_names", Major, "Tool names are well formed and unique", spec::TL26,
+        "Names should be 1-128 characters of A-Z a-z 0-9 _ - . (a warning otherwise); duplicate names are a failure.",
+        "Rename tools to 1-128 characters of [A-Za-z0-9_.-] and keep them unique.";
+    ANNOTATIONS = "catalog.annotations", Minor, "Tool annotations are typed and present", spec::TL26,
+        "Annotation hints must be booleans. A tool without annotations is, per the spec's defaults, destructive and open-world, so agents (and scout) will not call it freely: a warning.",
+        "Annotate every tool, at least readOnlyHint and destructiveHint.";
+    X_MCP_HEADER = "catalog.x_mcp_header", Major, "`x-mcp-header` declarations are valid", spec::H26,
+        "2026-07-28: x-mcp-header may only sit on string, integer or boolean properties reached through properties chains, with a token name unique case-insensitively. A client must drop a tool with an invalid declaration.",
+        "Fix or remove invalid x-mcp-header declarations.";
+    DESCRIPTIONS = "catalog.descriptions", Minor, "Tools and arguments are described", spec::TL26,
+        "An agent picks tools and fills arguments from their descriptions: every tool and every argument should have one.",
+        "Describe every tool and every input property.";
+    RESOURCES = "catalog.resources", Major, "Resources and templates are listed well formed", spec::R26,
+        "With the resources capability: resources/list and resources/templates/list answer, each resource has uri and name, each template uriTemplate and name. A templates list that fails (other than with -32601) is a warning: the resources still work.",
+        "Answer the resource list methods with complete entries.";
+    PROMPTS = "catalog.prompts", Major, "Prompts are listed well formed", spec::PR26,
+        "With the prompts capability: prompts/list answers, each prompt has a name and well-formed arguments.",
+        "Answer prompts/list with complete entries.";
+    COMPLETIONS = "catalog.completions", Minor, "Completions return at most 100 values", spec::COMPLETION26,
+        "With the completions capability: completion/complete for a prompt argument answers with at most 100 values.",
+        "Cap completion values at 100 and set hasMore.";
+    CONTEXT_SIZE = "catalog.context_size", Minor, "What the catalogue costs an agent's context", spec::TL26,
+        "An estimate of the tokens the whole catalogue (names, descriptions, schemas) takes in an agent's context. Information, with a warning above the configured threshold.",
+        "Shorten descriptions and schemas, or split the server, so the catalogue leaves room for the task.";
+}
+
+/// The cursor sent to see whether the server rejects cursors it never issued.
+const GARBAGE_CURSOR: &str = "scout-garbage-cursor-\u{1F980}";
+
+/// Runs the catalog probes on every wire the server speaks and stores what was learnt in
+/// `s.catalogs` for the execution phase.
+pub async fn run(s: &mut Session) {
+    let wires = s.wires.clone();
+    if wires.is_empty() {
+        for c in CHECKS {
+            s.add(c.skip(
+                SkipReason::NotAssessed,
+                "no connection to the server was established",
+            ));
+        }
+        return;
+    }
+    let limiter = RateLimiter::for_spec(&s.spec);
+    for wire in &wires {
+        let catalog = catalog_wire(s, wire, &limiter).await;
+        s.catalogs.push(catalog);
+    }
+}
+
+/// Lists one feature, honouring capability gating: an undeclared feature is probed once to
+/// catch "works without being declared" (a `handshake.capabilities` failure), and its
+/// checks are skipped as not applicable.
+async fn gated_list(
+    s: &mut Session,
+    wire: &Connection,
+    limiter: &RateLimiter,
+    capability: &str,
+    method: &str,
+    key: &str,
+) -> Option<Paged> {
+    let era = wire.era();
+    if declared(wire.capabilities(), capability) {
+        return Some(list_all(wire, limiter, method, key).await);
+    }
+    limiter.wait().await;
+    let reply = wire.request(method, json!({})).await;
+    if reply.result().is_some() {
+        s.add(
+            CAPABILITIES
+                .fail(format!(
+                    "{method} answered with a result, but the server did not declare the `{capability}` capability; clients will never ask for it"
+                ))
+                .subject(method)
+                .era(era)
+                .evidence(reply.evidence.iter().copied()),
+        );
+    }
+    None
+}
+
+/// The catalog probes on one wire.
+async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter) -> Catalog {
+    let era = wire.era();
+    let version = wire.protocol_version().to_string();
+    let mut catalog = Catalog {
+        era: Some(era),
+        ..Catalog::default()
+    };
+    let mut size_evidence = Vec::new();
+
+    // ---- tools
+    let tool_checks = [
+        &TOOLS_LIST,
+        &PAGINATION,
+        &TOOL_SCHEMA,
+        &OUTPUT_SCHEMA,
+        &TOOL_NAMES,
+        &ANNOTATIONS,
+        &X_MCP_HEADER,
+        &DESCRIPTIONS,
+    ];
+    match gated_list(s, wire, limiter, "tools", "tools/list", "tools").await {
+        None => {
+            for c in tool_checks {
+                s.add(
+                    c.skip(
+                        SkipReason::NotApplicable,
+                        "the server does not declare the tools capability",
+                    )
+                    .era(era),
+                );
+            }
+        }
+        Some(Paged {
+            failed: Some(reply),
+            ..
+        }) => {
+            s.add(
+                TOOLS_LIST
+                    .fail(format!(
+                        "the server declares tools, but tools/list got {}",
+                        describe(&reply)
+                    ))
+                    .era(era)
+                    .evidence(reply.evidence.iter().copied()),
+            );
+            for c in &tool_checks[1..] {
+                s.add(
+                    c.skip(SkipReason::NotAssessed, "tools/list did not answer")
+                        .era(era),
+                );
+            }
+        }
+        Some(paged) => {
+            size_evidence.extend(paged.evidence.iter().copied());
+            let tools = paged.items.clone();
+            let mut f = judge_tools_list(&tools, &paged.evidence);
+            if era == Era::Modern && paged.problem.is_none() {
+                // 2026-07-28: the order SHOULD be deterministic: list again and compare.
+                let again = list_all(wire, limiter, "tools/list", "tools").await;
+                let ev: Vec<Seq> = paged
+                    .evidence
+                    .iter()
+                    .chain(&again.evidence)
+                    .copied()
+                    .collect();
+                if again.failed.is_none() && again.problem.is_none() {
+                    let names = |t: &[Value]| {
+                        t.iter()
+                            .map(|x| policy::tool_name(x).to_string())
+                            .collect::<Vec<_>>()
+                    };
+                    if names(&tools) != names(&again.items) {
+                        f = TOOLS_LIST
+                            .warn("tools/list returned the tools in a different order the second time; 2026-07-28 says the order should be deterministic")
+                            .evidence(ev);
+                    }
+                }
+            }
+            s.add(f.era(era));
+            let garbage = {
+                limiter.wait().await;
+                wire.request("tools/list", json!({"cursor": GARBAGE_CURSOR}))
+                    .await
+            };
+            s.add(judge_pagination("tools/list", &paged, &garbage).era(era));
+            let all = |fs: Vec<FindingBuilder>| fs.into_iter().map(move |f| f.era(era));
+            s.add_all(all(judge_tool_schemas(&tools, &paged.evidence)));
+            s.add_all(all(judge_output_schemas(&tools, &version, &paged.evidence)));
+            s.add_all(all(judge_tool_names(&tools, &paged.evidence)));
+            s.add_all(all(judge_annotations(&tools, &paged.evidence)));
+            if era == Era::Modern {
+                s.add_all(all(judge_x_mcp_header(&tools, &paged.evidence)));
+            } else {
+                s.add(
+                    X_MCP_HEADER
+                        .skip(
+                            SkipReason::NotApplicable,
+                            "x-mcp-header exists only in 2026-07-28",
+                        )
+                        .era(era),
+                );
+            }
+            s.add_all(all(judge_descriptions(&tools, &paged.evidence)));
+            catalog.tools = tools;
+        }
+    }
+
+    // ---- resources and templates
+    match gated_list(s, wire, limiter, "resources", "resources/list", "resources").await {
+        None => s.add(
+            RESOURCES
+                .skip(
+                    SkipReason::NotApplicable,
+                    "the server does not declare the resources capability",
+                )
+                .era(era),
+        ),
+        Some(paged) => {
+            let templates = list_all(
+                wire,
+                limiter,
+                "resources/templates/list",
+                "resourceTemplates",
+            )
+            .await;
+            size_evidence.extend(paged.evidence.iter().chain(&templates.evidence).copied());
+            s.add(judge_resources(&paged, &templates).era(era));
+            catalog.resources = paged.items;
+            catalog.resource_templates = templates.items;
+        }
+    }
+
+    // ---- prompts
+    match gated_list(s, wire, limiter, "prompts", "prompts/list", "prompts").await {
+        None => s.add(
+            PROMPTS
+                .skip(
+                    SkipReason::NotApplicable,
+                    "the server does not declare the prompts capability",
+                )
+                .era(era),
+        ),
+        Some(paged) => {
+            size_evidence.extend(paged.evidence.iter().copied());
+            s.add(judge_prompts(&paged).era(era));
+            catalog.prompts = paged.items;
+        }
+    }
+
+    // ---- completions
+    completions(s, wire, limiter, &catalog).await;
+
+    // ---- context size
+    s.add(judge_context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
+    catalog.evidence = size_evidence;
+    catalog
+}
+
+/// completion/complete for the first prompt argument (or resource template variable).
+async fn completions(s: &mut Session, wire: &Connection, limiter: &RateLimiter, catalog: &Catalog) {
+    let era = wire.era();
+    if !declared(wire.capabilities(), "completions") {
+        s.add(
+            COMPLETIONS
+                .skip(
+                    SkipReason::NotApplicable,
+                    "the server does not declare the completions capability",
+                )
+                .era(era),
+        );
+        return;
+    }
+    let target = catalog
+        .prompts
+        .iter()
+        .find_map(|p| {
+            let name = p.get("name")?.as_str()?;
+            let arg = p
+                .get("arguments")?
+                .as_array()?
+                .first()?
+                .get("name")?
+                .as_str()?;
+            Some((json!({"type": "ref/prompt", "name": name}), arg.to_string()))
+        })
+        .or_else(|| {
+            catalog.resource_templates.iter().find_map(|t| {
+                let uri = t.get("uriTemplate")?.as_str()?;
+                let var = uri
+                    .split('{')
+                    .nth(1)?
+                    .split('}')
+                    .next()?
+                    .trim_start_matches(['+', '#', '/', '?', '&', '.', ';']);
+                let var = var.split([',', '*', ':']).next()?.to_string();
+                Some((json!({"type": "ref/resource", "uri": uri}), var))
+            })
+        });
+    let Some((reference, argument)) = target else {
+        s.add(
+            COMPLETIONS
+                .skip(
+                    SkipReason::NotApplicable,
+                    "no prompt argument or resource template to complete",
+                )
+                .era(era),
+        );
+        return;
+    };
+    limiter.wait().await;
+    let reply = wire
+        .request(
+            "completion/complete",
+            json!({"ref": reference, "argument": {"name": argument, "value": ""}}),
+        )
+        .await;
+    s.add(judge_completion(&reply).era(era));
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    //! Helpers the catalog and execution tests share.
+
+    use super::*;
+    use crate::report::finding::{Finding, Status};
+    use crate::transport::{Outcome, Reply};
+    /// A reply as a transport would hand it over: `response` answered, cited as `seq`.
+    pub(crate) fn reply(seq: Seq, response: Value) -> Reply {
+        Reply {
+            evidence: vec![seq],
+            outcome: Outcome::Answered,
+            response: Some(response),
+            notifications: Vec::new(),
+            server_requests: Vec::new(),
+            http: None,
+            elapsed: std::time::Duration::ZERO,
+        }
+    }
+
+    pub(crate) fn ok(seq: Seq, result: Value) -> Reply {
+        reply(seq, json!({"jsonrpc": "2.0", "id": 1, "result": result}))
+    }
+
+    pub(crate) fn err(seq: Seq, code: i64) -> Reply {
+        reply(
+            seq,
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": code, "message": "m"}}),
+        )
+    }
+
+    pub(crate) fn built(f: FindingBuilder) -> Finding {
+        f.build(|_| true).expect("a valid finding")
+    }
+
+    pub(crate) fn statuses(fs: Vec<FindingBuilder>) -> Vec<(Status, Option<String>)> {
+        fs.into_iter()
+            .map(built)
+            .map(|f| (f.status, f.subject))
+            .collect()
+    }
+
+    pub(crate) fn paged(items: Vec<Value>) -> Paged {
+        Paged {
+            items,
+            evidence: vec![1],
+            pages: 1,
+            ..Paged::default()
+        }
+    }
+}

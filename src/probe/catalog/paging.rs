@@ -1,0 +1,195 @@
+//! Paged lists: following `nextCursor` to the end with a page cap and loop detection, and
+//! the `catalog.pagination` verdict (plus two helpers the other catalog and execution
+//! families share: [`describe`] and [`declared`]).
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::PAGINATION;
+use crate::client::Connection;
+use crate::policy::limiter::RateLimiter;
+use crate::report::finding::FindingBuilder;
+use crate::telemetry::Seq;
+use crate::transport::{Outcome, Reply};
+
+/// The most pages scout follows on one list before calling it a loop.
+pub const MAX_PAGES: usize = 100;
+
+/// Everything a paged list produced.
+#[derive(Debug, Default)]
+pub struct Paged {
+    /// Items of every page, in order.
+    pub items: Vec<Value>,
+    /// Evidence of every page request.
+    pub evidence: Vec<Seq>,
+    /// Number of pages fetched.
+    pub pages: usize,
+    /// Why paging stopped early (a loop, a repeated page, the page cap).
+    pub problem: Option<String>,
+    /// The first page did not answer with a result: the reply, to judge.
+    pub failed: Option<Reply>,
+}
+
+/// Fetches every page of a list method (`key` = the result's array field), with a hard page
+/// cap and loop detection on cursors and page contents.
+pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, key: &str) -> Paged {
+    let mut out = Paged::default();
+    let mut cursor: Option<String> = None;
+    let mut cursors = HashSet::new();
+    let mut pages = HashSet::new();
+    loop {
+        if out.pages >= MAX_PAGES {
+            out.problem = Some(format!(
+                "{method} still returned a nextCursor after {MAX_PAGES} pages; scout stopped"
+            ));
+            return out;
+        }
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        limiter.wait().await;
+        let reply = wire.request(method, params).await;
+        out.evidence.extend(reply.evidence.iter().copied());
+        out.pages += 1;
+        let Some(result) = reply.result().cloned() else {
+            if out.pages == 1 {
+                out.failed = Some(reply);
+            } else {
+                out.problem = Some(format!(
+                    "{method} page {} did not answer with a result ({})",
+                    out.pages,
+                    describe(&reply)
+                ));
+            }
+            return out;
+        };
+        let page: Vec<Value> = result
+            .get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default();
+        let fingerprint = serde_json::to_string(&page).unwrap_or_default();
+        if !page.is_empty() && !pages.insert(fingerprint) {
+            out.problem = Some(format!(
+                "{method} page {} repeats an earlier page: the cursor loops",
+                out.pages
+            ));
+            return out;
+        }
+        out.items.extend(page);
+        match result.get("nextCursor") {
+            Some(Value::String(next)) => {
+                if !cursors.insert(next.clone()) {
+                    out.problem = Some(format!(
+                        "{method} returned the cursor {next:?} twice: a loop that would never end"
+                    ));
+                    return out;
+                }
+                cursor = Some(next.clone());
+            }
+            _ => return out,
+        }
+    }
+}
+
+/// One line on what a reply was, for details.
+pub fn describe(reply: &Reply) -> String {
+    if let Some(code) = reply.error_code() {
+        return format!(
+            "JSON-RPC error {code} {:?}",
+            reply.error_message().unwrap_or_default()
+        );
+    }
+    match &reply.outcome {
+        Outcome::Answered => "a response without a result".into(),
+        Outcome::NoResponse => match reply.status() {
+            Some(st) => format!("HTTP {st} without a JSON-RPC response"),
+            None => "no JSON-RPC response".into(),
+        },
+        Outcome::TimedOut => "no answer within the timeout".into(),
+        Outcome::Truncated => "a response cut at the size cap".into(),
+        Outcome::TransportError(e) => format!("a transport error ({e})"),
+    }
+}
+
+/// True when the capability object `caps[name]` is declared (present and not null/false).
+pub fn declared(caps: &Value, name: &str) -> bool {
+    matches!(caps.get(name), Some(v) if !v.is_null() && v != &Value::Bool(false))
+}
+
+/// `catalog.pagination`: the pages ended without a loop, and a garbage cursor was refused.
+pub fn judge_pagination(method: &str, paged: &Paged, garbage: &Reply) -> FindingBuilder {
+    if let Some(problem) = &paged.problem {
+        return PAGINATION
+            .fail(problem.clone())
+            .subject(method)
+            .evidence(paged.evidence.iter().copied());
+    }
+    let ev = garbage.evidence.iter().copied();
+    match garbage.error_code() {
+        Some(-32602) => PAGINATION
+            .pass(format!(
+                "{method} ended after {} page(s); a cursor it never issued got -32602",
+                paged.pages
+            ))
+            .subject(method)
+            .evidence(paged.evidence.iter().copied().chain(ev)),
+        Some(code) => PAGINATION
+            .warn(format!(
+                "{method} ended after {} page(s), but a cursor it never issued got error {code} instead of -32602 (Invalid params)",
+                paged.pages
+            ))
+            .subject(method)
+            .evidence(ev),
+        None => PAGINATION
+            .warn(format!(
+                "{method} accepted a cursor it never issued ({}); it should answer -32602",
+                if garbage.result().is_some() {
+                    "it answered with a result".to_string()
+                } else {
+                    describe(garbage)
+                }
+            ))
+            .subject(method)
+            .evidence(ev),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::catalog::tests::{built, err, ok, paged};
+    use crate::report::finding::Status;
+    use serde_json::json;
+
+    #[test]
+    fn pagination_judgement() {
+        let f = built(judge_pagination(
+            "tools/list",
+            &paged(vec![]),
+            &err(2, -32602),
+        ));
+        assert_eq!((f.status, f.evidence), (Status::Pass, vec![1, 2]));
+        let f = built(judge_pagination(
+            "tools/list",
+            &paged(vec![]),
+            &ok(2, json!({"tools": []})),
+        ));
+        assert_eq!((f.status, f.evidence), (Status::Warn, vec![2]));
+        let mut looping = paged(vec![]);
+        looping.problem = Some("loops".into());
+        assert_eq!(
+            built(judge_pagination("tools/list", &looping, &err(2, -32602))).status,
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn capability_declaration() {
+        assert!(declared(&json!({"tools": {}}), "tools"));
+        assert!(!declared(&json!({"tools": null}), "tools"));
+        assert!(!declared(&json!({}), "prompts"));
+    }
+}

@@ -1,0 +1,184 @@
+//! `execution.progress` and `execution.cancellation`: what a server sends about a call
+//! while it runs, and after it was cancelled.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use super::{CANCELLATION, PROGRESS};
+use crate::client::Connection;
+use crate::probe::catalog::describe;
+use crate::report::finding::FindingBuilder;
+use crate::transport::{IdKind, Outcome, Probe, Reply};
+
+/// A reply to a cancelled call that arrives this long after the call was sent came after the
+/// server had the cancellation (sent 20 ms after the call).
+const LATE_AFTER_CANCEL: Duration = Duration::from_millis(500);
+
+/// Calls a tool and cancels it right away (stdio): afterwards the server should send nothing
+/// more for that id. A reply that raced the cancellation is allowed (the receiver MAY ignore
+/// a cancellation for a request that already finished).
+pub(super) async fn cancellation(
+    wire: &Connection,
+    name: &str,
+    arguments: &Value,
+    timeout: Duration,
+) -> FindingBuilder {
+    let id = "scout-cancel-1";
+    let wait = timeout.min(Duration::from_millis(1500));
+    let call = Probe {
+        id: IdKind::Str(id.into()),
+        timeout: Some(wait),
+        ..Probe::request("tools/call", json!({"name": name, "arguments": arguments}))
+    };
+    let cancel_wire = wire.clone();
+    let (reply, cancel) = tokio::join!(wire.send(call), async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        cancel_wire
+            .notify(
+                "notifications/cancelled",
+                Some(json!({"requestId": id, "reason": "scout cancellation probe"})),
+            )
+            .await
+    });
+    judge_cancellation(&reply, &cancel)
+}
+
+/// `execution.cancellation` from the call's reply and the notification's.
+pub fn judge_cancellation(reply: &Reply, cancel: &Reply) -> FindingBuilder {
+    let ev: Vec<_> = reply
+        .evidence
+        .iter()
+        .chain(&cancel.evidence)
+        .copied()
+        .collect();
+    match &reply.outcome {
+        Outcome::TimedOut | Outcome::NoResponse => CANCELLATION
+            .pass("after notifications/cancelled the server sent nothing more for the cancelled request")
+            .evidence(ev),
+        // A reply long after the cancellation was sent means the server had it and answered
+        // anyway (a SHOULD: warn); a quick one may simply have raced it (allowed).
+        Outcome::Answered if reply.elapsed >= LATE_AFTER_CANCEL => CANCELLATION
+            .warn(format!(
+                "the server answered the cancelled call {} ms after the call was sent; after notifications/cancelled it should stop and not respond",
+                reply.elapsed.as_millis()
+            ))
+            .evidence(ev),
+        Outcome::Answered => CANCELLATION
+            .info("the call finished before the cancellation took effect (allowed: a receiver may ignore a cancellation for a finished request)")
+            .evidence(ev),
+        Outcome::TransportError(e) => CANCELLATION
+            .fail(format!("the connection broke after notifications/cancelled: {e}"))
+            .evidence(ev),
+        Outcome::Truncated => CANCELLATION.info("the cancelled call's reply was cut at the size cap").evidence(ev),
+    }
+}
+
+/// How long scout listens for stray progress after a result (stdio).
+pub(super) const AFTER_RESULT_WAIT: Duration = Duration::from_millis(150);
+
+/// Sequence numbers of `notifications/progress` for `token` recorded after `after`.
+pub fn late_progress(
+    inbox: &[(crate::telemetry::Seq, Value)],
+    token: &str,
+    after: crate::telemetry::Seq,
+) -> Vec<crate::telemetry::Seq> {
+    inbox
+        .iter()
+        .filter(|(seq, m)| {
+            *seq > after
+                && m.get("method").and_then(Value::as_str) == Some("notifications/progress")
+                && m.get("params")
+                    .and_then(|p| p.get("progressToken"))
+                    .and_then(Value::as_str)
+                    == Some(token)
+        })
+        .map(|(seq, _)| *seq)
+        .collect()
+}
+
+/// `execution.progress`: every notification that came with the call echoes the token and
+/// progress strictly increases (a warning otherwise); the call itself must still answer. "None after the result" is judged by the caller on stdio
+/// (where late messages land in the wire's inbox), with [`late_progress`].
+pub fn judge_progress(token: &str, reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    let progress: Vec<&Value> = reply
+        .notifications
+        .iter()
+        .filter(|n| n.get("method").and_then(Value::as_str) == Some("notifications/progress"))
+        .collect();
+    if reply.result().is_none() && reply.error_code().is_none() {
+        return PROGRESS
+            .fail(format!(
+                "the call with a progressToken got {}",
+                describe(reply)
+            ))
+            .evidence(ev);
+    }
+    if progress.is_empty() {
+        return PROGRESS.info("the call with a progressToken got no progress notifications (servers may send none)").evidence(ev);
+    }
+    let mut problems = Vec::new();
+    let mut last: Option<f64> = None;
+    for n in &progress {
+        let p = n.get("params").unwrap_or(&Value::Null);
+        if p.get("progressToken").and_then(Value::as_str) != Some(token) {
+            problems.push(format!(
+                "a notification carries progressToken {} instead of {token:?}",
+                p.get("progressToken").unwrap_or(&Value::Null)
+            ));
+        }
+        match p.get("progress").and_then(Value::as_f64) {
+            None => problems.push("a notification has no numeric progress".into()),
+            Some(v) => {
+                if last.is_some_and(|l| v <= l) {
+                    problems.push(format!(
+                        "progress went from {} to {v}; it must increase",
+                        last.unwrap_or_default()
+                    ));
+                }
+                last = Some(v);
+            }
+        }
+    }
+    if problems.is_empty() {
+        PROGRESS
+            .pass(format!(
+                "{} progress notification(s) echoed the token with increasing progress",
+                progress.len()
+            ))
+            .evidence(ev)
+    } else {
+        // Progress only drives what the agent shows while it waits: a wrong token or a value
+        // that does not increase is a deviation it can live with (the call's result is
+        // intact), so a warning. A call that fails because it carries a token is a failure.
+        PROGRESS.warn(problems.join("; ")).evidence(ev)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::catalog::tests::{built, ok};
+    use crate::report::finding::Status;
+    use serde_json::json;
+
+    #[test]
+    fn progress_judgement() {
+        let note = |tok: &str, p: f64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": tok, "progress": p}});
+        let mut r = ok(9, json!({"content": []}));
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Info);
+        r.notifications = vec![note("k", 1.0), note("k", 2.5)];
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Pass);
+        // Misbehaving notifications warn: the agent still gets its result.
+        r.notifications = vec![note("k", 2.0), note("k", 2.0)];
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Warn);
+        r.notifications = vec![note("other", 1.0)];
+        assert_eq!(built(judge_progress("k", &r)).status, Status::Warn);
+        // A call that breaks because it carries a token fails.
+        let mut broken = ok(9, json!({}));
+        broken.response = None;
+        broken.outcome = crate::transport::Outcome::TransportError("closed".into());
+        assert_eq!(built(judge_progress("k", &broken)).status, Status::Fail);
+    }
+}

@@ -1,0 +1,277 @@
+//! Reading what the catalogue lists: `execution.resource_read` and `execution.prompt_get`,
+//! each with a made-up name or URI that must get the revision's error.
+
+use serde_json::Value;
+
+use super::{
+    MADE_UP_PROMPT, MISSING_URI, PROMPT_GET, RESOURCE_READ, content::content_block_problems,
+    content::resource_contents_problems, verdict,
+};
+use crate::probe::catalog::describe;
+use crate::report::finding::{Era, FindingBuilder};
+use crate::transport::Reply;
+
+/// Problems of one `resources/read` of a listed resource.
+pub fn read_problems(uri: &str, reply: &Reply) -> Vec<String> {
+    let Some(r) = reply.result() else {
+        return vec![format!("reading {uri} got {}", describe(reply))];
+    };
+    match r.get("contents").and_then(Value::as_array) {
+        None => vec![format!("reading {uri} returned no contents array")],
+        Some(c) if c.is_empty() => vec![format!("reading {uri} returned empty contents")],
+        Some(c) => c
+            .iter()
+            .flat_map(resource_contents_problems)
+            .map(|e| format!("{uri}: {e}"))
+            .collect(),
+    }
+}
+
+/// `execution.resource_read`: listed resources read; a missing URI is an error with the
+/// era's code (-32002 in the handshake revisions, -32602 in 2026-07-28).
+pub fn judge_resource_read(
+    read: usize,
+    problems: &[String],
+    mut ev: Vec<u64>,
+    era: Era,
+    missing: &Reply,
+) -> FindingBuilder {
+    ev.extend(missing.evidence.iter().copied());
+    let mut problems = problems.to_vec();
+    let mut soft = Vec::new();
+    let expected = if era == Era::Modern { -32602 } else { -32002 };
+    match (missing.error_code(), missing.result()) {
+        (Some(c), _) if c == expected => {}
+        // The agent still gets an error it can read; the retired code itself is what
+        // `protocol.error_codes` judges. A warning here, like any other wrong code.
+        (Some(-32002), _) => soft.push(format!(
+            "the missing resource `{MISSING_URI}` got -32002, which 2026-07-28 retired (use -32602)"
+        )),
+        (Some(c), _) => soft.push(format!(
+            "the missing resource `{MISSING_URI}` got error {c}; {expected} is expected"
+        )),
+        (None, Some(r)) => {
+            let empty = r
+                .get("contents")
+                .and_then(Value::as_array)
+                .is_none_or(|c| c.is_empty());
+            problems.push(if empty {
+                format!("the missing resource `{MISSING_URI}` got an empty success instead of an error")
+            } else {
+                format!("the made-up resource URI `{MISSING_URI}` was answered with contents instead of an error")
+            });
+        }
+        (None, None) => problems.push(format!(
+            "reading the missing resource `{MISSING_URI}` got {}",
+            describe(missing)
+        )),
+    }
+    verdict(
+        &RESOURCE_READ,
+        problems,
+        soft,
+        format!("{read} listed resource(s) read; a missing URI got {expected}"),
+    )
+    .evidence(ev)
+}
+
+/// String arguments for a prompt: every declared argument gets `"scout"`, or a value that
+/// points nowhere when its name says it is a URL, a host or an e-mail address.
+pub fn prompt_arguments(prompt: &Value) -> Value {
+    let mut m = serde_json::Map::new();
+    for a in prompt
+        .get("arguments")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(n) = a.get("name").and_then(Value::as_str) {
+            m.insert(n.to_string(), crate::policy::args::placeholder(n));
+        }
+    }
+    Value::Object(m)
+}
+
+/// Problems of one `prompts/get`.
+pub fn prompt_problems(name: &str, reply: &Reply, version: &str) -> Vec<String> {
+    let Some(r) = reply.result() else {
+        return vec![format!("prompts/get `{name}` got {}", describe(reply))];
+    };
+    if r.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return Vec::new();
+    }
+    let Some(msgs) = r.get("messages").and_then(Value::as_array) else {
+        return vec![format!("prompts/get `{name}` returned no messages array")];
+    };
+    let mut p = Vec::new();
+    for (i, m) in msgs.iter().enumerate() {
+        if !matches!(
+            m.get("role").and_then(Value::as_str),
+            Some("user" | "assistant")
+        ) {
+            p.push(format!(
+                "`{name}` message {i}: role is not user or assistant"
+            ));
+        }
+        match m.get("content") {
+            Some(c) => p.extend(
+                content_block_problems(c, version)
+                    .into_iter()
+                    .map(|e| format!("`{name}` message {i}: {e}")),
+            ),
+            None => p.push(format!("`{name}` message {i} has no content")),
+        }
+    }
+    p
+}
+
+/// `execution.prompt_get`: prompts fetched; an unknown prompt gets -32602. `problems` fail,
+/// `refused` (errors to generated arguments) warn.
+pub fn judge_prompt_get(
+    fetched: usize,
+    problems: &[String],
+    refused: &[String],
+    mut ev: Vec<u64>,
+    unknown: &Reply,
+) -> FindingBuilder {
+    ev.extend(unknown.evidence.iter().copied());
+    let mut problems = problems.to_vec();
+    let mut soft = refused.to_vec();
+    match (unknown.error_code(), unknown.result()) {
+        (Some(-32602), _) => {}
+        (Some(c), _) => soft.push(format!(
+            "the unknown prompt `{MADE_UP_PROMPT}` got error {c}; -32602 is expected"
+        )),
+        (None, Some(_)) => problems.push(format!(
+            "the unknown prompt `{MADE_UP_PROMPT}` was answered with a result"
+        )),
+        (None, None) => problems.push(format!(
+            "prompts/get for the unknown prompt `{MADE_UP_PROMPT}` got {}",
+            describe(unknown)
+        )),
+    }
+    verdict(
+        &PROMPT_GET,
+        problems,
+        soft,
+        format!("{fetched} prompt(s) fetched; an unknown prompt got -32602"),
+    )
+    .evidence(ev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::catalog::tests::{built, err, ok};
+    use crate::report::finding::Status;
+    use serde_json::json;
+
+    #[test]
+    fn resource_read_codes_per_era() {
+        let read = || vec![1u64];
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Legacy,
+                &err(2, -32002)
+            ))
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Modern,
+                &err(2, -32602)
+            ))
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Modern,
+                &err(2, -32002)
+            ))
+            .status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Legacy,
+                &err(2, -32603)
+            ))
+            .status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_resource_read(
+                1,
+                &[],
+                read(),
+                Era::Legacy,
+                &ok(2, json!({"contents": []}))
+            ))
+            .status,
+            Status::Fail
+        );
+        assert_eq!(
+            read_problems(
+                "x://",
+                &ok(3, json!({"contents": [{"uri": "x://", "text": "t"}]}))
+            ),
+            Vec::<String>::new()
+        );
+        assert_eq!(
+            read_problems("x://", &ok(3, json!({"contents": [{"uri": "x://"}]}))).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn prompt_get_judgement() {
+        let good = ok(
+            3,
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}),
+        );
+        assert!(prompt_problems("p", &good, "2025-11-25").is_empty());
+        let bad = ok(
+            3,
+            json!({"messages": [{"role": "system", "content": {"type": "text", "text": "hi"}}]}),
+        );
+        assert_eq!(prompt_problems("p", &bad, "2025-11-25").len(), 1);
+        assert_eq!(
+            built(judge_prompt_get(1, &[], &[], vec![3], &err(4, -32602))).status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_prompt_get(
+                1,
+                &[],
+                &[],
+                vec![3],
+                &ok(4, json!({"messages": []}))
+            ))
+            .status,
+            Status::Fail
+        );
+        let refused = ["`p` answered scout's generated arguments with -32603".to_string()];
+        assert_eq!(
+            built(judge_prompt_get(1, &[], &refused, vec![3], &err(4, -32602))).status,
+            Status::Warn
+        );
+        assert_eq!(
+            prompt_arguments(&json!({"arguments": [{"name": "who"}]})),
+            json!({"who": "scout"})
+        );
+    }
+}

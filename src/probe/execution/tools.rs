@@ -1,0 +1,361 @@
+//! Calling tools: `execution.tool_call`, `structured_output`, `unknown_tool` and
+//! `invalid_arguments`. Pure functions of the replies; `super` sends the calls.
+
+use serde_json::Value;
+
+use super::{INVALID_ARGUMENTS, MADE_UP_TOOL, STRUCTURED_OUTPUT, TOOL_CALL, UNKNOWN_TOOL};
+use crate::policy::{self, args, schema};
+use crate::probe::catalog::describe;
+use crate::report::finding::FindingBuilder;
+use crate::transport::{Outcome, Reply};
+
+/// `execution.tool_call` for one call.
+pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    let Some(result) = reply.result() else {
+        // scout cannot tell whether its made-up values (a timezone "scout") caused the error,
+        // so with generated arguments an error is a warning; with configured ones a failure.
+        if reply.error_code().is_some() && source == args::ArgsSource::Generated {
+            return TOOL_CALL
+                .warn(format!("`{name}` answered scout's generated arguments with {}; give it fixed arguments (a server entry's `tools` key) to assess it", describe(reply)))
+                .subject(name)
+                .evidence(ev);
+        }
+        // A slow tool is not a broken one: a timeout is a warning that names the setting.
+        if reply.outcome == Outcome::TimedOut {
+            return TOOL_CALL
+                .warn(format!(
+                    "`{name}` did not answer {} arguments within the timeout ({} ms); raise --timeout if the tool is slow by design",
+                    source.as_str(),
+                    reply.elapsed.as_millis()
+                ))
+                .subject(name)
+                .evidence(ev);
+        }
+        return TOOL_CALL
+            .fail(format!(
+                "calling `{name}` with {} arguments got {}",
+                source.as_str(),
+                describe(reply)
+            ))
+            .subject(name)
+            .evidence(ev);
+    };
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return TOOL_CALL
+            .info(format!(
+                "`{name}` asked for more input (InputRequiredResult); scout does not answer it"
+            ))
+            .subject(name)
+            .evidence(ev);
+    }
+    let Some(content) = result.get("content") else {
+        return TOOL_CALL
+            .fail(format!(
+                "`{name}` returned a result without a content array"
+            ))
+            .subject(name)
+            .evidence(ev);
+    };
+    if !content.is_array() {
+        return TOOL_CALL
+            .fail(format!(
+                "`{name}` returned content that is {}, not an array",
+                schema::kind(content)
+            ))
+            .subject(name)
+            .evidence(ev);
+    }
+    match result.get("isError") {
+        None | Some(Value::Bool(false)) => TOOL_CALL
+            .pass(format!(
+                "`{name}` answered with a valid result to {} arguments",
+                source.as_str()
+            ))
+            .subject(name)
+            .evidence(ev),
+        // The tool's own failure (an API error, a business rule): reported as information,
+        // not as a defect of the server's protocol handling (the spec makes these results).
+        Some(Value::Bool(true)) => TOOL_CALL
+            .info(format!(
+                "`{name}` reported its own error (isError: true) for {} arguments: {}",
+                source.as_str(),
+                first_text(result)
+            ))
+            .subject(name)
+            .evidence(ev),
+        Some(other) => TOOL_CALL
+            .fail(format!(
+                "`{name}`: isError is {}, not a boolean",
+                schema::kind(other)
+            ))
+            .subject(name)
+            .evidence(ev),
+    }
+}
+
+/// The first text block of a result, shortened, for details.
+fn first_text(result: &Value) -> String {
+    let t = result
+        .get("content")
+        .and_then(Value::as_array)
+        .and_then(|c| c.iter().find_map(|b| b.get("text").and_then(Value::as_str)))
+        .filter(|t| !t.trim().is_empty())
+        .unwrap_or("(no text)");
+    t.chars().take(160).collect()
+}
+
+/// `execution.structured_output` for a tool with an outputSchema (`None` otherwise, or for an
+/// isError result: the spec does not say those must match the schema).
+pub fn judge_structured_output(
+    tool: &Value,
+    result: &Value,
+    version: &str,
+    evidence: &[u64],
+) -> Option<FindingBuilder> {
+    let out_schema = tool.get("outputSchema")?;
+    if result.get("isError").and_then(Value::as_bool) == Some(true)
+        || result.get("resultType").and_then(Value::as_str) == Some("input_required")
+    {
+        return None;
+    }
+    let name = policy::tool_name(tool);
+    let ev = evidence.iter().copied();
+    let Some(sc) = result.get("structuredContent") else {
+        return Some(
+            STRUCTURED_OUTPUT
+                .fail(format!(
+                    "`{name}` declares an outputSchema but returned no structuredContent"
+                ))
+                .subject(name)
+                .evidence(ev),
+        );
+    };
+    if matches!(version, "2025-06-18" | "2025-11-25") && !sc.is_object() {
+        return Some(
+            STRUCTURED_OUTPUT
+                .fail(format!(
+                    "`{name}`: structuredContent is {}; {version} requires an object",
+                    schema::kind(sc)
+                ))
+                .subject(name)
+                .evidence(ev),
+        );
+    }
+    if let Err(e) = schema::validate(out_schema, sc) {
+        return Some(
+            STRUCTURED_OUTPUT
+                .fail(format!(
+                    "`{name}`: structuredContent does not match the outputSchema: {e}"
+                ))
+                .subject(name)
+                .evidence(ev),
+        );
+    }
+    let serialised = result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == sc));
+    Some(if serialised {
+        STRUCTURED_OUTPUT.pass(format!("`{name}`: structuredContent matches the outputSchema and is serialised in a text block")).subject(name).evidence(ev)
+    } else {
+        STRUCTURED_OUTPUT.warn(format!("`{name}`: structuredContent matches the outputSchema, but no text block carries its serialisation (clients without structured output see nothing)")).subject(name).evidence(ev)
+    })
+}
+
+/// `execution.unknown_tool`: a JSON-RPC error (-32602 expected). An isError result is a
+/// warning, a successful result a failure.
+pub fn judge_unknown_tool(reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    match (reply.error_code(), reply.result()) {
+        (Some(-32602), _) => UNKNOWN_TOOL.pass(format!("a call to the made-up tool `{MADE_UP_TOOL}` got -32602")).evidence(ev),
+        (Some(code), _) => UNKNOWN_TOOL.warn(format!("a call to the made-up tool `{MADE_UP_TOOL}` got error {code}; -32602 (Invalid params) is expected")).evidence(ev),
+        // The high-level SDK servers (TypeScript McpServer, Python FastMCP) answer this way.
+        // The spec asks for a protocol error, but an agent still receives an error it can
+        // read and act on: a deviation it can live with (DESIGN §3), so a warning.
+        (None, Some(r)) if r.get("isError").and_then(Value::as_bool) == Some(true) => UNKNOWN_TOOL
+            .warn(format!("a call to the made-up tool `{MADE_UP_TOOL}` got an isError result instead of a JSON-RPC error (-32602); an agent still reads it as an error, but the spec makes unknown tools a protocol error"))
+            .evidence(ev),
+        // A success tells the agent the tool ran: it cannot tell the call went nowhere.
+        (None, Some(_)) => UNKNOWN_TOOL.fail(format!("a call to the made-up tool `{MADE_UP_TOOL}` was answered with a successful result, so an agent would believe the tool ran")).evidence(ev),
+        (None, None) => UNKNOWN_TOOL.fail(format!("a call to the made-up tool `{MADE_UP_TOOL}` got {}", describe(reply))).evidence(ev),
+    }
+}
+
+/// `execution.invalid_arguments`: a JSON-RPC error or isError, never a silent success.
+pub fn judge_invalid_arguments(name: &str, reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.iter().copied();
+    if let Some(code) = reply.error_code() {
+        return INVALID_ARGUMENTS
+            .pass(format!(
+                "`{name}` refused arguments that violate its schema with error {code}"
+            ))
+            .subject(name)
+            .evidence(ev);
+    }
+    match reply.result() {
+        Some(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => INVALID_ARGUMENTS
+            .pass(format!(
+                "`{name}` refused arguments that violate its schema with an isError result"
+            ))
+            .subject(name)
+            .evidence(ev),
+        Some(_) => INVALID_ARGUMENTS
+            .fail(format!(
+                "`{name}` accepted arguments that violate its inputSchema and reported success"
+            ))
+            .subject(name)
+            .evidence(ev),
+        None => INVALID_ARGUMENTS
+            .fail(format!(
+                "`{name}` with invalid arguments got {}",
+                describe(reply)
+            ))
+            .subject(name)
+            .evidence(ev),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::catalog::tests::{built, err, ok};
+    use crate::report::finding::Status;
+    use serde_json::json;
+
+    #[test]
+    fn tool_call_judgement() {
+        let g = args::ArgsSource::Generated;
+        let f = built(judge_tool_call("t", g, &ok(4, json!({"content": []}))));
+        assert_eq!(
+            (f.status, f.evidence, f.subject.as_deref()),
+            (Status::Pass, vec![4], Some("t"))
+        );
+        assert_eq!(
+            built(judge_tool_call(
+                "t",
+                g,
+                &ok(4, json!({"content": [], "isError": true}))
+            ))
+            .status,
+            Status::Info
+        );
+        assert_eq!(
+            built(judge_tool_call("t", g, &ok(4, json!({})))).status,
+            Status::Fail
+        );
+        assert_eq!(
+            built(judge_tool_call("t", g, &err(4, -32602))).status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_tool_call(
+                "t",
+                args::ArgsSource::Configured,
+                &err(4, -32602)
+            ))
+            .status,
+            Status::Fail
+        );
+        assert_eq!(
+            built(judge_tool_call("t", g, &err(4, -32603))).status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_tool_call(
+                "t",
+                args::ArgsSource::Configured,
+                &err(4, -32603)
+            ))
+            .status,
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn a_timed_out_call_warns() {
+        let mut r = ok(4, json!({}));
+        r.response = None;
+        r.outcome = Outcome::TimedOut;
+        let f = built(judge_tool_call("slow", args::ArgsSource::Generated, &r));
+        assert_eq!(f.status, Status::Warn);
+        assert!(f.detail.contains("--timeout"), "{}", f.detail);
+        r.outcome = Outcome::TransportError("process exited".into());
+        let f = built(judge_tool_call("slow", args::ArgsSource::Generated, &r));
+        assert_eq!(f.status, Status::Fail);
+    }
+
+    #[test]
+    fn structured_output_judgement() {
+        let tool = json!({"name": "add", "outputSchema": {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}});
+        let j = |r: Value| {
+            judge_structured_output(&tool, &r, "2025-11-25", &[6])
+                .map(built)
+                .map(|f| f.status)
+        };
+        assert_eq!(
+            j(
+                json!({"content": [{"type": "text", "text": "{\"sum\": 3}"}], "structuredContent": {"sum": 3}})
+            ),
+            Some(Status::Pass)
+        );
+        assert_eq!(
+            j(json!({"content": [], "structuredContent": {"sum": 3}})),
+            Some(Status::Warn)
+        );
+        assert_eq!(
+            j(json!({"content": [], "structuredContent": {"sum": "3"}})),
+            Some(Status::Fail)
+        );
+        assert_eq!(j(json!({"content": []})), Some(Status::Fail));
+        assert_eq!(j(json!({"content": [], "isError": true})), None);
+        assert_eq!(
+            judge_structured_output(&json!({"name": "x"}), &json!({}), "2025-11-25", &[6])
+                .map(|_| ()),
+            None
+        );
+    }
+
+    #[test]
+    fn unknown_tool_and_invalid_arguments() {
+        assert_eq!(
+            built(judge_unknown_tool(&err(7, -32602))).status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_unknown_tool(&err(7, -32601))).status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_unknown_tool(&ok(
+                7,
+                json!({"content": [], "isError": true})
+            )))
+            .status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(judge_unknown_tool(&ok(7, json!({"content": []})))).status,
+            Status::Fail
+        );
+        assert_eq!(
+            built(judge_invalid_arguments("t", &err(8, -32602))).status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_invalid_arguments(
+                "t",
+                &ok(8, json!({"content": [], "isError": true}))
+            ))
+            .status,
+            Status::Pass
+        );
+        assert_eq!(
+            built(judge_invalid_arguments("t", &ok(8, json!({"content": []})))).status,
+            Status::Fail
+        );
+    }
+}
