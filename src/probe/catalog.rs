@@ -92,6 +92,9 @@ pub struct Paged {
     pub problem: Option<String>,
     /// The first page did not answer with a result: the reply, to judge.
     pub failed: Option<Reply>,
+    /// A page answered with a result that lacks the list's array (`tools`, `prompts` …):
+    /// what was wrong. Paging stops there; no items are invented for it.
+    pub malformed: Option<String>,
 }
 
 /// Fetches every page of a list method (`key` = the result's array field), with a hard page
@@ -128,11 +131,19 @@ pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, ke
             }
             return out;
         };
-        let page: Vec<Value> = result
-            .get(key)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        // The array is required by every revision's schema: a result without it is not an
+        // empty list.
+        let Some(page) = result.get(key).and_then(Value::as_array).cloned() else {
+            out.malformed = Some(format!(
+                "{method} page {} answered with a result that has no `{key}` array ({})",
+                out.pages,
+                match result.get(key) {
+                    None => "the member is missing".to_string(),
+                    Some(v) => format!("`{key}` is {}", schema::kind(v)),
+                }
+            ));
+            return out;
+        };
         let fingerprint = serde_json::to_string(&page).unwrap_or_default();
         if !page.is_empty() && !pages.insert(fingerprint) {
             out.problem = Some(format!(
@@ -266,10 +277,22 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
                 );
             }
         }
+        Some(paged) if paged.malformed.is_some() => {
+            s.add(judge_tools_list(&paged).era(era));
+            for c in &tool_checks[1..] {
+                s.add(
+                    c.skip(
+                        SkipReason::NotAssessed,
+                        "tools/list answered without a tools array",
+                    )
+                    .era(era),
+                );
+            }
+        }
         Some(paged) => {
             size_evidence.extend(paged.evidence.iter().copied());
             let tools = paged.items.clone();
-            let mut f = judge_tools_list(&tools, &paged.evidence);
+            let mut f = judge_tools_list(&paged);
             if era == Era::Modern && paged.problem.is_none() {
                 // 2026-07-28: the order SHOULD be deterministic: list again and compare.
                 let again = list_all(wire, limiter, "tools/list", "tools").await;
@@ -433,8 +456,15 @@ async fn completions(s: &mut Session, wire: &Connection, limiter: &RateLimiter, 
     s.add(judge_completion(&reply).era(era));
 }
 
-/// `catalog.tools_list`: the list answered; every entry is an object with a string name.
-pub fn judge_tools_list(tools: &[Value], evidence: &[Seq]) -> FindingBuilder {
+/// `catalog.tools_list`: the list answered with a `tools` array on every page; every entry
+/// is an object with a string name.
+pub fn judge_tools_list(paged: &Paged) -> FindingBuilder {
+    let (tools, evidence) = (&paged.items, &paged.evidence);
+    if let Some(what) = &paged.malformed {
+        return TOOLS_LIST
+            .fail(format!("{what}; ListToolsResult requires it"))
+            .evidence(evidence.iter().copied());
+    }
     let bad: Vec<String> = tools
         .iter()
         .enumerate()
@@ -939,7 +969,13 @@ pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
             ))
             .evidence(r.evidence.iter().copied());
     }
-    if let Some(p) = resources.problem.as_ref().or(templates.problem.as_ref()) {
+    if let Some(p) = resources
+        .problem
+        .as_ref()
+        .or(templates.problem.as_ref())
+        .or(resources.malformed.as_ref())
+        .or(templates.malformed.as_ref())
+    {
         return RESOURCES.fail(p.clone()).evidence(ev);
     }
     let mut problems = Vec::new();
@@ -988,7 +1024,7 @@ pub fn judge_prompts(paged: &Paged) -> FindingBuilder {
             ))
             .evidence(r.evidence.iter().copied());
     }
-    if let Some(p) = &paged.problem {
+    if let Some(p) = paged.problem.as_ref().or(paged.malformed.as_ref()) {
         return PROMPTS.fail(p.clone()).evidence(ev);
     }
     let mut problems = Vec::new();
@@ -1143,6 +1179,21 @@ pub(crate) mod tests {
             pages: 1,
             ..Paged::default()
         }
+    }
+
+    #[test]
+    fn tools_list_without_its_array_fails() {
+        // A result without `tools` is not an empty list (issue 15).
+        let missing = Paged {
+            malformed: Some("tools/list page 1 answered with a result that has no `tools` array (the member is missing)".into()),
+            ..paged(vec![])
+        };
+        let f = built(judge_tools_list(&missing));
+        assert_eq!(f.status, Status::Fail);
+        assert!(f.detail.contains("no `tools` array"), "{}", f.detail);
+        let empty = built(judge_tools_list(&paged(vec![])));
+        assert_eq!(empty.status, Status::Pass);
+        assert!(empty.detail.contains("0 tool(s)"));
     }
 
     #[test]

@@ -29,12 +29,23 @@ use std::time::Duration;
 use crate::probe::Session;
 use crate::probe::discovery::tail;
 use crate::report::finding::SkipReason;
+use crate::telemetry::{Direction, ExchangeKind};
 use crate::transport::process::Ending;
 
 /// How much of an offending stdout line is quoted.
 const QUOTE: usize = 200;
 /// How much stderr is kept in the `stdio.stderr` finding.
 const STDERR_SHOWN: usize = 4000;
+
+/// The recorder sequence numbers of every line the server(s) wrote to stdout.
+fn stdout_lines(s: &Session) -> Vec<crate::telemetry::Seq> {
+    s.recorder
+        .snapshot()
+        .into_iter()
+        .filter(|e| matches!(&e.kind, ExchangeKind::Stdio(m) if m.direction == Direction::Received))
+        .map(|e| e.seq)
+        .collect()
+}
 
 /// Closes every wire: ends HTTP sessions and stops a `start` command; shuts stdio servers
 /// down (closing stdin, then signals), reaps them and records the stdio checks. Runs on
@@ -55,13 +66,22 @@ pub async fn finish(s: &mut Session) {
         return;
     };
 
-    // stdout cleanliness over every process of the run.
+    // stdout cleanliness over every process of the run: judged only on lines that came.
     let violations: Vec<_> = wires.iter().flat_map(|w| w.violations()).collect();
-    if violations.is_empty() {
+    let lines = stdout_lines(s);
+    if violations.is_empty() && lines.is_empty() {
+        s.add(STDOUT_CLEAN.skip(
+            SkipReason::NotAssessed,
+            "the server wrote no line to stdout, so there was nothing to judge",
+        ));
+    } else if violations.is_empty() {
         s.add(
             STDOUT_CLEAN
-                .pass("every stdout line was one JSON-RPC message")
-                .without_exchange(),
+                .pass(format!(
+                    "each of the {} stdout line(s) was one JSON-RPC message",
+                    lines.len()
+                ))
+                .evidence(lines),
         );
     } else {
         let first = &violations[0].line;

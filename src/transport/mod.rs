@@ -132,6 +132,13 @@ pub struct SseInfo {
     pub anomalies: Vec<String>,
     /// The server closed the stream after the response.
     pub ended: bool,
+    /// How many times scout reconnected (GET with `Last-Event-ID`) because the server closed
+    /// the stream before the response (handshake-era resumability).
+    pub resumed: usize,
+    /// The stream closed before the response and the response could not be recovered: why.
+    pub lost: Option<String>,
+    /// The last `retry` field the server sent, in milliseconds.
+    pub retry_ms: Option<u64>,
 }
 
 /// The HTTP side of a reply.

@@ -21,3 +21,4 @@ mod secrets;
 mod servers;
 mod tools_call;
 mod transport;
+mod verdicts;
