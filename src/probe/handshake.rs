@@ -441,6 +441,11 @@ pub fn judge_initialized(n: &Reply, transport: TransportKind) -> FindingBuilder 
             h.status
         )),
         (None, None) => match &n.outcome {
+            Outcome::TransportError(e) if transport != TransportKind::Stdio => {
+                INITIALIZED.fail(format!(
+                    "the notification POST got no HTTP status (transport error: {e}); the transport requires 202 Accepted"
+                ))
+            }
             Outcome::TransportError(e) => INITIALIZED.fail(format!("transport error: {e}")),
             _ if transport != TransportKind::Stdio => INITIALIZED.fail(format!(
                 "the notification POST got no HTTP status ({}); the transport requires 202 Accepted",

@@ -12,6 +12,7 @@ mod emit;
 mod execution;
 mod gating;
 mod phase_fixtures;
+mod phases;
 mod protocol;
 mod real_checks;
 mod real_servers;
