@@ -16,7 +16,7 @@ use crate::transport::{Outcome, Reply};
 
 crate::checks! { phase: Catalog;
     TOOLS_LIST = "catalog.tools_list", Critical, "tools/list works", spec::TL26,
-        "A server that declares tools must answer tools/list with a tools array; in 2026-07-28 the order should be deterministic.",
+        "A server that declares tools must answer tools/list with a tools array on every page (a result without it fails; it is not an empty list) whose entries carry a string name; in 2026-07-28 the order should be deterministic.",
         "Answer tools/list with every tool the server offers.";
     PAGINATION = "catalog.pagination", Major, "Pagination ends and rejects bad cursors", spec::PAGINATION26,
         "nextCursor is followed to the end (with a hard cap on pages); a cursor or a page that repeats is a loop. A garbage cursor should get -32602.",

@@ -18,7 +18,7 @@ crate::checks! { phase: Handshake;
         "Handshake era: initialize with an unknown version must be answered with a version the server supports (a counter-offer), and a supported version must be echoed. 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested.",
         "Echo a supported requested version, counter-offer your latest otherwise (handshake era); answer unknown versions with -32022 UnsupportedProtocolVersion listing data.supported (2026-07-28).";
     INITIALIZED = "handshake.initialized", Minor, "notifications/initialized gets no reply", spec::L25,
-        "Handshake era: the initialized notification must not be answered; over HTTP the POST gets 202 Accepted with an empty body.",
+        "Handshake era: the initialized notification must not be answered; over HTTP the POST gets 202 Accepted with an empty body. A POST that never gets an HTTP status (a timeout, a reset) fails: no answer is not silence.",
         "Accept notifications silently: 202 with no body over HTTP, nothing at all over stdio.";
     SESSION = "handshake.session", Major, "Session ids are well formed and required", spec::T25C,
         "Handshake era over HTTP. If the server issues Mcp-Session-Id, its value must be visible ASCII (0x21-0x7E) and should be hard to guess; a request without it should get 400. Servers that issue no session are stateless and pass with a note.",
@@ -33,7 +33,7 @@ crate::checks! { phase: Handshake;
         "Handshake era: ping must promptly return an empty result {}. 2026-07-28 removed ping, so a modern server answering -32601 (HTTP 404) is correct.",
         "Answer ping with {} in the handshake revisions; treat it as an unknown method in 2026-07-28.";
     SERVER_INFO = "handshake.server_info", Minor, "The server names itself", spec::B26,
-        "serverInfo (handshake era) or _meta[\"io.modelcontextprotocol/serverInfo\"] (2026-07-28) carries a name and a version, so operators can tell which build answered.",
+        "serverInfo (handshake era, required) or _meta[\"io.modelcontextprotocol/serverInfo\"] (2026-07-28, which servers should include: its absence is a warning) carries a name and a version, so operators can tell which build answered.",
         "Set a name and a version in your server's Implementation info.";
 }
 

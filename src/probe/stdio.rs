@@ -11,7 +11,7 @@ crate::checks! { phase: Protocol;
         "A statement, not a judgement: the environment variable names the child received (values only for variables set with --stdio-set) and its working directory.",
         "Forward a variable the server needs with --stdio-env NAME or set it with --stdio-set NAME=value.";
     STDOUT_CLEAN = "stdio.stdout_clean", Major, "stdout carries only JSON-RPC messages", spec::S26,
-        "Over stdio, stdout is the wire: every line must be exactly one JSON-RPC message. Banners, prints, progress bars or pretty-printed JSON corrupt the stream; the offending line is quoted.",
+        "Over stdio, stdout is the wire: every line must be exactly one JSON-RPC message. Banners, prints, progress bars or pretty-printed JSON corrupt the stream; the offending line is quoted. A server that wrote no line at all is not assessed.",
         "Send logs and banners to stderr and write exactly one JSON object per line to stdout.";
     STDERR = "stdio.stderr", Minor, "What the server logged on stderr", spec::S26,
         "Logging to stderr is correct behaviour. scout keeps the output (bounded) and reports it.",

@@ -7,6 +7,7 @@ mod cli;
 mod commands;
 mod common;
 mod config;
+mod coverage;
 mod docs;
 mod emit;
 mod execution;

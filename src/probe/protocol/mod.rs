@@ -38,7 +38,7 @@ crate::checks! { phase: Protocol;
         "An unknown method must get -32601 Method not found; in 2026-07-28 over HTTP the status must be 404 with the JSON-RPC error in the body.",
         "Answer unknown methods with -32601 (and HTTP 404 in 2026-07-28).";
     NOTIFICATION = "protocol.notification", Major, "Notifications get no reply", spec::B26,
-        "A notification (no id), even an unknown one, must not be answered; over HTTP the POST gets 202 Accepted with an empty body.",
+        "A notification (no id), even an unknown one, must not be answered; over HTTP the POST gets 202 Accepted with an empty body, and a POST that never gets an HTTP status fails.",
         "Never respond to notifications; acknowledge notification POSTs with 202 and no body.";
     NULL_ID = "protocol.null_id", Minor, "A null request id is rejected", spec::B25,
         "MCP forbids null ids. A request with id null should be rejected with an error (-32600 expected) rather than served as a normal request.",
@@ -68,7 +68,7 @@ crate::checks! { phase: Protocol;
         "2026-07-28 over HTTP: a missing or mismatched Mcp-Method or Mcp-Name must be rejected with 400 and -32020 HeaderMismatch. Header names are case-insensitive, values case-sensitive, surrounding whitespace tolerated. A bare 400 without -32020 is a warning.",
         "Compare the routing headers with the body on every request and answer mismatches with HTTP 400 and error -32020.";
     HEADER_ENCODING = "protocol.header_encoding", Major, "Base64-sentinel header values are decoded", spec::H26,
-        "2026-07-28 over HTTP: Mcp-Name sent as =?base64?...?= must be decoded before it is compared with the body, and malformed Base64 inside the sentinel must be rejected with 400 / -32020.",
+        "2026-07-28 over HTTP: Mcp-Name sent as =?base64?...?= must be decoded before it is compared with the body (shown by a JSON-RPC answer past header validation; a timeout or a 5xx fails), and malformed Base64 inside the sentinel must be rejected with 400 / -32020.",
         "Decode =?base64?...?= values of Mcp-Name and Mcp-Param-* before comparing, and reject malformed ones.";
     PARAM_HEADERS = "protocol.param_headers", Major, "Mcp-Param-* headers are enforced", spec::H26,
         "2026-07-28 over HTTP, for tools whose input schema declares x-mcp-header: a call that omits the Mcp-Param-* header or sends a different value must get 400 with -32020. Not applicable when no tool declares one.",
@@ -89,7 +89,7 @@ crate::checks! { phase: Protocol;
         "An SSE response stream may carry notifications about its own request (and, before 2026-07-28, requests), then the response, then it should end. In 2026-07-28 it must not carry JSON-RPC requests. A stream the server closes before the response is resumed with GET and Last-Event-ID where the revision allows it (2025-03-26 to 2025-11-25); a response lost that way fails. Anomalies (events without data, events after the response, a stream that never ends) are reported.",
         "Send only related notifications and the final response on a response stream, then close it.";
     WIRE_SCHEMA = "protocol.wire_schema", Major, "Every message matches the schema of its revision", spec::B26,
-        "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). One finding per distinct kind of violation, citing the exchanges.",
+        "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). Answers to scout's deliberately malformed probes are left to those probes' own checks. One finding per distinct kind of violation, citing the exchanges.",
         "Make the cited messages match the schema of the negotiated revision.";
 }
 
