@@ -1,5 +1,6 @@
-//! Transports: Streamable HTTP (both shapes) with our own SSE parser, the legacy HTTP+SSE
-//! transport, and stdio child processes. Every exchange goes through the recorder.
+//! Transports: Streamable HTTP (both shapes) with our own SSE parser and stream resumption,
+//! the legacy HTTP+SSE transport, and stdio child processes. Every exchange goes through the
+//! recorder.
 //!
 //! The types here are the contract between the transports and the phases: a phase asks for
 //! a [`Probe`] to be sent and judges the [`Reply`], citing `reply.evidence`.
@@ -8,6 +9,7 @@ pub mod headers;
 pub mod http;
 pub mod legacy_sse;
 pub mod process;
+pub mod resume;
 pub mod sse;
 pub mod stdio;
 

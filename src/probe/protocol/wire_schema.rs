@@ -107,7 +107,7 @@ fn settles(owed: &mut Vec<Vec<String>>, response: &Value) -> bool {
 }
 
 /// Every message the server sent in `exchanges`, in recording order, without the answers
-/// to scout's deliberately malformed probes (see [`deliberately_malformed`]).
+/// to scout's deliberately malformed probes (see `deliberately_malformed`).
 pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
     let mut out = Vec::new();
     // stdio: ids of the requests scout sent, to name the method a response answers.
