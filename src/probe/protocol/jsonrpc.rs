@@ -85,7 +85,7 @@ pub fn ids(_w: &Wire, typed: &[(&Reply, Value)], others: &[(&Reply, Value)]) -> 
 
 /// `parse_error`: a truncated JSON body. `follow` is the next ordinary request on a stdio
 /// wire (the server must keep serving); `None` on HTTP.
-pub fn parse_error(_w: &Wire, garbage: &Reply, follow: Option<&Reply>) -> FindingBuilder {
+pub fn parse_error(w: &Wire, garbage: &Reply, follow: Option<&Reply>) -> FindingBuilder {
     if let Some(f) = follow.filter(|f| f.outcome != Outcome::Answered) {
         {
             return PARSE_ERROR
@@ -119,6 +119,14 @@ pub fn parse_error(_w: &Wire, garbage: &Reply, follow: Option<&Reply>) -> Findin
             Some(_) => PARSE_ERROR
                 .fail(format!("malformed JSON was not rejected: {}", describe(garbage)))
                 .evidence(ev),
+            // Over HTTP, a POST that got no status at all was not rejected either: a client
+            // sending it would wait for nothing.
+            None if !w.is_stdio() => PARSE_ERROR
+                .fail(format!(
+                    "malformed JSON got no HTTP answer ({})",
+                    describe(garbage)
+                ))
+                .evidence(ev),
             None => PARSE_ERROR
                 .warn("the malformed line was dropped silently (no -32700); the next request was still served")
                 .evidence(ev),
@@ -143,10 +151,7 @@ pub fn invalid_request(_w: &Wire, cases: &[(&str, &Reply)]) -> FindingBuilder {
         INVALID_REQUEST.fail(served.join("; ")).evidence(ev)
     } else if !other.is_empty() {
         INVALID_REQUEST
-            .warn(format!(
-                "rejected, but not with -32600: {}",
-                other.join("; ")
-            ))
+            .warn(format!("not answered with -32600: {}", other.join("; ")))
             .evidence(ev)
     } else {
         let labels: Vec<&str> = cases.iter().map(|(l, _)| *l).collect();
@@ -429,6 +434,15 @@ mod tests {
         assert_eq!(
             parse_error(&stdio_wire(), &g, Some(&next)).status(),
             Status::Warn
+        );
+        // HTTP, the POST never got a status: not a rejection, and no line "dropped" either.
+        let f = parse_error(&legacy_http(), &timed_out(&[7]), None);
+        assert_eq!(f.status(), Status::Fail);
+        assert!(
+            f.build(|_| true)
+                .expect("valid")
+                .detail
+                .contains("no HTTP answer")
         );
         // stdio, the server died.
         let dead = timed_out(&[6]);
