@@ -93,7 +93,8 @@ pub struct HttpRequest {
 /// waits the stream's `retry` time and reconnects with GET and `Last-Event-ID`, at most
 /// [`MAX_RESUMES`](super::resume::MAX_RESUMES) times within the request's timeout. Each GET is an exchange of its own,
 /// cited in `Reply::evidence`. A response that could not be recovered is a transport error
-/// naming why, and `SseInfo::lost` says so for the judges. 2026-07-28 streams are never
+/// naming why, and `SseInfo::lost` says so for the judges; one the timeout cut short is a
+/// timeout, with the reason among the stream's anomalies. 2026-07-28 streams are never
 /// resumed ("Resumable SSE streams via `Last-Event-ID` are not supported").
 pub async fn exchange(
     clients: &HttpClients,
@@ -220,6 +221,9 @@ pub async fn exchange(
             reply.evidence.extend(col.resume_evidence.iter().copied());
             response = col.response.clone();
         }
+        if let Some((why, true)) = &lost {
+            col.anomalies.push(why.clone());
+        }
         if col.events_after_response > 0 {
             col.anomalies.push(format!(
                 "{} event(s) after the response",
@@ -231,7 +235,12 @@ pub async fn exchange(
             anomalies: col.anomalies.clone(),
             ended: final_end == End::Ended,
             resumed: col.resumed,
-            lost: lost.as_ref().map(|(why, _)| why.clone()),
+            // Ran out of time while resuming: a slow answer (the request's timeout may be
+            // shorter than the server's retry), not a lost one.
+            lost: lost
+                .as_ref()
+                .filter(|(_, timed_out)| !timed_out)
+                .map(|(why, _)| why.clone()),
             retry_ms: col.retry_ms,
         });
     }

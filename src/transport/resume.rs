@@ -182,9 +182,12 @@ mod tests {
     use crate::transport::{Outcome, Reply};
 
     /// A one-purpose HTTP server: every POST gets an SSE stream with a priming event (id
-    /// `s:0`, retry 20 ms) that is closed before the response; a GET with `Last-Event-ID: s:0`
+    /// `s:0`, `retry` ms) that is closed before the response; a GET with `Last-Event-ID: s:0`
     /// gets `get_answer`. Returns the URL and the requests it saw (request line + headers).
-    async fn closing_server(get_answer: &'static str) -> (String, Arc<Mutex<Vec<String>>>) {
+    async fn closing_server(
+        get_answer: &'static str,
+        retry: u64,
+    ) -> (String, Arc<Mutex<Vec<String>>>) {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let url = format!("http://{}/mcp", listener.local_addr().expect("addr"));
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -224,7 +227,9 @@ mod tests {
                         .unwrap_or_else(|e| e.into_inner())
                         .push(head.clone());
                     let answer = if head.starts_with("POST") {
-                        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\nid: s:0\nretry: 20\ndata: \n\n".to_string()
+                        format!(
+                            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\nid: s:0\nretry: {retry}\ndata: \n\n"
+                        )
                     } else if head.to_ascii_lowercase().contains("last-event-id: s:0") {
                         get_answer.to_string()
                     } else {
@@ -238,7 +243,7 @@ mod tests {
         (url, seen)
     }
 
-    fn post(url: &str, era: Option<Era>) -> (HttpRequest, Option<Era>) {
+    fn post(url: &str, era: Option<Era>, timeout: Duration) -> (HttpRequest, Option<Era>) {
         (
             HttpRequest {
                 method: "POST".into(),
@@ -250,7 +255,7 @@ mod tests {
                 ],
                 body: Some(r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"test_reconnection"}}"#.into()),
                 expect_id: Some(json!(7)),
-                timeout: Duration::from_secs(5),
+                timeout,
                 max_body: 1 << 20,
             },
             era,
@@ -258,9 +263,13 @@ mod tests {
     }
 
     async fn send(url: &str, era: Option<Era>) -> (Reply, Recorder) {
+        send_within(url, era, Duration::from_secs(5)).await
+    }
+
+    async fn send_within(url: &str, era: Option<Era>, timeout: Duration) -> (Reply, Recorder) {
         let clients = HttpClients::new(Vec::new(), "trace".into()).expect("client");
         let recorder = Recorder::new();
-        let (req, era) = post(url, era);
+        let (req, era) = post(url, era, timeout);
         (exchange(&clients, &recorder, era, req).await, recorder)
     }
 
@@ -274,7 +283,7 @@ mod tests {
             )
             .into_boxed_str(),
         );
-        let (url, seen) = closing_server(get).await;
+        let (url, seen) = closing_server(get, 20).await;
         let (reply, recorder) = send(&url, Some(Era::Legacy)).await;
         assert_eq!(reply.outcome, Outcome::Answered, "{reply:?}");
         assert_eq!(
@@ -305,8 +314,11 @@ mod tests {
 
     #[tokio::test]
     async fn a_stream_that_cannot_be_resumed_is_a_transport_error_naming_why() {
-        let (url, _) =
-            closing_server("HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n").await;
+        let (url, _) = closing_server(
+            "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\n\r\n",
+            20,
+        )
+        .await;
         let (reply, _) = send(&url, Some(Era::Legacy)).await;
         let Outcome::TransportError(why) = &reply.outcome else {
             panic!("expected a transport error, got {:?}", reply.outcome);
@@ -326,13 +338,38 @@ mod tests {
 
     #[tokio::test]
     async fn modern_streams_are_never_resumed() {
-        let (url, seen) = closing_server("HTTP/1.1 500 Internal Server Error\r\n\r\n").await;
+        let (url, seen) = closing_server("HTTP/1.1 500 Internal Server Error\r\n\r\n", 20).await;
         let (reply, _) = send(&url, Some(Era::Modern)).await;
         assert!(
             matches!(reply.outcome, Outcome::TransportError(_)),
             "{reply:?}"
         );
         assert_eq!(reply.evidence.len(), 1);
+        let requests = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        assert!(
+            requests.iter().all(|r| !r.starts_with("GET")),
+            "{requests:?}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_retry_longer_than_the_timeout_is_a_timeout_not_a_lost_response() {
+        // The conformance suite's everything-server asks for `retry: 5000`; with a shorter
+        // request timeout the call is slow, not broken.
+        let (url, seen) = closing_server("HTTP/1.1 500 Internal Server Error\r\n\r\n", 5000).await;
+        let (reply, _) = send_within(&url, Some(Era::Legacy), Duration::from_secs(1)).await;
+        assert_eq!(reply.outcome, Outcome::TimedOut, "{reply:?}");
+        let info = reply
+            .http
+            .as_ref()
+            .and_then(|h| h.sse.clone())
+            .expect("sse");
+        assert!(info.lost.is_none(), "{info:?}");
+        assert!(
+            info.anomalies.iter().any(|a| a.contains("5000 ms")),
+            "{:?}",
+            info.anomalies
+        );
         let requests = seen.lock().unwrap_or_else(|e| e.into_inner()).clone();
         assert!(
             requests.iter().all(|r| !r.starts_with("GET")),
