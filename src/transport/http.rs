@@ -91,11 +91,12 @@ pub struct HttpRequest {
 /// A handshake-era server may close an SSE response stream before the response and expect
 /// the client to resume it (2025-11-25 transports, "Resumability and Redelivery"): scout then
 /// waits the stream's `retry` time and reconnects with GET and `Last-Event-ID`, at most
-/// [`MAX_RESUMES`](super::resume::MAX_RESUMES) times within the request's timeout. Each GET is an exchange of its own,
-/// cited in `Reply::evidence`. A response that could not be recovered is a transport error
-/// naming why, and `SseInfo::lost` says so for the judges; one the timeout cut short is a
-/// timeout, with the reason among the stream's anomalies. 2026-07-28 streams are never
-/// resumed ("Resumable SSE streams via `Last-Event-ID` are not supported").
+/// [`MAX_RESUMES`](super::resume::MAX_RESUMES) times within the request's timeout. Each GET
+/// is an exchange of its own, cited in `Reply::evidence`. A response that could not be
+/// recovered is a transport error naming why, and `SseInfo::lost` says so for the judges;
+/// one the timeout cut short is a timeout, with the reason among the stream's anomalies.
+/// 2026-07-28 streams are never resumed ("Resumable SSE streams via `Last-Event-ID` are not
+/// supported").
 pub async fn exchange(
     clients: &HttpClients,
     recorder: &Recorder,
@@ -328,6 +329,7 @@ pub(super) fn header_list(resp: &reqwest::Response) -> Vec<(String, String)> {
         .collect()
 }
 
+/// True for a `text/event-stream` content type (any parameters).
 pub(super) fn is_event_stream(content_type: Option<&str>) -> bool {
     content_type.is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
 }
