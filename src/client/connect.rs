@@ -134,11 +134,8 @@ impl Connector {
                 {
                     return Err(ConnectError::BadHeader("Authorization".into()));
                 }
-                let clients = HttpClients::new(
-                    fixed,
-                    trace_id.to_string(),
-                    RateLimiter::for_target(spec),
-                )?;
+                let clients =
+                    HttpClients::new(fixed, trace_id.to_string(), RateLimiter::for_target(spec))?;
                 // A ready token is sent from the first authenticated request on; tokens from
                 // an OAuth grant are put in the same slot by the auth phase.
                 clients.set_bearer(resolved.token.clone());

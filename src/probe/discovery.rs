@@ -9,7 +9,7 @@ crate::checks! { phase: Discovery;
         "scout opens the transport the way an agent would: an HTTP POST to the MCP endpoint, or spawning the stdio command. Any HTTP answer (even an error status) counts as reachable; a refused connection, a DNS failure, a TLS failure, a timeout or a command that cannot be started does not.",
         "Check the URL or command, that the server is running and listening on that address, and that nothing (a proxy, a firewall, a missing binary) stands in between. Every later phase is skipped as blocked until this passes.";
     TLS = "discovery.tls", Major, "Remote servers are reached over TLS", spec::A25C,
-        "A server on a non-loopback host reached over plain http:// exposes every request, and any bearer token on it, to the network. Loopback and stdio targets are not applicable.",
+        "A server on a non-loopback host reached over plain http:// exposes every request, and any bearer token on it, to the network. An https:// URL passes only once the endpoint answered over TLS (the scheme alone shows nothing; no answer is a skip). Loopback and stdio targets are not applicable.",
         "Serve the endpoint over https:// (terminate TLS at the server or a trusted proxy) and point clients at the https URL.";
     PROTECTED_RESOURCE = "discovery.protected_resource", Major, "Protected resource metadata names the authorization server", spec::ASD26,
         "For a server that answers the first request without credentials with 401, scout looks for its OAuth 2.0 Protected Resource Metadata (RFC 9728) in the spec's order: the `resource_metadata` URL of the 401 challenge, then `/.well-known/oauth-protected-resource/<path>`, then `/.well-known/oauth-protected-resource`. The document must be a JSON object whose `resource` is the server's canonical URL (a parent of it is a warning) and whose `authorization_servers` lists at least one authorization server; a content type other than JSON is a warning. Open servers are not applicable.",
@@ -31,8 +31,8 @@ use crate::client::Connector;
 use crate::client::connect::START_TIMEOUT;
 use crate::probe::Session;
 use crate::probe::spec::TargetSpec;
-use crate::report::finding::SkipReason;
-use crate::transport::{MetaMode, Outcome, Probe};
+use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::transport::{MetaMode, Outcome, Probe, Reply};
 
 /// How long after the spawn a stdio server must still be running to count as started.
 const SETTLE: Duration = Duration::from_millis(100);
@@ -123,12 +123,12 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
         s.block("the start command did not bring the server up");
         return;
     }
-    tls(s, url);
     let conn = match connector.open().await {
         Ok(c) => c,
         Err(e) => {
             let why = e.to_string();
             s.add(REACHABLE.fail(why.clone()).without_exchange());
+            s.add(TLS.skip(SkipReason::Blocked, "no connection was opened"));
             s.block(why);
             return;
         }
@@ -149,6 +149,7 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
             ..Probe::request("server/discover", serde_json::json!({}))
         })
         .await;
+    s.add(judge_tls(url, &reply));
     match (&reply.outcome, reply.status()) {
         (_, Some(status)) => s.add(
             REACHABLE
@@ -173,19 +174,31 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
     crate::probe::auth::discovery::run(s, url).await;
 }
 
-/// `discovery.tls`: https passes, loopback is not applicable, plain http elsewhere fails.
-fn tls(s: &mut Session, url: &str) {
+/// `discovery.tls` from the first contact (`first`, the request sent to `url`). An https URL
+/// passes only once that request got an HTTP answer (a TLS session was made); a URL's scheme
+/// alone shows nothing. Loopback is not applicable; plain http to another host fails.
+pub fn judge_tls(url: &str, first: &Reply) -> FindingBuilder {
     let parsed = url::Url::parse(url);
     let Ok(u) = parsed else {
-        s.add(TLS.skip(SkipReason::NotAssessed, format!("{url} is not a valid URL")));
-        return;
+        return TLS.skip(SkipReason::NotAssessed, format!("{url} is not a valid URL"));
     };
     if u.scheme() == "https" {
-        s.add(
-            TLS.pass("the endpoint is served over https")
-                .without_exchange(),
-        );
-        return;
+        return match first.status() {
+            Some(status) => TLS
+                .pass(format!(
+                    "the endpoint answered over https (HTTP {status} on a TLS connection)"
+                ))
+                .evidence(first.evidence.iter().copied()),
+            None => TLS
+                .skip(
+                    SkipReason::NotAssessed,
+                    format!(
+                        "no https answer came back ({}), so no TLS connection was shown",
+                        crate::probe::handshake::describe(first)
+                    ),
+                )
+                .evidence(first.evidence.iter().copied()),
+        };
     }
     let loopback = match u.host() {
         Some(url::Host::Domain(d)) => d == "localhost" || d.ends_with(".localhost"),
@@ -194,15 +207,14 @@ fn tls(s: &mut Session, url: &str) {
         None => false,
     };
     if loopback {
-        s.add(TLS.skip(
+        TLS.skip(
             SkipReason::NotApplicable,
             "loopback target: traffic never leaves the machine",
-        ));
+        )
     } else {
-        s.add(
-            TLS.fail(format!("{url} is plain http on a non-loopback host"))
-                .without_exchange(),
-        );
+        // The request went out in the clear whether or not it was answered.
+        TLS.fail(format!("{url} is plain http on a non-loopback host"))
+            .evidence(first.evidence.iter().copied())
     }
 }
 
@@ -216,4 +228,49 @@ pub fn tail(s: &str, max: usize) -> String {
         start += 1;
     }
     format!("…{}", &s[start..])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::finding::Status;
+    use crate::transport::HttpInfo;
+
+    fn answered(status: u16) -> Reply {
+        Reply {
+            evidence: vec![1],
+            outcome: Outcome::NoResponse,
+            response: None,
+            notifications: vec![],
+            server_requests: vec![],
+            http: Some(HttpInfo {
+                status,
+                ..HttpInfo::default()
+            }),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn tls_passes_only_on_an_https_answer() {
+        let url = "https://mcp.example.com/mcp";
+        assert_eq!(judge_tls(url, &answered(401)).status(), Status::Pass);
+        // The scheme alone shows nothing (issue 15: https://127.0.0.1:1/mcp passed).
+        let refused = Reply {
+            http: None,
+            outcome: Outcome::TransportError("connection refused".into()),
+            ..answered(0)
+        };
+        let f = judge_tls(url, &refused).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Skip);
+        assert_eq!(f.skip_reason, Some(SkipReason::NotAssessed));
+        assert_eq!(
+            judge_tls("http://mcp.example.com/mcp", &refused).status(),
+            Status::Fail
+        );
+        assert_eq!(
+            judge_tls("http://127.0.0.1:3001/mcp", &answered(200)).status(),
+            Status::Skip
+        );
+    }
 }

@@ -18,7 +18,7 @@ crate::checks! { phase: Handshake;
         "Handshake era: initialize with a supported version must be echoed, and initialize with an unknown version must be answered with a version the server supports (a counter-offer); either answer must name a published revision. 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested; a version listed there or in the DiscoverResult's supportedVersions that names no published revision is a warning.",
         "Echo a supported requested version, counter-offer your latest otherwise (handshake era); answer unknown versions with -32022 UnsupportedProtocolVersion listing data.supported (2026-07-28).";
     INITIALIZED = "handshake.initialized", Minor, "`notifications/initialized` gets no reply", spec::L25,
-        "Handshake era: the initialized notification must not be answered; over HTTP the POST gets 202 Accepted with an empty body.",
+        "Handshake era: the initialized notification must not be answered; over HTTP the POST gets 202 Accepted with an empty body. A POST that never gets an HTTP status (a timeout, a reset) fails: no answer is not silence.",
         "Accept notifications silently: 202 with no body over HTTP, nothing at all over stdio.";
     SESSION = "handshake.session", Major, "Session ids are well formed and required", spec::T25C,
         "Handshake era over HTTP. If the server issues Mcp-Session-Id, its value must be visible ASCII (0x21-0x7E) and should be hard to guess; a request without it should get 400. Servers that issue no session are stateless and pass with a note.",
@@ -33,7 +33,7 @@ crate::checks! { phase: Handshake;
         "Handshake era: ping must promptly return an empty result {}. 2026-07-28 removed ping, so a modern server answering -32601 (HTTP 404) is correct.",
         "Answer ping with {} in the handshake revisions; treat it as an unknown method in 2026-07-28.";
     SERVER_INFO = "handshake.server_info", Minor, "The server names itself", spec::B26,
-        "serverInfo (handshake era) or _meta[\"io.modelcontextprotocol/serverInfo\"] (2026-07-28) carries a name and a version, so operators can tell which build answered.",
+        "serverInfo (handshake era, required) or _meta[\"io.modelcontextprotocol/serverInfo\"] (2026-07-28, which servers should include: its absence is a warning) carries a name and a version, so operators can tell which build answered.",
         "Set a name and a version in your server's Implementation info.";
 }
 
@@ -42,7 +42,7 @@ use serde_json::{Value, json};
 use crate::client::lifecycle::{self, DiscoverVerdict};
 use crate::client::{Connection, LEGACY_VERSION, MODERN_VERSION};
 use crate::probe::Session;
-use crate::report::finding::{Era, SkipReason};
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::{EraKind, TransportKind};
 use crate::transport::{MetaMode, Outcome, Probe, Reply, SessionMode};
 
@@ -216,7 +216,7 @@ pub async fn run(s: &mut Session) {
         (Some(l), Some(init)) => {
             check_initialize(s, init, dual);
             if let Some(n) = &initialized_reply {
-                check_initialized(s, n, dual, l.transport() == TransportKind::LegacySse);
+                check_initialized(s, n, dual, l.transport());
             }
             version_negotiation_legacy(s, l, init, dual).await;
             check_session(s, l, init, dual).await;
@@ -396,8 +396,15 @@ fn check_initialize(s: &mut Session, init: &Reply, dual: bool) {
     s.add(tagged(b.evidence(ev), Era::Legacy, dual));
 }
 
-fn check_initialized(s: &mut Session, n: &Reply, dual: bool, old_sse: bool) {
+fn check_initialized(s: &mut Session, n: &Reply, dual: bool, transport: TransportKind) {
+    s.add(tagged(judge_initialized(n, transport), Era::Legacy, dual));
+}
+
+/// `handshake.initialized`: no JSON-RPC reply; over Streamable HTTP 202 with an empty body.
+/// A POST that never got an HTTP status (a timeout, a reset) is no answer, never a pass.
+pub fn judge_initialized(n: &Reply, transport: TransportKind) -> FindingBuilder {
     let ev = n.evidence.clone();
+    let old_sse = transport == TransportKind::LegacySse;
     let b = match (n.http.as_ref(), &n.response) {
         (_, Some(resp)) => INITIALIZED.fail(format!("the notification was answered: {resp}")),
         // HTTP+SSE (2024-11-05) leaves the POST's status and body unspecified.
@@ -416,13 +423,20 @@ fn check_initialized(s: &mut Session, n: &Reply, dual: bool, old_sse: bool) {
             h.status
         )),
         (None, None) => match &n.outcome {
-            Outcome::TransportError(e) => INITIALIZED.fail(format!(
-                "sending the notification failed with a transport error: {e}"
+            Outcome::TransportError(e) if transport != TransportKind::Stdio => {
+                INITIALIZED.fail(format!(
+                    "the notification POST got no HTTP status (transport error: {e}); the transport requires 202 Accepted"
+                ))
+            }
+            Outcome::TransportError(e) => INITIALIZED.fail(format!("transport error: {e}")),
+            _ if transport != TransportKind::Stdio => INITIALIZED.fail(format!(
+                "the notification POST got no HTTP status ({}); the transport requires 202 Accepted",
+                describe(n)
             )),
             _ => INITIALIZED.pass("no reply, as a notification requires"),
         },
     };
-    s.add(tagged(b.evidence(ev), Era::Legacy, dual));
+    b.evidence(ev)
 }
 
 /// Judges the `initialize` that opened the session (`init`, which asked for
@@ -500,15 +514,29 @@ async fn check_session(s: &mut Session, l: &Connection, init: &Reply, dual: bool
     s.add(tagged(b.evidence(ev), Era::Legacy, dual));
 }
 
-fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
-    let info = w.server_info();
+/// `handshake.server_info` for one wire. The InitializeResult requires `serverInfo`; the
+/// DiscoverResult's `_meta["io.modelcontextprotocol/serverInfo"]` is a SHOULD ("Servers
+/// **SHOULD** include this field", server/discover), so its absence is a warning. A value
+/// that is there must be a whole Implementation (a name and a version).
+pub fn judge_server_info(era: Era, info: Option<&Value>) -> FindingBuilder {
     let name = info.and_then(|i| i.get("name")).and_then(Value::as_str);
     let version = info.and_then(|i| i.get("version")).and_then(Value::as_str);
-    let where_ = if w.era() == Era::Modern {
+    let where_ = if era == Era::Modern {
         "_meta[\"io.modelcontextprotocol/serverInfo\"] of the DiscoverResult"
     } else {
         "serverInfo of the InitializeResult"
     };
+    match (name, version) {
+        (Some(n), Some(v)) => SERVER_INFO.pass(format!("{where_}: {n} {v}")),
+        (Some(n), None) => SERVER_INFO.fail(format!("{where_} names {n} but has no version")),
+        _ if era == Era::Modern && info.is_none() => SERVER_INFO.warn(format!(
+            "{where_} is missing; 2026-07-28 says servers should include it so operators can tell which build answered"
+        )),
+        _ => SERVER_INFO.fail(format!("{where_} is missing or has no name")),
+    }
+}
+
+fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
     // The evidence is the handshake exchange that carried it.
     let ev: Vec<_> = s
         .findings
@@ -516,11 +544,7 @@ fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
         .filter(|f| (f.id == PROTOCOL_ERA.id) || (f.id == DISCOVER.id && w.era() == Era::Modern))
         .flat_map(|f| f.evidence.clone())
         .collect();
-    let b = match (name, version) {
-        (Some(n), Some(v)) => SERVER_INFO.pass(format!("{where_}: {n} {v}")),
-        (Some(n), None) => SERVER_INFO.fail(format!("{where_} names {n} but has no version")),
-        _ => SERVER_INFO.fail(format!("{where_} is missing or has no name")),
-    };
+    let b = judge_server_info(w.era(), w.server_info());
     let b = if ev.is_empty() {
         b.without_exchange()
     } else {
@@ -607,4 +631,79 @@ async fn check_capabilities(s: &mut Session, w: &Connection, dual: bool) {
             .evidence(ev)
     };
     s.add(tagged(b, w.era(), dual));
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::report::finding::Status;
+
+    fn http(status: u16, body: &str) -> Reply {
+        Reply {
+            evidence: vec![1],
+            outcome: Outcome::NoResponse,
+            response: None,
+            notifications: vec![],
+            server_requests: vec![],
+            http: Some(crate::transport::HttpInfo {
+                status,
+                body: body.into(),
+                ..Default::default()
+            }),
+            elapsed: std::time::Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn initialized_needs_an_answer_over_http() {
+        assert_eq!(
+            judge_initialized(&http(202, ""), TransportKind::Http).status(),
+            Status::Pass
+        );
+        assert_eq!(
+            judge_initialized(&http(200, ""), TransportKind::Http).status(),
+            Status::Warn
+        );
+        // A POST that timed out before any status is no answer (issue 15).
+        let hung = Reply {
+            http: None,
+            outcome: Outcome::TimedOut,
+            ..http(0, "")
+        };
+        assert_eq!(
+            judge_initialized(&hung, TransportKind::Http).status(),
+            Status::Fail
+        );
+        assert_eq!(
+            judge_initialized(&hung, TransportKind::LegacySse).status(),
+            Status::Fail
+        );
+        // stdio: nothing written back within the quiet period is the correct silence.
+        let quiet = Reply {
+            outcome: Outcome::NoResponse,
+            ..hung
+        };
+        assert_eq!(
+            judge_initialized(&quiet, TransportKind::Stdio).status(),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn server_info_is_required_in_initialize_and_a_should_in_discover() {
+        let whole = json!({"name": "x", "version": "1"});
+        assert_eq!(
+            judge_server_info(Era::Modern, Some(&whole)).status(),
+            Status::Pass
+        );
+        assert_eq!(judge_server_info(Era::Modern, None).status(), Status::Warn);
+        assert_eq!(judge_server_info(Era::Legacy, None).status(), Status::Fail);
+        let half = json!({"name": "x"});
+        assert_eq!(
+            judge_server_info(Era::Modern, Some(&half)).status(),
+            Status::Fail
+        );
+    }
 }

@@ -148,3 +148,58 @@ pub fn record_output_volume(s: &mut Session) {
     let f = output_volume(&o, s.recorder.len(), s.recorder.bytes());
     s.add(f);
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::report::finding::Status;
+
+    fn reply(seq: u64, outcome: Outcome, response: Option<serde_json::Value>) -> Reply {
+        Reply {
+            evidence: vec![seq],
+            outcome,
+            response,
+            notifications: vec![],
+            server_requests: vec![],
+            http: None,
+            elapsed: Duration::from_millis(1),
+        }
+    }
+
+    #[test]
+    fn the_follow_up_decides_and_every_exchange_is_cited() {
+        let garbage: Vec<Reply> = (1..=4)
+            .map(|i| reply(i, Outcome::NoResponse, None))
+            .collect();
+        let ok = reply(
+            5,
+            Outcome::Answered,
+            Some(json!({"jsonrpc":"2.0","id":1,"result":{"tools":[]}})),
+        );
+        let f = judge(Some(Era::Legacy), &garbage, &ok)
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(f.status, Status::Pass);
+        assert_eq!(f.evidence, vec![1, 2, 3, 4, 5]);
+        assert_eq!(f.era, Some(Era::Legacy));
+        let dead = reply(6, Outcome::TransportError("process exited".into()), None);
+        let f = judge(None, &garbage, &dead).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Fail);
+        assert!(f.detail.contains("process exited"), "{}", f.detail);
+        // An error is not "still serving": the ordinary request must get a result.
+        let refused = reply(
+            7,
+            Outcome::Answered,
+            Some(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}})),
+        );
+        assert_eq!(judge(None, &garbage, &refused).status(), Status::Fail);
+        assert_eq!(
+            judge(None, &garbage, &reply(8, Outcome::TimedOut, None)).status(),
+            Status::Fail
+        );
+    }
+}

@@ -169,9 +169,7 @@ impl ServerSpec {
     /// not loopback, or any HTTP target with `treat_as_remote`. stdio never is.
     pub fn is_remote(&self) -> bool {
         match &self.target {
-            TargetSpec::Http { url, .. } => {
-                self.treat_as_remote || !is_loopback_url(url)
-            }
+            TargetSpec::Http { url, .. } => self.treat_as_remote || !is_loopback_url(url),
             TargetSpec::Stdio { .. } => false,
         }
     }

@@ -11,7 +11,7 @@ crate::checks! { phase: Protocol;
         "A statement, not a judgement: the environment variable names the child received (values only for variables set with --stdio-set) and its working directory.",
         "Forward a variable the server needs with --stdio-env NAME or set it with --stdio-set NAME=value.";
     STDOUT_CLEAN = "stdio.stdout_clean", Major, "Stdout carries only JSON-RPC messages", spec::S26,
-        "Over stdio, stdout is the wire: every line must be exactly one JSON-RPC message. Banners, prints, progress bars or pretty-printed JSON corrupt the stream; the offending line is quoted.",
+        "Over stdio, stdout is the wire: every line must be exactly one JSON-RPC message. Banners, prints, progress bars or pretty-printed JSON corrupt the stream; the offending line is quoted. A server that wrote no line at all is not assessed.",
         "Send logs and banners to stderr and write exactly one JSON object per line to stdout.";
     STDERR = "stdio.stderr", Minor, "What the server logged on stderr", spec::S26,
         "Logging to stderr is correct behaviour. scout keeps the output (bounded) and reports it.",
@@ -29,12 +29,23 @@ use std::time::Duration;
 use crate::probe::Session;
 use crate::probe::discovery::tail;
 use crate::report::finding::SkipReason;
+use crate::telemetry::{Direction, ExchangeKind};
 use crate::transport::process::Ending;
 
 /// How much of an offending stdout line is quoted.
 const QUOTE: usize = 200;
 /// How much stderr is kept in the `stdio.stderr` finding.
 const STDERR_SHOWN: usize = 4000;
+
+/// The recorder sequence numbers of every line the server(s) wrote to stdout.
+fn stdout_lines(s: &Session) -> Vec<crate::telemetry::Seq> {
+    s.recorder
+        .snapshot()
+        .into_iter()
+        .filter(|e| matches!(&e.kind, ExchangeKind::Stdio(m) if m.direction == Direction::Received))
+        .map(|e| e.seq)
+        .collect()
+}
 
 /// Closes every wire: ends HTTP sessions and stops a `start` command; shuts stdio servers
 /// down (closing stdin, then signals), reaps them and records the stdio checks. Runs on
@@ -55,15 +66,25 @@ pub async fn finish(s: &mut Session) {
         return;
     };
 
-    // stdout cleanliness over every process of the run. Past the recorder's caps, stray
-    // lines are counted but not kept: the count is every line, the evidence what was kept.
+    // stdout cleanliness over every process of the run, judged only on lines that came. Past
+    // the recorder's caps, stray lines are counted but not kept: the count is every line,
+    // the evidence what was kept.
     let violations: Vec<_> = wires.iter().flat_map(|w| w.violations()).collect();
     let total: usize = wires.iter().map(|w| w.violation_count()).sum();
-    if total == 0 {
+    let lines = stdout_lines(s);
+    if total == 0 && lines.is_empty() {
+        s.add(STDOUT_CLEAN.skip(
+            SkipReason::NotAssessed,
+            "the server wrote no line to stdout, so there was nothing to judge",
+        ));
+    } else if total == 0 {
         s.add(
             STDOUT_CLEAN
-                .pass("every stdout line was one JSON-RPC message")
-                .without_exchange(),
+                .pass(format!(
+                    "each of the {} stdout line(s) was one JSON-RPC message",
+                    lines.len()
+                ))
+                .evidence(lines),
         );
     } else {
         let kept = if violations.len() < total {

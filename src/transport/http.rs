@@ -1,5 +1,6 @@
 //! Streamable HTTP: one POST per message, responses as JSON or an SSE stream (parsed with
-//! our own parser), read as a stream under the body cap and the request timeout.
+//! our own parser), read as a stream under the body cap and the request timeout. A
+//! handshake-era stream closed before its response is resumed by [`super::resume`].
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use serde_json::Value;
 use crate::policy::limiter::RateLimiter;
 use crate::report::finding::Era;
 use crate::telemetry::{ExchangeKind, HttpExchange, Recorder};
+use crate::transport::resume;
 use crate::transport::sse::SseParser;
 use crate::transport::{HttpInfo, Outcome, Reply, SseInfo};
 
@@ -136,6 +138,16 @@ pub struct HttpRequest {
 }
 
 /// Sends one request and reads the answer under the cap and the timeout.
+///
+/// A handshake-era server may close an SSE response stream before the response and expect
+/// the client to resume it (2025-11-25 transports, "Resumability and Redelivery"): scout then
+/// waits the stream's `retry` time and reconnects with GET and `Last-Event-ID`, at most
+/// [`MAX_RESUMES`](super::resume::MAX_RESUMES) times within the request's timeout. Each GET
+/// is an exchange of its own, cited in `Reply::evidence`. A response that could not be
+/// recovered is a transport error naming why, and `SseInfo::lost` says so for the judges;
+/// one the timeout cut short is a timeout, with the reason among the stream's anomalies.
+/// 2026-07-28 streams are never resumed ("Resumable SSE streams via `Last-Event-ID` are not
+/// supported").
 pub async fn exchange(
     clients: &HttpClients,
     recorder: &Recorder,
@@ -190,128 +202,102 @@ pub async fn exchange(
         Ok(Ok(r)) => r,
     };
     let status = resp.status().as_u16();
-    let headers: Vec<(String, String)> = resp
-        .headers()
-        .iter()
-        .map(|(k, v)| {
-            (
-                k.as_str().to_ascii_lowercase(),
-                String::from_utf8_lossy(v.as_bytes()).into_owned(),
-            )
-        })
-        .collect();
+    let headers = header_list(&resp);
     let content_type = resp
         .headers()
         .get(reqwest::header::CONTENT_TYPE)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
-    let is_sse = content_type
-        .as_deref()
-        .is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"));
+    let is_sse = is_event_stream(content_type.as_deref());
 
-    let mut body: Vec<u8> = Vec::new();
-    let mut truncated = false;
-    let mut timed_out = false;
-    let mut ended = false;
+    let mut col = Collected::default();
     let mut parser = SseParser::new();
-    let mut sse_messages: Vec<Value> = Vec::new();
-    let mut response: Option<Value> = None;
-    let mut events_after_response = 0usize;
-    let mut grace_until: Option<tokio::time::Instant> = None;
-    let mut stream = resp.bytes_stream();
-    loop {
-        let until = match grace_until {
-            Some(g) => g.min(deadline),
-            None => deadline,
-        };
-        let next = tokio::time::timeout_at(until, stream.next()).await;
-        let chunk = match next {
-            Err(_) => {
-                if grace_until.is_none() {
-                    timed_out = true;
-                }
-                break;
-            }
-            Ok(None) => {
-                ended = true;
-                break;
-            }
-            Ok(Some(Err(e))) => {
-                ex.error = Some(error_chain(&e));
-                break;
-            }
-            Ok(Some(Ok(c))) => c,
-        };
-        let room = req.max_body.saturating_sub(body.len());
-        let take = room.min(chunk.len());
-        body.extend_from_slice(&chunk[..take]);
-        if is_sse {
-            for ev in parser.feed(&chunk[..take]) {
-                if !ev.has_data || ev.data.trim().is_empty() {
-                    continue; // priming event
-                }
-                match serde_json::from_str::<Value>(&ev.data) {
-                    Ok(v) => {
-                        if response.is_some() {
-                            events_after_response += 1;
-                        }
-                        if is_response_to(&v, req.expect_id.as_ref()) && response.is_none() {
-                            response = Some(v);
-                            grace_until = Some(tokio::time::Instant::now() + SSE_GRACE);
-                        } else {
-                            sse_messages.push(v);
-                        }
-                    }
-                    Err(_) => parser.note(format!("event data is not JSON: {:.120}", ev.data)),
-                }
-            }
-        }
-        if take < chunk.len() {
-            truncated = true;
-            break;
-        }
+    let (body, end) = read_stream(
+        resp.bytes_stream(),
+        deadline,
+        req.max_body,
+        is_sse.then_some((&mut parser, &mut col, req.expect_id.as_ref())),
+    )
+    .await;
+    let truncated = end == End::Truncated;
+    let timed_out = end == End::TimedOut;
+    if let End::Broken(e) = &end {
+        ex.error = Some(e.clone());
     }
-    drop(stream);
+    // A request's stream that ended (or broke) before its response.
+    let closed_early = is_sse
+        && req.method == "POST"
+        && req.expect_id.is_some()
+        && col.response.is_none()
+        && matches!(end, End::Ended | End::Broken(_));
 
     let text = String::from_utf8_lossy(&body).into_owned();
-    let sse = if is_sse {
-        if ended {
-            parser.finish();
-        } else if !truncated && req.expect_id.is_none() {
-            // A GET stream or a notification: staying open is what such a stream does.
-            parser.anomalies.push(format!(
-                "the stream was still open when scout stopped reading after {} ms",
-                req.timeout.as_millis()
-            ));
-        } else if !truncated {
-            parser.anomalies.push(if response.is_some() {
-                format!(
-                    "the stream stayed open after the response (scout stopped reading after {} ms)",
-                    SSE_GRACE.as_millis()
-                )
-            } else {
-                "stream never ended: no response before the timeout".to_string()
-            });
-        }
-        if events_after_response > 0 {
-            parser.anomalies.push(format!(
-                "{events_after_response} event(s) after the response"
-            ));
-        }
-        Some(SseInfo {
-            events: parser.events,
-            anomalies: parser.anomalies.clone(),
-            ended,
-        })
-    } else {
-        None
-    };
+    let mut response = col.response.clone();
     if !is_sse && !truncated && !timed_out {
         let trimmed = text.trim_start();
         if trimmed.starts_with('{') || trimmed.starts_with('[') {
             response = serde_json::from_str::<Value>(&text).ok();
         }
     }
-    for m in sse_messages {
+    if truncated {
+        ex.error = Some(format!("body cut at the size cap ({} bytes)", req.max_body));
+    } else if timed_out && ex.error.is_none() {
+        ex.error = Some("stopped reading at the timeout".into());
+    }
+    ex.status = Some(status);
+    ex.response_headers = headers.clone();
+    ex.response_body = Some(text.clone());
+    ex.truncated = truncated || (timed_out && is_sse);
+    recorder.finish(pending, era, ExchangeKind::Http(ex));
+
+    let mut sse = None;
+    let mut lost: Option<(String, bool)> = None;
+    let mut final_end = end;
+    if is_sse {
+        if !closed_early {
+            let mut notes = Vec::new();
+            stream_anomalies(&mut parser, &final_end, &col, &req, &mut notes);
+            col.anomalies.extend(notes);
+        } else {
+            parser.finish();
+            col.anomalies.append(&mut parser.anomalies);
+            if era == Some(Era::Modern) {
+                lost = Some((
+                    "the server closed the response stream before the response, and 2026-07-28 streams cannot be resumed".into(),
+                    false,
+                ));
+            } else {
+                match resume::resume(clients, recorder, era, &req, deadline, &mut col).await {
+                    Ok(last_end) => final_end = last_end,
+                    Err(failure) => lost = Some(failure),
+                }
+            }
+            reply.evidence.extend(col.resume_evidence.iter().copied());
+            response = col.response.clone();
+        }
+        if let Some((why, true)) = &lost {
+            col.anomalies.push(why.clone());
+        }
+        if col.events_after_response > 0 {
+            col.anomalies.push(format!(
+                "{} event(s) after the response",
+                col.events_after_response
+            ));
+        }
+        sse = Some(SseInfo {
+            events: col.events,
+            anomalies: col.anomalies.clone(),
+            ended: final_end == End::Ended,
+            resumed: col.resumed,
+            // Ran out of time while resuming: a slow answer (the request's timeout may be
+            // shorter than the server's retry), not a lost one.
+            lost: lost
+                .as_ref()
+                .filter(|(_, timed_out)| !timed_out)
+                .map(|(why, _)| why.clone()),
+            retry_ms: col.retry_ms,
+        });
+    }
+    for m in std::mem::take(&mut col.messages) {
         if m.get("method").is_some() && m.get("id").is_some() {
             reply.server_requests.push(m);
         } else {
@@ -325,21 +311,17 @@ pub async fn exchange(
         .is_some_and(|r| r.get("result").is_some() || r.get("error").is_some())
     {
         Outcome::Answered
+    } else if let Some((why, resume_timed_out)) = &lost {
+        if *resume_timed_out {
+            Outcome::TimedOut
+        } else {
+            Outcome::TransportError(why.clone())
+        }
     } else if timed_out && req.method != "GET" {
         Outcome::TimedOut
     } else {
         Outcome::NoResponse
     };
-    if truncated {
-        ex.error = Some(format!("body cut at the size cap ({} bytes)", req.max_body));
-    } else if timed_out && ex.error.is_none() {
-        ex.error = Some("stopped reading at the timeout".into());
-    }
-    ex.status = Some(status);
-    ex.response_headers = headers.clone();
-    ex.response_body = Some(text.clone());
-    ex.truncated = truncated || (timed_out && is_sse);
-    recorder.finish(pending, era, ExchangeKind::Http(ex));
     reply.response = response;
     reply.http = Some(HttpInfo {
         status,
@@ -350,6 +332,152 @@ pub async fn exchange(
     });
     reply.elapsed = started.elapsed();
     reply
+}
+
+/// What the SSE streams of one request carried, over the POST and any resumptions.
+#[derive(Debug, Default)]
+pub(super) struct Collected {
+    pub(super) response: Option<Value>,
+    /// Notifications and server requests, in order.
+    pub(super) messages: Vec<Value>,
+    pub(super) events: usize,
+    pub(super) events_after_response: usize,
+    pub(super) anomalies: Vec<String>,
+    /// The last event id seen (the `Last-Event-ID` to resume from).
+    pub(super) last_event_id: Option<String>,
+    /// The last `retry` field, in milliseconds.
+    pub(super) retry_ms: Option<u64>,
+    /// Reconnects made.
+    pub(super) resumed: usize,
+    /// The resumption GETs, in order.
+    pub(super) resume_evidence: Vec<crate::telemetry::Seq>,
+}
+
+/// How reading one body ended.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum End {
+    /// The server closed the body.
+    Ended,
+    /// The request's timeout passed first.
+    TimedOut,
+    /// The response came and the grace period after it passed with the stream still open.
+    Grace,
+    /// The body reached the size cap.
+    Truncated,
+    /// The connection broke mid-body.
+    Broken(String),
+}
+
+/// Response headers, names lower-cased, in order.
+pub(super) fn header_list(resp: &reqwest::Response) -> Vec<(String, String)> {
+    resp.headers()
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.as_str().to_ascii_lowercase(),
+                String::from_utf8_lossy(v.as_bytes()).into_owned(),
+            )
+        })
+        .collect()
+}
+
+/// True for a `text/event-stream` content type (any parameters).
+pub(super) fn is_event_stream(content_type: Option<&str>) -> bool {
+    content_type.is_some_and(|c| c.to_ascii_lowercase().starts_with("text/event-stream"))
+}
+
+/// Reads a body under the cap until it ends, the deadline passes, or (on an SSE stream) the
+/// grace period after the response is over. With `sse`, events are parsed as they arrive
+/// into the shared [`Collected`]; `expect` is the id whose response ends the wait.
+pub(super) async fn read_stream<S>(
+    mut stream: S,
+    deadline: tokio::time::Instant,
+    max_body: usize,
+    mut sse: Option<(&mut SseParser, &mut Collected, Option<&Value>)>,
+) -> (Vec<u8>, End)
+where
+    S: futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin,
+{
+    let mut body: Vec<u8> = Vec::new();
+    let mut grace_until: Option<tokio::time::Instant> = None;
+    let end = loop {
+        let until = match grace_until {
+            Some(g) => g.min(deadline),
+            None => deadline,
+        };
+        let chunk = match tokio::time::timeout_at(until, stream.next()).await {
+            Err(_) if grace_until.is_some() => break End::Grace,
+            Err(_) => break End::TimedOut,
+            Ok(None) => break End::Ended,
+            Ok(Some(Err(e))) => break End::Broken(error_chain(&e)),
+            Ok(Some(Ok(c))) => c,
+        };
+        let room = max_body.saturating_sub(body.len());
+        let take = room.min(chunk.len());
+        body.extend_from_slice(&chunk[..take]);
+        if let Some((parser, col, expect)) = sse.as_mut() {
+            for ev in parser.feed(&chunk[..take]) {
+                col.events += 1;
+                if let Some(id) = &ev.id {
+                    // An empty id resets the last event id (WHATWG event stream rules).
+                    col.last_event_id = (!id.is_empty()).then(|| id.clone());
+                }
+                if !ev.has_data || ev.data.trim().is_empty() {
+                    continue; // priming event
+                }
+                match serde_json::from_str::<Value>(&ev.data) {
+                    Ok(v) => {
+                        if col.response.is_some() {
+                            col.events_after_response += 1;
+                        }
+                        if is_response_to(&v, *expect) && col.response.is_none() {
+                            col.response = Some(v);
+                            grace_until = Some(tokio::time::Instant::now() + SSE_GRACE);
+                        } else {
+                            col.messages.push(v);
+                        }
+                    }
+                    Err(_) => parser.note(format!("event data is not JSON: {:.120}", ev.data)),
+                }
+            }
+            if let Some(ms) = parser.retry_ms {
+                col.retry_ms = Some(ms);
+            }
+        }
+        if take < chunk.len() {
+            break End::Truncated;
+        }
+    };
+    (body, end)
+}
+
+/// The notes on how one stream ended (a stream that ended early and was resumed gets none).
+pub(super) fn stream_anomalies(
+    parser: &mut SseParser,
+    end: &End,
+    col: &Collected,
+    req: &HttpRequest,
+    out: &mut Vec<String>,
+) {
+    match end {
+        End::Ended => parser.finish(),
+        End::Truncated => {}
+        _ if req.expect_id.is_none() => {
+            // A GET stream or a notification: staying open is what such a stream does.
+            parser.anomalies.push(format!(
+                "the stream was still open when scout stopped reading after {} ms",
+                req.timeout.as_millis()
+            ));
+        }
+        _ if col.response.is_some() => parser.anomalies.push(format!(
+            "the stream stayed open after the response (scout stopped reading after {} ms)",
+            SSE_GRACE.as_millis()
+        )),
+        _ => parser
+            .anomalies
+            .push("stream never ended: no response before the timeout".to_string()),
+    }
+    out.append(&mut parser.anomalies);
 }
 
 /// True when `v` is a JSON-RPC response to `id` (any response when `id` is None).

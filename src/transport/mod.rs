@@ -1,5 +1,6 @@
-//! Transports: Streamable HTTP (both shapes) with our own SSE parser, the legacy HTTP+SSE
-//! transport, and stdio child processes. Every exchange goes through the recorder.
+//! Transports: Streamable HTTP (both shapes) with our own SSE parser and stream resumption,
+//! the legacy HTTP+SSE transport, and stdio child processes. Every exchange goes through the
+//! recorder.
 //!
 //! The types here are the contract between the transports and the phases: a phase asks for
 //! a [`Probe`] to be sent and judges the [`Reply`], citing `reply.evidence`.
@@ -8,6 +9,7 @@ pub mod headers;
 pub mod http;
 pub mod legacy_sse;
 pub mod process;
+pub mod resume;
 pub mod sse;
 pub mod stdio;
 
@@ -132,6 +134,13 @@ pub struct SseInfo {
     pub anomalies: Vec<String>,
     /// The server closed the stream after the response.
     pub ended: bool,
+    /// How many times scout reconnected (GET with `Last-Event-ID`) because the server closed
+    /// the stream before the response (handshake-era resumability).
+    pub resumed: usize,
+    /// The stream closed before the response and the response could not be recovered: why.
+    pub lost: Option<String>,
+    /// The last `retry` field the server sent, in milliseconds.
+    pub retry_ms: Option<u64>,
 }
 
 /// The HTTP side of a reply.

@@ -6,7 +6,7 @@ use std::net::TcpListener;
 
 use scout::report::finding::{Era, SkipReason, Status};
 
-use crate::phase_fixtures::{all, expect, fixture, never, run};
+use crate::phase_fixtures::{all, expect, expect_era, fixture, never, no_fails, run};
 
 #[tokio::test]
 async fn correct_fixture_passes_the_catalog() {
@@ -26,9 +26,24 @@ async fn correct_fixture_passes_the_catalog() {
         never(&r, id, Status::Fail);
     }
     // completions are declared on the handshake wire only.
-    expect(&r, "catalog.completions", None, Status::Pass);
+    expect_era(
+        &r,
+        "catalog.completions",
+        None,
+        Some(Era::Legacy),
+        Status::Pass,
+    );
+    let f = expect_era(
+        &r,
+        "catalog.completions",
+        None,
+        Some(Era::Modern),
+        Status::Skip,
+    );
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
     expect(&r, "catalog.context_size", None, Status::Info);
     never(&r, "handshake.capabilities", Status::Fail);
+    no_fails(&r, "catalog.");
 }
 
 #[tokio::test]
@@ -127,7 +142,22 @@ async fn x_mcp_header_declarations() {
         &[("ONLY_VALID", "1".into())],
     ))
     .await;
-    expect(&ok, "catalog.x_mcp_header", None, Status::Pass);
+    // x-mcp-header exists only in 2026-07-28.
+    expect_era(
+        &ok,
+        "catalog.x_mcp_header",
+        None,
+        Some(Era::Modern),
+        Status::Pass,
+    );
+    let f = expect_era(
+        &ok,
+        "catalog.x_mcp_header",
+        None,
+        Some(Era::Legacy),
+        Status::Skip,
+    );
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
     never(&ok, "catalog.x_mcp_header", Status::Fail);
 }
 

@@ -153,9 +153,26 @@ fn call_applies_the_policy_and_renders_the_result() {
         "{}",
         refused.stderr
     );
-    assert!(
-        std::fs::read_to_string(&log).unwrap_or_default().is_empty(),
-        "the refused tool was not called"
+    // The same server and log with a tool the policy allows: the log must then exist and
+    // name only that call, so "nothing logged" above cannot come from a log never written.
+    let allowed = Scout::new()
+        .args([
+            "call",
+            "--stdio",
+            "read_only",
+            "--stdio-set",
+            &set,
+            "--",
+            "python3",
+            &fixture("records_calls.py"),
+        ])
+        .run();
+    assert_eq!(allowed.code, Some(0), "{}", allowed.stderr);
+    let calls = std::fs::read_to_string(&log).expect("the allowed call wrote the call log");
+    assert_eq!(
+        calls.lines().collect::<Vec<_>>(),
+        vec!["read_only"],
+        "only the allowed tool was called; the refused one never was"
     );
 
     let human = Scout::new()

@@ -4,7 +4,9 @@
 use scout::probe::spec::PolicySpec;
 use scout::report::finding::{Era, SkipReason, Status};
 
-use crate::phase_fixtures::{all, expect, fixture, fixture_http, never, run, with_policy};
+use crate::phase_fixtures::{
+    all, expect, fixture, fixture_http, never, no_fails, run, with_policy,
+};
 
 #[tokio::test]
 async fn correct_fixture_passes_execution() {
@@ -22,6 +24,7 @@ async fn correct_fixture_passes_execution() {
     for id in ["execution.tool_call", "execution.cancellation"] {
         never(&r, id, Status::Fail);
     }
+    no_fails(&r, "execution.");
 }
 
 #[tokio::test]

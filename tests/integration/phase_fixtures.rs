@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test area uses a different part of this
 
 use scout::probe::spec::{PolicySpec, ServerSpec, TargetSpec};
-use scout::report::finding::{Finding, Phase, Status};
+use scout::report::finding::{Era, Finding, Phase, Status};
 use scout::report::model::ServerReport;
 
 /// A stdio spec for `tests/fixtures/<file>` (run with python3), with `env` set in the child
@@ -51,33 +51,94 @@ pub fn all<'a>(r: &'a ServerReport, id: &str) -> Vec<&'a Finding> {
     r.findings.iter().filter(|f| f.id == id).collect()
 }
 
-/// Asserts that some finding with `id` (and `subject`, when given) has `status` and cites
-/// evidence (unless it is a skip or info), and returns it.
+/// Asserts that the findings with `id` (and `subject`, when given) have `status` on EVERY
+/// era they were reported for: the fixtures speak both eras, so "some finding passed" would
+/// hold while the other wire failed. Each such finding must cite evidence that is in the
+/// report (unless it is a skip or info). Returns the first. Use [`expect_era`] for a defect
+/// that shows on one wire only.
 pub fn expect<'a>(
     r: &'a ServerReport,
     id: &str,
     subject: Option<&str>,
     status: Status,
 ) -> &'a Finding {
-    let found = all(r, id)
+    let matching: Vec<&Finding> = all(r, id)
         .into_iter()
-        .find(|f| f.status == status && (subject.is_none() || f.subject.as_deref() == subject));
-    let Some(f) = found else {
+        .filter(|f| subject.is_none() || f.subject.as_deref() == subject)
+        .collect();
+    let mut eras: Vec<Option<Era>> = Vec::new();
+    for f in &matching {
+        if !eras.contains(&f.era) {
+            eras.push(f.era);
+        }
+    }
+    let mut first = None;
+    for era in eras {
+        let Some(f) = matching
+            .iter()
+            .copied()
+            .find(|f| f.era == era && f.status == status)
+        else {
+            panic!(
+                "no {status:?} finding {id} (subject {subject:?}) on the {era:?} wire; findings with that id: {:#?}",
+                all(r, id)
+            );
+        };
+        check_evidence(r, f);
+        first.get_or_insert(f);
+    }
+    first.unwrap_or_else(|| {
         panic!(
-            "no {status:?} finding {id} (subject {subject:?}); findings with that id: {:#?}",
-            all(r, id)
-        );
-    };
-    if matches!(status, Status::Pass | Status::Warn | Status::Fail) {
-        assert!(!f.evidence.is_empty(), "{id} cites no evidence");
+            "no finding {id} (subject {subject:?}) at all; the report has {} findings",
+            r.findings.len()
+        )
+    })
+}
+
+/// A pass, warn or fail cites evidence, and every cited exchange is in the report.
+fn check_evidence(r: &ServerReport, f: &Finding) {
+    if matches!(f.status, Status::Pass | Status::Warn | Status::Fail) {
+        assert!(!f.evidence.is_empty(), "{} cites no evidence", f.id);
         let seqs: Vec<u64> = r.exchanges.iter().map(|e| e.seq).collect();
         for seq in &f.evidence {
             assert!(
                 seqs.contains(seq),
-                "{id} cites #{seq}, which is not in the report"
+                "{} cites #{seq}, which is not in the report",
+                f.id
             );
         }
     }
+}
+
+/// Asserts that no finding whose id starts with `prefix` failed (a correct fixture).
+pub fn no_fails(r: &ServerReport, prefix: &str) {
+    let fails: Vec<String> = r
+        .findings
+        .iter()
+        .filter(|f| f.id.starts_with(prefix) && f.status == Status::Fail)
+        .map(|f| format!("{} {:?} {:?}: {}", f.id, f.era, f.subject, f.detail))
+        .collect();
+    assert!(fails.is_empty(), "a correct fixture failed: {fails:#?}");
+}
+
+/// Like [`expect`], on the wire of one era (`None`: findings without an era).
+pub fn expect_era<'a>(
+    r: &'a ServerReport,
+    id: &str,
+    subject: Option<&str>,
+    era: Option<Era>,
+    status: Status,
+) -> &'a Finding {
+    let found = all(r, id).into_iter().find(|f| {
+        f.status == status && f.era == era && (subject.is_none() || f.subject.as_deref() == subject)
+    });
+    let Some(f) = found else {
+        panic!(
+            "no {status:?} finding {id} (subject {subject:?}, era {era:?}); findings with that id: {:#?}",
+            all(r, id)
+        );
+    };
+    check_evidence(r, f);
     f
 }
 

@@ -221,6 +221,15 @@ async fn server_everything_is_legacy_on_stdio_http_and_sse() {
         );
         assert_only_read_only_calls(r);
     }
+    // An HTTP+SSE (2024-11-05) wire is not stdio: its skip reasons say what it is.
+    let called_stdio: Vec<String> = with_status(&sse_report, Status::Skip, "")
+        .into_iter()
+        .filter(|s| {
+            s.split_once("]: ")
+                .is_some_and(|(_, d)| d.contains("wire is stdio") || d.starts_with("stdio has no"))
+        })
+        .collect();
+    assert!(called_stdio.is_empty(), "{called_stdio:?}");
 }
 
 #[tokio::test]

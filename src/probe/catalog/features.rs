@@ -26,7 +26,13 @@ pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
             ))
             .evidence(r.evidence.iter().copied());
     }
-    if let Some(p) = resources.problem.as_ref().or(templates.problem.as_ref()) {
+    if let Some(p) = resources
+        .problem
+        .as_ref()
+        .or(templates.problem.as_ref())
+        .or(resources.malformed.as_ref())
+        .or(templates.malformed.as_ref())
+    {
         return RESOURCES.fail(p.clone()).evidence(ev);
     }
     let mut problems = Vec::new();
@@ -87,7 +93,7 @@ pub fn judge_prompts(paged: &Paged) -> FindingBuilder {
             ))
             .evidence(r.evidence.iter().copied());
     }
-    if let Some(p) = &paged.problem {
+    if let Some(p) = paged.problem.as_ref().or(paged.malformed.as_ref()) {
         return PROMPTS.fail(p.clone()).evidence(ev);
     }
     let mut problems = Vec::new();

@@ -32,7 +32,7 @@ use crate::telemetry::Seq;
 
 crate::checks! { phase: Catalog;
     TOOLS_LIST = "catalog.tools_list", Critical, "`tools/list` works", spec::TL26,
-        "A server that declares tools must answer tools/list with a tools array; in 2026-07-28 the order should be deterministic.",
+        "A server that declares tools must answer tools/list with a tools array on every page (a result without it fails; it is not an empty list) whose entries carry a string name; in 2026-07-28 the order should be deterministic.",
         "Answer tools/list with every tool the server offers.";
     PAGINATION = "catalog.pagination", Major, "Pagination ends and rejects bad cursors", spec::PAGINATION26,
         "nextCursor is followed to the end (with a hard cap on pages); a cursor or a page that repeats is a loop. A garbage cursor should get -32602.",
@@ -176,10 +176,22 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
                 );
             }
         }
+        Some(paged) if paged.malformed.is_some() => {
+            s.add(judge_tools_list(&paged).era(era));
+            for c in &tool_checks[1..] {
+                s.add(
+                    c.skip(
+                        SkipReason::NotAssessed,
+                        "tools/list answered without a tools array",
+                    )
+                    .era(era),
+                );
+            }
+        }
         Some(paged) => {
             size_evidence.extend(paged.evidence.iter().copied());
             let tools = paged.items.clone();
-            let mut f = judge_tools_list(&tools, &paged.evidence);
+            let mut f = judge_tools_list(&paged);
             if era == Era::Modern && paged.problem.is_none() {
                 // 2026-07-28: the order SHOULD be deterministic: list again and compare.
                 let again = list_all(wire, limiter, "tools/list", "tools").await;

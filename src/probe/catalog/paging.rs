@@ -29,6 +29,9 @@ pub struct Paged {
     pub problem: Option<String>,
     /// The first page did not answer with a result: the reply, to judge.
     pub failed: Option<Reply>,
+    /// A page answered with a result that lacks the list's array (`tools`, `prompts` …):
+    /// what was wrong. Paging stops there; no items are invented for it.
+    pub malformed: Option<String>,
 }
 
 /// Fetches every page of a list method (`key` = the result's array field), with a hard page
@@ -65,11 +68,19 @@ pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, ke
             }
             return out;
         };
-        let page: Vec<Value> = result
-            .get(key)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        // The array is required by every revision's schema: a result without it is not an
+        // empty list.
+        let Some(page) = result.get(key).and_then(Value::as_array).cloned() else {
+            out.malformed = Some(format!(
+                "{method} page {} answered with a result that has no `{key}` array ({})",
+                out.pages,
+                match result.get(key) {
+                    None => "the member is missing".to_string(),
+                    Some(v) => format!("`{key}` is {}", crate::policy::schema::kind(v)),
+                }
+            ));
+            return out;
+        };
         let fingerprint = serde_json::to_string(&page).unwrap_or_default();
         if !page.is_empty() && !pages.insert(fingerprint) {
             out.problem = Some(format!(

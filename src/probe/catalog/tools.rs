@@ -10,8 +10,15 @@ use crate::policy::{self, schema, schema::SchemaError};
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::telemetry::Seq;
 
-/// `catalog.tools_list`: the list answered; every entry is an object with a string name.
-pub fn judge_tools_list(tools: &[Value], evidence: &[Seq]) -> FindingBuilder {
+/// `catalog.tools_list`: the list answered with a `tools` array on every page; every entry
+/// is an object with a string name.
+pub fn judge_tools_list(paged: &super::Paged) -> FindingBuilder {
+    let (tools, evidence) = (&paged.items, &paged.evidence);
+    if let Some(what) = &paged.malformed {
+        return TOOLS_LIST
+            .fail(format!("{what}; ListToolsResult requires it"))
+            .evidence(evidence.iter().copied());
+    }
     let bad: Vec<String> = tools
         .iter()
         .enumerate()
@@ -335,6 +342,22 @@ mod tests {
     use crate::probe::catalog::tests::{built, statuses};
     use crate::report::finding::Status;
     use serde_json::json;
+
+    #[test]
+    fn tools_list_without_its_array_fails() {
+        // A result without `tools` is not an empty list (issue 15).
+        use crate::probe::catalog::tests::paged;
+        let missing = super::super::Paged {
+            malformed: Some("tools/list page 1 answered with a result that has no `tools` array (the member is missing)".into()),
+            ..paged(vec![])
+        };
+        let f = built(judge_tools_list(&missing));
+        assert_eq!(f.status, Status::Fail);
+        assert!(f.detail.contains("no `tools` array"), "{}", f.detail);
+        let empty = built(judge_tools_list(&paged(vec![])));
+        assert_eq!(empty.status, Status::Pass);
+        assert!(empty.detail.contains("0 tool(s)"));
+    }
 
     #[test]
     fn tool_schema_judgement() {

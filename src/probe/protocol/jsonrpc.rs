@@ -85,7 +85,7 @@ pub fn ids(_w: &Wire, typed: &[(&Reply, Value)], others: &[(&Reply, Value)]) -> 
 
 /// `parse_error`: a truncated JSON body. `follow` is the next ordinary request on a stdio
 /// wire (the server must keep serving); `None` on HTTP.
-pub fn parse_error(_w: &Wire, garbage: &Reply, follow: Option<&Reply>) -> FindingBuilder {
+pub fn parse_error(w: &Wire, garbage: &Reply, follow: Option<&Reply>) -> FindingBuilder {
     if let Some(f) = follow.filter(|f| f.outcome != Outcome::Answered) {
         {
             return PARSE_ERROR
@@ -118,6 +118,14 @@ pub fn parse_error(_w: &Wire, garbage: &Reply, follow: Option<&Reply>) -> Findin
                 .evidence(ev),
             Some(_) => PARSE_ERROR
                 .fail(format!("malformed JSON was not rejected: {}", describe(garbage)))
+                .evidence(ev),
+            // Over HTTP, a POST that got no status at all was not rejected either: a client
+            // sending it would wait for nothing.
+            None if !w.is_stdio() => PARSE_ERROR
+                .fail(format!(
+                    "malformed JSON got no HTTP answer ({})",
+                    describe(garbage)
+                ))
                 .evidence(ev),
             None => PARSE_ERROR
                 .warn("the malformed line was dropped silently (no -32700); the next request was still served")
@@ -241,6 +249,16 @@ pub fn notification(w: &Wire, r: &Reply, follow: Option<&Reply>) -> FindingBuild
             .fail(format!("a notification was answered: {}", describe(r)))
             .evidence(ev);
     }
+    if !w.is_stdio() {
+        // An HTTP POST that never got a status is not "no reply": the transport requires
+        // 202 Accepted, and a client waiting for it hangs.
+        return NOTIFICATION
+            .fail(format!(
+                "the notification POST got no HTTP status ({}); the transport requires 202 Accepted",
+                describe(r)
+            ))
+            .evidence(ev);
+    }
     match follow {
         Some(f) if f.outcome == Outcome::Answered => NOTIFICATION
             .pass("no reply to the notification; the next request was answered normally")
@@ -317,10 +335,21 @@ pub fn batch(w: &Wire, r: &Reply, answer: Option<&Value>, ids: (&Value, &Value))
                 .evidence(ev)
         };
     }
-    if both {
+    if both && w.version.as_str() < "2025-03-26" {
+        // 2024-11-05 never mentioned batches: accepting one is neither required nor wrong.
         BATCH
             .info(format!(
-                "the server still processes batches, which {} removed (both requests answered)",
+                "the server answered both requests of the batch; {} does not define batching (2025-03-26 added it, 2025-06-18 removed it)",
+                w.version
+            ))
+            .evidence(ev)
+    } else if both {
+        // 2025-06-18 removed batching ("Remove support for JSON-RPC batching"); a message is
+        // a single request, notification or response. A server that still processes arrays
+        // accepts what its revision no longer allows.
+        BATCH
+            .warn(format!(
+                "the server still processes batches, which 2025-06-18 removed; {} allows only single messages (both requests answered)",
                 w.version
             ))
             .evidence(ev)
@@ -420,6 +449,15 @@ mod tests {
             parse_error(&stdio_wire(), &g, Some(&next)).status(),
             Status::Warn
         );
+        // HTTP, the POST never got a status: not a rejection, and no line "dropped" either.
+        let f = parse_error(&legacy_http(), &timed_out(&[7]), None);
+        assert_eq!(f.status(), Status::Fail);
+        assert!(
+            f.build(|_| true)
+                .expect("valid")
+                .detail
+                .contains("no HTTP answer")
+        );
         // stdio, the server died.
         let dead = timed_out(&[6]);
         let f = parse_error(&stdio_wire(), &g, Some(&dead));
@@ -477,6 +515,18 @@ mod tests {
             notification(&stdio_wire(), &line, None).status(),
             Status::Fail
         );
+        // Over HTTP, a POST that timed out or broke before any status is never a pass.
+        let hung = timed_out(&[8]);
+        assert_eq!(
+            notification(&legacy_http(), &hung, None).status(),
+            Status::Fail
+        );
+        let mut broken = timed_out(&[9]);
+        broken.outcome = Outcome::TransportError("connection reset".into());
+        assert_eq!(
+            notification(&modern_http(), &broken, None).status(),
+            Status::Fail
+        );
         let quiet = stdio(&[5], None);
         let next = stdio(&[6, 7], Some(r#"{"jsonrpc":"2.0","id":1,"result":{}}"#));
         assert_eq!(
@@ -496,10 +546,24 @@ mod tests {
             batch(&w25a, &r, Some(&both), (&a, &b)).status(),
             Status::Pass
         );
-        // server-everything at 2025-11-25 still accepts batches: informational.
-        assert_eq!(
-            batch(&legacy_http(), &r, Some(&both), (&a, &b)).status(),
-            Status::Info
+        // server-everything at 2025-11-25 still accepts batches, which 2025-06-18 removed.
+        let f = batch(&legacy_http(), &r, Some(&both), (&a, &b));
+        assert_eq!(f.status(), Status::Warn);
+        assert!(
+            f.build(|_| true)
+                .expect("valid")
+                .detail
+                .contains("2025-06-18 removed")
+        );
+        // 2024-11-05 never had batching: accepting one is an observation, and the text says
+        // what each revision did instead of "2024-11-05 removed batching".
+        let w24 = Wire::new(Era::Legacy, TransportKind::Http, "2024-11-05");
+        let f = batch(&w24, &r, Some(&both), (&a, &b));
+        assert_eq!(f.status(), Status::Info);
+        let detail = f.build(|_| true).expect("valid").detail;
+        assert!(
+            detail.contains("does not define batching") && !detail.contains("2024-11-05 removed"),
+            "{detail}"
         );
         // Python SDK: 400 -32602 → rejected as a whole.
         let rej = http_json(

@@ -38,13 +38,13 @@ crate::checks! { phase: Protocol;
         "An unknown method must get -32601 Method not found; in 2026-07-28 over HTTP the status must be 404 with the JSON-RPC error in the body.",
         "Answer unknown methods with -32601 (and HTTP 404 in 2026-07-28).";
     NOTIFICATION = "protocol.notification", Major, "Notifications get no reply", spec::B26,
-        "A notification (no id), even an unknown one, must not be answered; over HTTP the POST gets 202 Accepted with an empty body.",
+        "A notification (no id), even an unknown one, must not be answered; over HTTP the POST gets 202 Accepted with an empty body, and a POST that never gets an HTTP status fails.",
         "Never respond to notifications; acknowledge notification POSTs with 202 and no body.";
     NULL_ID = "protocol.null_id", Minor, "A null request id is rejected", spec::B25,
         "MCP forbids null ids. A request with id null should be rejected with an error (-32600 expected) rather than served as a normal request.",
         "Reject requests whose id is null with -32600.";
     BATCH = "protocol.batch", Minor, "JSON-RPC batches are handled per revision", spec::B25A,
-        "2025-03-26 requires servers to accept batches and answer with an array of responses. Later revisions removed batching: an array must be rejected as a whole, never half processed.",
+        "2025-03-26 requires servers to accept batches and answer with an array of responses. 2025-06-18 removed batching: an array must be rejected as a whole, never half processed, and a server that still processes it gets a warning. 2024-11-05 does not define batching, so either answer is reported as an observation.",
         "Support batches only if you serve 2025-03-26 clients; otherwise reject arrays with an error.";
     ACCEPT_HEADER = "protocol.accept_header", Minor, "POST answers honour the Accept header", spec::T25C,
         "Clients send Accept: application/json, text/event-stream. The spec does not say how a server answers a bad Accept; scout reports what it saw (406 is common) and fails only a server that answers a correct Accept with another content type.",
@@ -68,7 +68,7 @@ crate::checks! { phase: Protocol;
         "2026-07-28 over HTTP: a missing or mismatched Mcp-Method or Mcp-Name must be rejected with 400 and -32020 HeaderMismatch. Header names are case-insensitive, values case-sensitive, surrounding whitespace tolerated. A bare 400 without -32020 is a warning.",
         "Compare the routing headers with the body on every request and answer mismatches with HTTP 400 and error -32020.";
     HEADER_ENCODING = "protocol.header_encoding", Major, "Base64-sentinel header values are decoded", spec::H26,
-        "2026-07-28 over HTTP: Mcp-Name sent as =?base64?...?= must be decoded before it is compared with the body, and malformed Base64 inside the sentinel must be rejected with 400 / -32020.",
+        "2026-07-28 over HTTP: Mcp-Name sent as =?base64?...?= must be decoded before it is compared with the body (shown by a JSON-RPC answer past header validation; a timeout or a 5xx fails), and malformed Base64 inside the sentinel must be rejected with 400 / -32020.",
         "Decode =?base64?...?= values of Mcp-Name and Mcp-Param-* before comparing, and reject malformed ones.";
     PARAM_HEADERS = "protocol.param_headers", Major, "Mcp-Param-* headers are enforced", spec::H26,
         "2026-07-28 over HTTP, for tools whose input schema declares x-mcp-header: a call that omits the Mcp-Param-* header or sends a different value must get 400 with -32020. Not applicable when no tool declares one.",
@@ -83,13 +83,13 @@ crate::checks! { phase: Protocol;
         "2026-07-28: discover, list and read results must carry ttlMs (integer >= 0) and cacheScope (public or private), with the same scope on every page of a list.",
         "Add ttlMs and cacheScope to discover, list and read results.";
     ERROR_CODES = "protocol.error_codes", Minor, "No retired or undefined error codes", spec::B26,
-        "Across the whole run: a 2026-07-28 server must not emit -32002 or -32042, nor any code in -32020..-32099 other than -32020, -32021 and -32022.",
+        "Across the whole run: a 2026-07-28 server must not emit -32002 or -32042, nor any code in -32020..-32099 other than -32020, -32021 and -32022 (a failure). The pre-GA draft numbers -32001, -32003 and -32004 lie in the legacy range -32000..-32019 that new implementations should not use: a warning.",
         "Use -32602 for missing resources in 2026-07-28 and only the defined codes of the reserved range.";
     SSE = "protocol.sse", Major, "Response streams carry only their own request's messages", spec::H26,
-        "An SSE response stream may carry notifications about its own request, then the response, then it should end. In 2026-07-28 it must not carry JSON-RPC requests. Anomalies (events without data, events after the response, a stream that never ends) are reported.",
+        "An SSE response stream may carry notifications about its own request (and, before 2026-07-28, requests), then the response, then it should end. In 2026-07-28 it must not carry JSON-RPC requests. A stream the server closes before the response is resumed with GET and Last-Event-ID where the revision allows it (2025-03-26 to 2025-11-25); a response lost that way fails. Anomalies (events without data, events after the response, a stream that never ends) are reported.",
         "Send only related notifications and the final response on a response stream, then close it.";
     WIRE_SCHEMA = "protocol.wire_schema", Major, "Every message matches the schema of its revision", spec::B26,
-        "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). One finding per distinct kind of violation, citing the exchanges.",
+        "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). Answers to scout's deliberately malformed probes are left to those probes' own checks. One finding per distinct kind of violation, citing the exchanges.",
         "Make the cited messages match the schema of the negotiated revision.";
 }
 
@@ -149,6 +149,28 @@ impl Wire {
     /// stdio child process.
     pub fn is_stdio(&self) -> bool {
         self.transport == TransportKind::Stdio
+    }
+
+    /// The 2024-11-05 HTTP+SSE transport (an event stream plus a POST endpoint).
+    pub fn is_legacy_sse(&self) -> bool {
+        self.transport == TransportKind::LegacySse
+    }
+
+    /// The transport's name, for skip reasons ("a Streamable HTTP rule; this wire is …").
+    pub fn transport_name(&self) -> &'static str {
+        match self.transport {
+            TransportKind::Http => "Streamable HTTP",
+            TransportKind::LegacySse => "HTTP+SSE (2024-11-05)",
+            TransportKind::Stdio => "stdio",
+        }
+    }
+
+    /// Why a Streamable HTTP rule does not apply to this (stdio or HTTP+SSE) wire.
+    pub fn not_streamable_http(&self) -> String {
+        format!(
+            "a Streamable HTTP rule; this wire is {}",
+            self.transport_name()
+        )
     }
 
     /// 2026-07-28.
@@ -322,6 +344,7 @@ pub(crate) mod testing {
                     events: 2,
                     anomalies: vec![],
                     ended: true,
+                    ..SseInfo::default()
                 }),
             }),
             elapsed: Duration::from_millis(3),

@@ -35,20 +35,38 @@ fn header_case(label: &str, expect: Expect, r: &Reply) -> Option<(bool, String)>
                 false,
                 format!("{label}: 400 but not -32020 ({})", describe(r)),
             )),
-            (Some(s), _) if (400..500).contains(&s) => Some((
+            _ if has_result(r) => Some((true, format!("{label}: accepted ({})", describe(r)))),
+            _ => Some((
                 true,
                 format!("{label}: {} (expected 400 + -32020)", describe(r)),
             )),
-            _ => Some((true, format!("{label}: accepted ({})", describe(r)))),
         },
         Expect::Accept => {
             if code == Some(-32020) || status == Some(400) && !has_result(r) && code.is_none() {
                 Some((true, format!("{label}: rejected ({})", describe(r))))
-            } else {
+            } else if accepted(r) {
                 None
+            } else {
+                // A timeout, a reset, a 5xx or a body that is no JSON-RPC answer shows nothing
+                // about the headers: no answer is never a pass.
+                Some((
+                    true,
+                    format!(
+                        "{label}: no JSON-RPC answer showed the headers were accepted ({})",
+                        describe(r)
+                    ),
+                ))
             }
         }
     }
+}
+
+/// The server got past header validation: it answered with a JSON-RPC result, or with a
+/// JSON-RPC error about the body (not -32020) and a status below 500. The status of errors
+/// other than the header ones is unspecified, so a 400 with -32602 (unknown tool) counts.
+fn accepted(r: &Reply) -> bool {
+    let below_500 = r.status().is_none_or(|s| s < 500);
+    has_result(r) || (below_500 && code_of(r).is_some_and(|c| c != -32020))
 }
 
 /// Folds header cases into one finding of `check`.
@@ -342,28 +360,37 @@ pub fn cache_hints(_w: &Wire, msgs: &[&Message]) -> FindingBuilder {
 }
 
 /// `error_codes`: over the whole run, no -32002 / -32042 and no undefined code from the
-/// reserved -32020..-32099 range from a 2026-07-28 wire; the pre-GA numbers are named.
+/// reserved -32020..-32099 range from a 2026-07-28 wire (MUST NOT: a failure). The pre-GA
+/// numbers -32001 / -32003 / -32004 lie in the legacy -32000..-32019 range, which "new
+/// implementations SHOULD NOT use": a warning that names them.
 pub fn error_codes(_w: &Wire, msgs: &[&Message]) -> FindingBuilder {
-    let mut bad = Vec::new();
+    let mut fails = Vec::new();
+    let mut warns = Vec::new();
     let mut all = Vec::new();
     for m in msgs {
         let Some(code) = m.value.pointer("/error/code").and_then(Value::as_i64) else {
             continue;
         };
         all.push(m.seq);
-        let why = match code {
-            -32002 => Some("-32002 (resource not found is -32602 in 2026-07-28)".to_string()),
-            -32042 => Some("-32042 (URL elicitation error, retired in 2026-07-28)".to_string()),
-            -32001 | -32003 | -32004 => Some(format!(
-                "{code} (a pre-GA draft number; GA uses -32020/-32021/-32022)"
+        match code {
+            -32002 => fails.push((
+                m.seq,
+                "-32002 (resource not found is -32602 in 2026-07-28)".to_string(),
+            )),
+            -32042 => fails.push((
+                m.seq,
+                "-32042 (URL elicitation error, retired in 2026-07-28)".to_string(),
+            )),
+            -32001 | -32003 | -32004 => warns.push((
+                m.seq,
+                format!(
+                    "{code} (a pre-GA draft number in the legacy range new implementations should not use; GA uses -32020/-32021/-32022)"
+                ),
             )),
             c if (-32099..=-32020).contains(&c) && !(-32022..=-32020).contains(&c) => {
-                Some(format!("{c} (undefined code in the reserved range)"))
+                fails.push((m.seq, format!("{c} (undefined code in the reserved range)")))
             }
-            _ => None,
-        };
-        if let Some(w) = why {
-            bad.push((m.seq, w));
+            _ => {}
         }
     }
     if all.is_empty() {
@@ -371,19 +398,29 @@ pub fn error_codes(_w: &Wire, msgs: &[&Message]) -> FindingBuilder {
             .info("no error response was recorded on this wire")
             .without_exchange();
     }
-    if bad.is_empty() {
+    let kinds = |list: &[(Seq, String)]| {
+        let mut k: Vec<String> = list.iter().map(|(_, w)| w.clone()).collect();
+        k.sort();
+        k.dedup();
+        k
+    };
+    if !fails.is_empty() {
+        let mut text = kinds(&fails);
+        text.extend(kinds(&warns));
+        ERROR_CODES
+            .fail(text.join("; "))
+            .evidence(fails.into_iter().chain(warns).map(|(s, _)| s))
+    } else if !warns.is_empty() {
+        ERROR_CODES
+            .warn(kinds(&warns).join("; "))
+            .evidence(warns.into_iter().map(|(s, _)| s))
+    } else {
         ERROR_CODES
             .pass(format!(
                 "{} error responses, none with a retired or undefined code",
                 all.len()
             ))
             .evidence(all)
-    } else {
-        let mut kinds: Vec<String> = bad.iter().map(|(_, w)| w.clone()).collect();
-        kinds.dedup();
-        ERROR_CODES
-            .fail(kinds.join("; "))
-            .evidence(bad.into_iter().map(|(s, _)| s))
     }
 }
 
@@ -457,6 +494,57 @@ mod tests {
         );
         let f = routing_headers(&modern(), &[("Mcp-Method mismatch", Expect::Reject, &bare)]);
         assert_eq!(f.status(), Status::Warn);
+    }
+
+    #[test]
+    fn accepted_header_cases_need_an_answer() {
+        // The sentinel case calls a tool that does not exist: -32602 (any status below 500)
+        // shows the header passed validation.
+        let unknown_tool = http_json(
+            1,
+            400,
+            r#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"Unknown tool"}}"#,
+        );
+        let rejected = http_json(
+            2,
+            400,
+            r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32020,"message":"Header mismatch"}}"#,
+        );
+        assert_eq!(
+            header_encoding(&modern(), &unknown_tool, &rejected).status(),
+            Status::Pass
+        );
+        // A 500, a timeout or a reset on the encoded request is no pass (issue 15).
+        let crashed = http_text(3, 500, Some("text/plain"), "Internal Server Error");
+        let f = header_encoding(&modern(), &crashed, &rejected);
+        assert_eq!(f.status(), Status::Fail);
+        assert!(
+            f.build(|_| true)
+                .expect("valid")
+                .detail
+                .contains("no JSON-RPC answer"),
+        );
+        assert_eq!(
+            header_encoding(&modern(), &timed_out(&[4]), &rejected).status(),
+            Status::Fail
+        );
+        let internal = http_json(
+            5,
+            500,
+            r#"{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"boom"}}"#,
+        );
+        assert_eq!(
+            routing_headers(
+                &modern(),
+                &[(
+                    "Mcp-Method with surrounding whitespace",
+                    Expect::Accept,
+                    &internal
+                )]
+            )
+            .status(),
+            Status::Fail
+        );
     }
 
     #[test]
@@ -546,6 +634,21 @@ mod tests {
         let f = error_codes(&modern(), &[&e1, &old]);
         assert_eq!(f.status(), Status::Fail);
         assert_eq!(f.build(|_| true).expect("valid").evidence, vec![7]);
+        // Pre-GA -32001/-32003/-32004: the legacy range is a SHOULD NOT, so a warning.
+        let draft = msg(
+            8,
+            "tools/list",
+            json!({"jsonrpc":"2.0","id":8,"error":{"code":-32001,"message":"m"}}),
+        );
+        let f = error_codes(&modern(), &[&e1, &draft]);
+        assert_eq!(f.status(), Status::Warn);
+        let built = f.build(|_| true).expect("valid");
+        assert!(built.detail.contains("-32001"), "{}", built.detail);
+        assert_eq!(built.evidence, vec![8]);
+        assert_eq!(
+            error_codes(&modern(), &[&draft, &old]).status(),
+            Status::Fail
+        );
     }
 
     #[test]

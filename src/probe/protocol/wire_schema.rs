@@ -67,14 +67,62 @@ fn id_key(v: &Value) -> Option<String> {
     v.get("id").filter(|i| !i.is_null()).map(Value::to_string)
 }
 
-/// Every message the server sent in `exchanges`, in recording order.
+/// True when scout sent `body` as a deliberate protocol violation (the protocol phase's
+/// malformed probes): not JSON, a batch array, an id of null, a jsonrpc other than "2.0",
+/// no method, or params that are not an object. The answers to those are judged by the
+/// probe's own check (`parse_error`, `invalid_request`, `null_id`, `batch`), never by the
+/// whole-run checks, which would otherwise judge the same answer a second time.
+pub(crate) fn deliberately_malformed(body: &str) -> bool {
+    let Ok(v) = serde_json::from_str::<Value>(body) else {
+        return true;
+    };
+    let Some(o) = v.as_object() else {
+        return true;
+    };
+    o.get("id").is_some_and(Value::is_null)
+        || o.get("jsonrpc").and_then(Value::as_str) != Some("2.0")
+        || !o.get("method").is_some_and(Value::is_string)
+        || o.get("params").is_some_and(|p| !p.is_object())
+}
+
+/// True when `response` answers one of the malformed lines in `owed`, which it then settles.
+fn settles(owed: &mut Vec<Vec<String>>, response: &Value) -> bool {
+    match id_key(response) {
+        Some(k) => {
+            let Some(i) = owed.iter().position(|ids| ids.contains(&k)) else {
+                return false;
+            };
+            owed[i].retain(|x| *x != k);
+            if owed[i].is_empty() {
+                owed.remove(i);
+            }
+            true
+        }
+        None if !owed.is_empty() => {
+            owed.remove(0);
+            true
+        }
+        None => false,
+    }
+}
+
+/// Every message the server sent in `exchanges`, in recording order, without the answers
+/// to scout's deliberately malformed probes (see `deliberately_malformed`).
 pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
     let mut out = Vec::new();
     // stdio: ids of the requests scout sent, to name the method a response answers.
     let mut sent_methods: HashMap<String, String> = HashMap::new();
+    // stdio: the malformed lines still owed an answer, oldest first, each with the ids it
+    // carried (none when the id was null or unreadable). Each owns the answers to its ids,
+    // or one id-less answer.
+    let mut owed: Vec<Vec<String>> = Vec::new();
     for ex in exchanges {
         match &ex.kind {
             ExchangeKind::Http(h) => {
+                let deliberate = h
+                    .request_body
+                    .as_deref()
+                    .is_some_and(deliberately_malformed);
                 let sent: Vec<Value> = h
                     .request_body
                     .as_deref()
@@ -117,6 +165,9 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     continue;
                 }
                 for v in values {
+                    if deliberate && v.get("method").is_none() {
+                        continue;
+                    }
                     let method = if v.get("method").is_some() {
                         v.get("method").and_then(Value::as_str).map(str::to_string)
                     } else {
@@ -133,6 +184,16 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                 }
             }
             ExchangeKind::Stdio(m) => {
+                if m.direction == Direction::Sent && deliberately_malformed(&m.line) {
+                    let v = serde_json::from_str::<Value>(&m.line).ok();
+                    owed.push(
+                        v.into_iter()
+                            .flat_map(flatten)
+                            .filter_map(|i| id_key(&i))
+                            .collect(),
+                    );
+                    continue;
+                }
                 if m.not_jsonrpc {
                     continue;
                 }
@@ -151,6 +212,9 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     }
                     Direction::Received => {
                         for item in flatten(v) {
+                            if item.get("method").is_none() && settles(&mut owed, &item) {
+                                continue;
+                            }
                             let method = if item.get("method").is_some() {
                                 item.get("method")
                                     .and_then(Value::as_str)
@@ -191,7 +255,7 @@ fn is_id(v: &Value) -> bool {
 }
 
 /// The rule a result of `method` breaks, if any.
-fn result_shape(method: &str, r: &Value, w: &Wire) -> Option<String> {
+fn result_shape(method: &str, r: &Value) -> Option<String> {
     if r.get("resultType").and_then(Value::as_str) == Some("input_required") {
         return None;
     }
@@ -251,10 +315,9 @@ fn result_shape(method: &str, r: &Value, w: &Wire) -> Option<String> {
                 }
             }
         },
-        "tools/call"
-            if items("content").is_none()
-                && !(w.is_modern() && r.get("structuredContent").is_some()) =>
-        {
+        // CallToolResult.content is required in every revision, 2026-07-28 included, even
+        // when structuredContent is there (execution.tool_call fails the same result).
+        "tools/call" if items("content").is_none() => {
             return bad("content is not an array");
         }
         "resources/read" if items("contents").is_none() => {
@@ -334,11 +397,7 @@ fn violations(m: &Message, w: &Wire) -> Vec<(Grade, String)> {
     if let Some(r) = obj.get("result") {
         if !r.is_object() {
             out.push((Grade::Fail, "result is not an object".to_string()));
-        } else if let Some(kind) = m
-            .method
-            .as_deref()
-            .and_then(|meth| result_shape(meth, r, w))
-        {
+        } else if let Some(kind) = m.method.as_deref().and_then(|meth| result_shape(meth, r)) {
             out.push((Grade::Fail, kind));
         }
     }
@@ -533,6 +592,116 @@ mod tests {
         assert_eq!(built[0].evidence, vec![3]);
         assert_eq!(built[1].status, Status::Warn);
         assert_eq!(built[1].evidence, vec![2]);
+    }
+
+    #[test]
+    fn answers_to_deliberately_malformed_probes_are_not_judged_again() {
+        // A server serving scout's `id: null` probe answers with a result of id null; that is
+        // protocol.null_id's finding, not a wire_schema one (issue 15).
+        let null_id = http_ex(
+            1,
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            "application/json",
+            r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+        );
+        let inv = http_ex(
+            2,
+            r#"{"jsonrpc":"1.0","id":"scout-inv-1","method":"ping"}"#,
+            "application/json",
+            r#"{"jsonrpc":"1.0","id":"scout-inv-1","result":{}}"#,
+        );
+        let garbage = http_ex(
+            3,
+            r#"{"jsonrpc":"2.0","id":"scout-parse","method":"#,
+            "application/json",
+            r#"{"jsonrpc":"2.0","result":{}}"#,
+        );
+        let ok = http_ex(
+            4,
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+            "application/json",
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        );
+        let msgs = server_messages(&[null_id, inv, garbage, ok]);
+        assert_eq!(msgs.len(), 1, "{msgs:?}");
+        assert_eq!(msgs[0].seq, 4);
+        // The same on stdio, where answers are matched by id (or the id-less slot).
+        let line = |seq, dir, l: &str| Exchange {
+            seq,
+            started_at: OffsetDateTime::UNIX_EPOCH,
+            duration_ms: 0.0,
+            era: None,
+            kind: ExchangeKind::Stdio(StdioMessage {
+                direction: dir,
+                method: None,
+                line: l.into(),
+                not_jsonrpc: false,
+            }),
+        };
+        let ex = vec![
+            line(
+                1,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            ),
+            line(
+                2,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            ),
+            line(
+                3,
+                Direction::Sent,
+                r#"{"jsonrpc":"1.0","id":"scout-inv-1","method":"ping"}"#,
+            ),
+            line(
+                4,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":"scout-inv-1","result":{}}"#,
+            ),
+            line(
+                5,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
+            ),
+            line(
+                6,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":null,"result":{}}"#,
+            ),
+        ];
+        let msgs = server_messages(&ex);
+        assert_eq!(msgs.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![6]);
+        let w = Wire::new(Era::Legacy, TransportKind::Stdio, "2025-11-25");
+        let f = judge(&w, &msgs.iter().collect::<Vec<_>>());
+        assert_eq!(
+            f[0].status(),
+            Status::Fail,
+            "a real id-null result is still judged"
+        );
+    }
+
+    #[test]
+    fn modern_tool_result_without_content_fails() {
+        // 2026-07-28 CallToolResult: `content: ContentBlock[]` is required even beside
+        // structuredContent (issue 15: wire_schema used to accept it).
+        let mut ex = http_ex(
+            1,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}"#,
+            "application/json",
+            r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","structuredContent":{"sum":3}}}"#,
+        );
+        ex.era = Some(Era::Modern);
+        let msgs = server_messages(&[ex]);
+        let w = Wire::new(Era::Modern, TransportKind::Http, "2026-07-28");
+        let f = judge(&w, &msgs.iter().collect::<Vec<_>>());
+        assert_eq!(f[0].status(), Status::Fail);
+        let built = f[0].clone().build(|_| true).expect("valid");
+        assert!(
+            built.detail.contains("content is not an array"),
+            "{}",
+            built.detail
+        );
     }
 
     #[test]

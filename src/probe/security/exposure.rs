@@ -174,10 +174,7 @@ fn credential_exchange(s: &Session, names: &[String]) -> Option<Seq> {
 /// `security.transport` for the session.
 pub fn transport(s: &Session) -> Vec<FindingBuilder> {
     let TargetSpec::Http {
-        url,
-        headers,
-        auth,
-        ..
+        url, headers, auth, ..
     } = &s.spec.target
     else {
         return vec![TRANSPORT.skip(

@@ -11,7 +11,7 @@ pub(super) async fn http_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     };
     if !w.is_http() {
         for c in [&GET_STREAM, &DELETE, &BOGUS_SESSION, &VERSION_HEADER] {
-            out.findings.push(na(c, "an HTTP rule; this wire is stdio"));
+            out.findings.push(na(c, &w.not_streamable_http()));
         }
         return out;
     }

@@ -96,7 +96,7 @@ pub(super) async fn jsonrpc_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out
         });
     } else {
         out.findings
-            .push(ACCEPT_HEADER.skip(SkipReason::NotApplicable, "stdio has no Accept header"));
+            .push(ACCEPT_HEADER.skip(SkipReason::NotApplicable, w.not_streamable_http()));
     }
     out.typed.push(Sent {
         reply: a,

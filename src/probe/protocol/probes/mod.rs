@@ -231,7 +231,12 @@ pub(super) async fn probe_wire(s: &Session, raw_conn: &Connection) -> Vec<Findin
     if w.is_http() {
         findings.push(http::content_type(&w, &all));
     } else {
-        findings.push(CONTENT_TYPE.skip(SkipReason::NotApplicable, "stdio has no content type"));
+        let why = if w.is_legacy_sse() {
+            "HTTP+SSE (2024-11-05) answers on its event stream; the POST's own answer is unspecified"
+        } else {
+            "stdio has no content type"
+        };
+        findings.push(CONTENT_TYPE.skip(SkipReason::NotApplicable, why));
     }
     findings.push(sse::sse(&w, &posts));
     findings.into_iter().map(|f| f.era(w.era)).collect()

@@ -76,10 +76,8 @@ pub(super) async fn modern_group(_s: &Session, conn: &Link<'_>, w: &Wire) -> Out
     }
     if !w.is_http() {
         for c in [&ROUTING_HEADERS, &HEADER_ENCODING, &PARAM_HEADERS] {
-            out.findings.push(c.skip(
-                SkipReason::NotApplicable,
-                "an HTTP header rule; this wire is stdio",
-            ));
+            out.findings
+                .push(c.skip(SkipReason::NotApplicable, w.not_streamable_http()));
         }
         return out;
     }

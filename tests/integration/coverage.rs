@@ -1,0 +1,280 @@
+//! Every registered check is shown to work: a set of fixture scenarios runs every phase, and
+//! each check id in `scout::probe::registry::all()` must get a judged finding (pass, warn or
+//! fail) in the scenario this file names for it. A check that only ever observes (its
+//! findings are `info` by design) is listed as such, with the reason, and must be observed.
+//!
+//! A new check fails `every_registered_check_is_covered` until it is added to [`COVERED`]
+//! with a scenario that judges it; the failure message says how.
+
+use std::collections::BTreeMap;
+
+use scout::probe::spec::{ServerSpec, TargetSpec};
+use scout::report::finding::{Phase, Status};
+use scout::report::model::ServerReport;
+
+use crate::phase_fixtures::{fixture, fixture_http, run};
+
+/// The fixture runs the coverage is taken from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Scenario {
+    /// `minimal_server.py` over stdio (both eras), every phase.
+    StdioMinimal,
+    /// `minimal_server.py` over Streamable HTTP (both eras, sessions), every phase.
+    HttpMinimal,
+    /// `param_header_enforced.py` over HTTP: a tool with `x-mcp-header`.
+    HttpParamHeaders,
+    /// `sse_clean.py` over HTTP: every answer is an SSE response stream.
+    HttpSse,
+    /// `progress_backwards.py` with PROGRESS_OK=1: increasing progress notifications.
+    StdioProgress,
+    /// `slow_tool_cancellable.py`: a slow tool that honours notifications/cancelled.
+    StdioCancel,
+    /// `slow_every_tenth.py` with a context threshold of 10 tokens: a slow p95 and a
+    /// catalogue above the threshold.
+    StdioSlow,
+    /// `http://mcp.invalid/mcp`, discovery only: plain http to a host that is not loopback.
+    PlainHttp,
+}
+
+/// How a check is shown to work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cover {
+    /// A pass, warn or fail in the scenario.
+    Judged(Scenario),
+    /// The check only observes (always `info`, by design): an info finding in the scenario.
+    Observed(Scenario, &'static str),
+}
+
+use Cover::{Judged, Observed};
+use Scenario::*;
+
+/// Every registered check and the scenario that shows it. Keep in registry order.
+const COVERED: &[(&str, Cover)] = &[
+    ("discovery.reachable", Judged(StdioMinimal)),
+    ("discovery.tls", Judged(PlainHttp)),
+    (
+        "auth.open",
+        Observed(
+            HttpMinimal,
+            "says whether the server asks for credentials; never graded",
+        ),
+    ),
+    ("handshake.protocol_era", Judged(StdioMinimal)),
+    ("handshake.discover", Judged(StdioMinimal)),
+    ("handshake.initialize", Judged(StdioMinimal)),
+    ("handshake.version_negotiation", Judged(StdioMinimal)),
+    ("handshake.initialized", Judged(StdioMinimal)),
+    ("handshake.session", Judged(HttpMinimal)),
+    ("handshake.stateless", Judged(StdioMinimal)),
+    ("handshake.capabilities", Judged(StdioMinimal)),
+    ("handshake.ping", Judged(StdioMinimal)),
+    ("handshake.server_info", Judged(StdioMinimal)),
+    ("protocol.jsonrpc_ids", Judged(StdioMinimal)),
+    ("protocol.parse_error", Judged(StdioMinimal)),
+    ("protocol.invalid_request", Judged(StdioMinimal)),
+    ("protocol.unknown_method", Judged(StdioMinimal)),
+    ("protocol.notification", Judged(StdioMinimal)),
+    ("protocol.null_id", Judged(StdioMinimal)),
+    ("protocol.batch", Judged(StdioMinimal)),
+    ("protocol.accept_header", Judged(HttpMinimal)),
+    ("protocol.content_type", Judged(HttpMinimal)),
+    ("protocol.get_stream", Judged(HttpMinimal)),
+    ("protocol.delete", Judged(HttpMinimal)),
+    ("protocol.bogus_session", Judged(HttpMinimal)),
+    ("protocol.version_header", Judged(HttpMinimal)),
+    ("protocol.routing_headers", Judged(HttpMinimal)),
+    ("protocol.header_encoding", Judged(HttpMinimal)),
+    ("protocol.param_headers", Judged(HttpParamHeaders)),
+    ("protocol.meta_required", Judged(StdioMinimal)),
+    ("protocol.result_type", Judged(StdioMinimal)),
+    ("protocol.cache_hints", Judged(StdioMinimal)),
+    ("protocol.error_codes", Judged(StdioMinimal)),
+    ("protocol.sse", Judged(HttpSse)),
+    ("protocol.wire_schema", Judged(StdioMinimal)),
+    ("stdio.process", Judged(StdioMinimal)),
+    (
+        "stdio.environment",
+        Observed(
+            StdioMinimal,
+            "states what the child was handed; never graded",
+        ),
+    ),
+    ("stdio.stdout_clean", Judged(StdioMinimal)),
+    (
+        "stdio.stderr",
+        Observed(
+            StdioMinimal,
+            "keeps what the server logged; logging to stderr is correct",
+        ),
+    ),
+    ("stdio.alive", Judged(StdioMinimal)),
+    ("stdio.shutdown", Judged(StdioMinimal)),
+    ("catalog.tools_list", Judged(StdioMinimal)),
+    ("catalog.pagination", Judged(StdioMinimal)),
+    ("catalog.tool_schema", Judged(StdioMinimal)),
+    ("catalog.output_schema", Judged(StdioMinimal)),
+    ("catalog.tool_names", Judged(StdioMinimal)),
+    ("catalog.annotations", Judged(StdioMinimal)),
+    ("catalog.x_mcp_header", Judged(HttpParamHeaders)),
+    ("catalog.descriptions", Judged(StdioMinimal)),
+    ("catalog.resources", Judged(StdioMinimal)),
+    ("catalog.prompts", Judged(StdioMinimal)),
+    ("catalog.completions", Judged(StdioMinimal)),
+    ("catalog.context_size", Judged(StdioSlow)),
+    ("execution.tool_call", Judged(StdioMinimal)),
+    ("execution.structured_output", Judged(StdioMinimal)),
+    ("execution.content_blocks", Judged(StdioMinimal)),
+    ("execution.unknown_tool", Judged(StdioMinimal)),
+    ("execution.invalid_arguments", Judged(StdioMinimal)),
+    ("execution.progress", Judged(StdioProgress)),
+    ("execution.cancellation", Judged(StdioCancel)),
+    ("execution.resource_read", Judged(StdioMinimal)),
+    ("execution.prompt_get", Judged(StdioMinimal)),
+    (
+        "execution.policy",
+        Observed(
+            StdioMinimal,
+            "says which tools the policy allowed; never graded",
+        ),
+    ),
+    ("performance.latency", Judged(StdioSlow)),
+    ("resilience.malformed_survival", Judged(StdioMinimal)),
+    ("security.hidden_characters", Judged(StdioMinimal)),
+    ("security.tool_poisoning", Judged(StdioMinimal)),
+    ("security.secrets_in_output", Judged(StdioMinimal)),
+    ("security.error_leakage", Judged(StdioMinimal)),
+];
+
+/// `spec` with every phase selected.
+fn every_phase(mut spec: ServerSpec) -> ServerSpec {
+    spec.only = Vec::new();
+    spec
+}
+
+async fn scenario(which: Scenario) -> ServerReport {
+    let spec = match which {
+        StdioMinimal => every_phase(fixture("minimal_server.py", &[])),
+        HttpMinimal => every_phase(fixture_http("minimal_server.py")),
+        HttpParamHeaders => every_phase(fixture_http("param_header_enforced.py")),
+        HttpSse => every_phase(fixture_http("sse_clean.py")),
+        StdioProgress => every_phase(fixture(
+            "progress_backwards.py",
+            &[("PROGRESS_OK", "1".into())],
+        )),
+        StdioCancel => every_phase(fixture("slow_tool_cancellable.py", &[])),
+        StdioSlow => {
+            let mut spec = every_phase(fixture("slow_every_tenth.py", &[]));
+            spec.context_warn_tokens = 10;
+            spec
+        }
+        PlainHttp => {
+            let mut spec = ServerSpec::new(
+                "plain-http",
+                TargetSpec::Http {
+                    url: "http://mcp.invalid/mcp".into(),
+                    headers: vec![],
+                    auth: Default::default(),
+                    start: None,
+                },
+            );
+            spec.only = vec![Phase::Discovery];
+            spec
+        }
+    };
+    run(spec).await
+}
+
+fn scenario_of(c: Cover) -> Scenario {
+    match c {
+        Judged(s) | Observed(s, _) => s,
+    }
+}
+
+#[test]
+fn every_registered_check_is_covered() {
+    let registered: Vec<&str> = scout::probe::registry::all().map(|c| c.id).collect();
+    let listed: Vec<&str> = COVERED.iter().map(|(id, _)| *id).collect();
+    let missing: Vec<String> = registered
+        .iter()
+        .filter(|id| !listed.contains(id))
+        .map(|id| {
+            format!(
+                "check `{id}` is registered (scout::probe::registry::all()) but tests/integration/coverage.rs does not cover it: \
+                 add (\"{id}\", Judged(<scenario>)) to COVERED, where <scenario> is a fixture run in `scenario()` that gives `{id}` a pass, \
+                 warn or fail (add a fixture under tests/fixtures/, named after the behaviour it shows, and a Scenario for it if none does). \
+                 A check whose findings are info by design goes in as Observed(<scenario>, \"why it is never graded\")."
+            )
+        })
+        .collect();
+    assert!(missing.is_empty(), "\n{}", missing.join("\n"));
+    let stale: Vec<&&str> = listed
+        .iter()
+        .filter(|id| !registered.contains(id))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "COVERED lists ids that are no longer registered: {stale:?}; remove them"
+    );
+    let mut seen = std::collections::HashSet::new();
+    let dup: Vec<&&str> = listed.iter().filter(|id| !seen.insert(**id)).collect();
+    assert!(dup.is_empty(), "COVERED lists ids twice: {dup:?}");
+}
+
+#[tokio::test]
+async fn every_covered_check_is_judged_in_its_scenario() {
+    let (a, b, c, d) = tokio::join!(
+        scenario(StdioMinimal),
+        scenario(HttpMinimal),
+        scenario(HttpParamHeaders),
+        scenario(HttpSse)
+    );
+    let (e, f, g, h) = tokio::join!(
+        scenario(StdioProgress),
+        scenario(StdioCancel),
+        scenario(StdioSlow),
+        scenario(PlainHttp)
+    );
+    let reports: BTreeMap<Scenario, ServerReport> = [
+        (StdioMinimal, a),
+        (HttpMinimal, b),
+        (HttpParamHeaders, c),
+        (HttpSse, d),
+        (StdioProgress, e),
+        (StdioCancel, f),
+        (StdioSlow, g),
+        (PlainHttp, h),
+    ]
+    .into_iter()
+    .collect();
+    let mut problems = Vec::new();
+    for (id, cover) in COVERED {
+        let which = scenario_of(*cover);
+        let r = &reports[&which];
+        let found: Vec<_> = r.findings.iter().filter(|f| f.id == *id).collect();
+        let wanted = |s: Status| match cover {
+            Judged(_) => matches!(s, Status::Pass | Status::Warn | Status::Fail),
+            Observed(..) => s == Status::Info,
+        };
+        let Some(hit) = found.iter().find(|f| wanted(f.status)) else {
+            let got: Vec<String> = found
+                .iter()
+                .map(|f| format!("{:?} {:?}: {}", f.status, f.era, f.detail))
+                .collect();
+            problems.push(format!(
+                "{id}: no {} finding in {which:?} (got {got:?})",
+                match cover {
+                    Judged(_) => "pass, warn or fail",
+                    Observed(..) => "info",
+                }
+            ));
+            continue;
+        };
+        let seqs: Vec<u64> = r.exchanges.iter().map(|e| e.seq).collect();
+        if let Some(seq) = hit.evidence.iter().find(|s| !seqs.contains(s)) {
+            problems.push(format!(
+                "{id} in {which:?} cites req#{seq}, which is not in the report"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "\n{}", problems.join("\n"));
+}
