@@ -196,18 +196,9 @@ pub async fn discover(http: &AuthHttp, candidates: Vec<(&'static str, String)>) 
     d
 }
 
-/// True when `url`'s host is a loopback address or `localhost`.
-pub fn is_loopback(url: &str) -> bool {
-    match url::Url::parse(url).ok().as_ref().and_then(url::Url::host) {
-        Some(url::Host::Domain(d)) => {
-            let d = d.to_ascii_lowercase();
-            d == "localhost" || d.ends_with(".localhost")
-        }
-        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
-        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
-        None => false,
-    }
-}
+/// True when `url`'s host is a loopback address or `localhost` (one rule for the whole
+/// crate: the rate limiter's).
+pub use crate::policy::limiter::is_loopback_url as is_loopback;
 
 #[cfg(test)]
 mod tests {

@@ -488,7 +488,7 @@ fn pinning_catches_a_changed_description_a_flipped_annotation_and_a_rename() {
         "{md}"
     );
     assert!(
-        md.contains("! [critical] tool get_forecast: annotation flipped"),
+        md.contains("! [critical] Tool get_forecast: annotation flipped"),
         "{md}"
     );
 
