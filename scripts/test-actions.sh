@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Runs the host action's installer (host/install.sh) against a stand-in release server on
-# 127.0.0.1 (HTTPS with a throwaway certificate, laid out like GitHub's release downloads),
-# the way host/action.yml runs it, and checks what it installs and what it refuses:
-# the latest-release lookup, the version taken from the action's own path, a SHA-256
-# mismatch, a poisoned cache entry, flag-like and malformed inputs. Needs python3, openssl,
-# curl, tar and xz. Prints "N passed, N failed" and exits non-zero on any failure.
+# Tests the shell parts of scout's actions:
+# - the host action's installer (host/install.sh) against a stand-in release server on
+#   127.0.0.1 (HTTPS with a throwaway certificate, laid out like GitHub's release downloads),
+#   run the way host/action.yml runs it: the latest-release lookup, the version taken from
+#   the action's own path, a SHA-256 mismatch, a poisoned cache entry, flag-like and
+#   malformed inputs;
+# - the release pin (scripts/pin-action.sh) on copies of both action files.
+# Needs python3, openssl, curl, tar and xz. Prints "N passed, N failed" and exits non-zero
+# on any failure.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -71,7 +74,7 @@ EOF
 python3 "$work/server.py" "$work/www" "$work/cert.pem" "$work/key.pem" "$work/port" &
 server_pid=$!
 for _ in $(seq 50); do [ -f "$work/port" ] && break; sleep 0.1; done
-[ -f "$work/port" ] || { echo "test-host-action.sh: the stand-in release server did not start" >&2; exit 1; }
+[ -f "$work/port" ] || { echo "test-actions.sh: the stand-in release server did not start" >&2; exit 1; }
 
 # What the runner gives every step, and curl trusting the throwaway certificate.
 port="$(cat "$work/port")"
@@ -154,5 +157,44 @@ if RUNNER_OS=macOS RUNNER_ARCH=ARM64 SCOUT_VERSION=0.1.0 run resolve &&
   ok "resolve: macOS, Windows and Linux runners map to their release targets"
 else not_ok "resolve: runner targets ($(cat "$work/out" "$work/log"))"; fi
 
-echo "host action installer: $passed passed, $failed failed"
+# 8. The release pin rewrites exactly the image of action.yml and the version default of
+#    host/action.yml, and refuses what is not a release and a digest.
+pin="$work/pin"
+mkdir -p "$pin/scripts" "$pin/host"
+cp scripts/pin-action.sh "$pin/scripts/"
+cp host/action.yml "$pin/host/action.yml"
+if [ -f action.yml ]; then
+  cp action.yml "$pin/action.yml"
+else
+  # The container action's shape, for a checkout that does not have it.
+  printf 'name: scout\ndescription: d\nruns:\n  using: docker\n  image: Dockerfile\n  args:\n    - action\n' >"$pin/action.yml"
+fi
+digest="sha256:$(printf 'a%.0s' $(seq 64))"
+# The line of the version input's default, counted in the original.
+version_default=$(awk '/^  version:/ { v = 1 } v && /^    default:/ { print NR; exit }' host/action.yml)
+if bash "$pin/scripts/pin-action.sh" 1.2.3 "ghcr.io/scout-mcp/scout@$digest" >"$work/log" 2>&1 &&
+  [ "$(grep -c '^  image: "docker://ghcr.io/scout-mcp/scout@'"$digest"'"$' "$pin/action.yml")" = 1 ] &&
+  [ "$(grep -c 'image:' "$pin/action.yml")" = 1 ] &&
+  [ "$(diff host/action.yml "$pin/host/action.yml" | grep -c '^[<>]')" = 2 ] &&
+  [ "$(diff host/action.yml "$pin/host/action.yml" | head -n 1)" = "${version_default}c${version_default}" ] &&
+  [ "$(sed -n "${version_default}p" "$pin/host/action.yml")" = '    default: "1.2.3"' ]; then
+  ok "pin: action.yml runs the released image by digest, host/action.yml installs that release"
+else not_ok "pin: the release pin ($(cat "$work/log"))"; fi
+if ! bash "$pin/scripts/pin-action.sh" latest "ghcr.io/scout-mcp/scout@$digest" >/dev/null 2>&1 &&
+  ! bash "$pin/scripts/pin-action.sh" 1.2.3 "ghcr.io/scout-mcp/scout:1.2.3" >/dev/null 2>&1; then
+  ok "pin: a version that is not a release and an image without a digest are refused"
+else not_ok "pin: bad arguments are refused"; fi
+
+# 9. The pinned files are still valid action metadata (with the linters' venv, which
+#    scripts/lint-ci.sh installs and .ci/run runs first).
+if [ -x .lint-ci/venv/bin/check-jsonschema ]; then
+  if .lint-ci/venv/bin/check-jsonschema --builtin-schema vendor.github-actions \
+    "$pin/action.yml" "$pin/host/action.yml" >"$work/log" 2>&1; then
+    ok "pin: both pinned files pass the GitHub action schema"
+  else not_ok "pin: the pinned files fail the action schema ($(cat "$work/log"))"; fi
+else
+  echo "skipped: the schema check of the pinned files (run scripts/lint-ci.sh first)"
+fi
+
+echo "scout actions: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
