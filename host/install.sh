@@ -105,7 +105,8 @@ install() {
   # The expected checksum always comes from the release itself, also when the cache
   # restored the archive: a cache entry is trusted only if it matches the release.
   local expected
-  expected="$(fetch "$base/$archive.sha256")" || die "could not download $archive.sha256 of scout $version"
+  expected="$(fetch "$base/$archive.sha256")" ||
+    die "could not download $archive.sha256 of scout $version (does release v$version of $repo have a $target build?)"
   expected="${expected%% *}"
   [[ "$expected" =~ ^[0-9a-f]{64}$ ]] || die "$archive.sha256 of scout $version holds no SHA-256"
 

@@ -33,7 +33,8 @@ mkdir -p "$rel" "$work/pkg/mcp-scout-$target"
 printf '#!/bin/sh\necho "scout 0.1.0"\n' >"$work/pkg/mcp-scout-$target/scout"
 chmod +x "$work/pkg/mcp-scout-$target/scout"
 tar -cJf "$rel/$archive" -C "$work/pkg" "mcp-scout-$target"
-(cd "$rel" && sha256sum "$archive" >"$archive.sha256")
+# dist writes "<hex> *<name>" and a blank line, as sha256sum reads it.
+printf '%s *%s\n\n' "$(sha256sum "$rel/$archive" | cut -d' ' -f1)" "$archive" >"$rel/$archive.sha256"
 
 openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
   -addext subjectAltName=IP:127.0.0.1 -keyout "$work/key.pem" -out "$work/cert.pem" 2>/dev/null
