@@ -14,8 +14,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 repo_root="$PWD"
 work="$(mktemp -d)"
 server_pid=""
+# Runs at exit: it must not change the exit status (set -e applies in traps too, and
+# `wait` on the killed server returns 143).
 cleanup() {
-  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
