@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use futures_util::StreamExt;
 
+use crate::policy::limiter::RateLimiter;
 use crate::telemetry::{ExchangeKind, HttpExchange, Recorder, Seq};
 
 /// What one request got back.
@@ -93,6 +94,9 @@ pub struct AuthHttp {
     max_body: usize,
     /// The sequence numbers of the requests made through [`AuthHttp::oauth2`].
     oauth2_seqs: Arc<Mutex<Vec<Seq>>>,
+    /// The run's rate limiter for this host (`--rps`): metadata, token and probe requests
+    /// count against the same budget as every other request of the run.
+    limiter: Option<RateLimiter>,
 }
 
 impl AuthHttp {
@@ -110,7 +114,14 @@ impl AuthHttp {
             timeout,
             max_body: 1024 * 1024,
             oauth2_seqs: Arc::new(Mutex::new(Vec::new())),
+            limiter: None,
         })
+    }
+
+    /// The same client, waiting for `limiter` before every request.
+    pub fn with_limiter(mut self, limiter: RateLimiter) -> Self {
+        self.limiter = Some(limiter);
+        self
     }
 
     /// The recorder (its redactor is where secrets are registered).
@@ -131,6 +142,9 @@ impl AuthHttp {
         headers: Vec<(String, String)>,
         body: Option<Vec<u8>>,
     ) -> Fetched {
+        if let Some(l) = &self.limiter {
+            l.wait().await;
+        }
         let pending = self.recorder.begin();
         let seq = pending.seq;
         let mut all = vec![("X-MCP-Trace-ID".to_string(), self.trace_id.clone())];

@@ -52,6 +52,12 @@ impl HttpClients {
         &self.client
     }
 
+    /// The target's rate limiter (shared: cloning keeps one schedule), for requests made
+    /// outside this client (the auth phase's credential-free client).
+    pub fn limiter(&self) -> RateLimiter {
+        self.limiter.clone()
+    }
+
     /// Waits for this target's rate limiter: call right before a request starts (and
     /// before its exchange is recorded, so the recorded start times show the spacing).
     pub async fn pace(&self) {

@@ -31,7 +31,7 @@ fn starts(har: &std::path::Path) -> Vec<OffsetDateTime> {
 fn rps_holds_across_phases_and_servers_on_one_host() {
     let fixture = HttpFixture::start("minimal_server.py");
     let config = format!(
-        "[default]\ntreat_as_remote = true\nrps = {RPS}\njobs = 2\nonly = [\"discovery\", \"handshake\", \"protocol\", \"catalog\"]\n\n\
+        "[default]\ntreat_as_remote = true\nrps = {RPS}\njobs = 2\nonly = [\"discovery\", \"auth\", \"handshake\", \"protocol\", \"catalog\", \"security\"]\n\n\
          [[default.servers]]\nname = \"a\"\nurl = \"{url}\"\n\n[[default.servers]]\nname = \"b\"\nurl = \"{url}\"\n",
         url = fixture.url
     );

@@ -57,7 +57,9 @@ pub async fn run(s: &mut Session, url: &str) {
         }
         return;
     }
-    let http = match AuthHttp::new(s.recorder.clone(), &s.run_id, s.spec.timeout) {
+    let http = match AuthHttp::new(s.recorder.clone(), &s.run_id, s.spec.timeout)
+        .map(|h| h.with_limiter(super::run_limiter(s)))
+    {
         Ok(h) => h,
         Err(e) => {
             for c in OWN {

@@ -336,3 +336,13 @@ fn describe_token(tok: &str, expires_in: Option<u64>, scope: Option<&str>) -> St
     }
     parts.join(", ")
 }
+
+/// The run's rate limiter for this server's host: the one its HTTP clients wait for, so the
+/// auth phase's own requests count against the same `--rps` budget.
+pub(crate) fn run_limiter(s: &Session) -> crate::policy::limiter::RateLimiter {
+    s.connector
+        .as_ref()
+        .and_then(|c| c.http_clients())
+        .map(|h| h.limiter())
+        .unwrap_or_else(|| crate::policy::limiter::RateLimiter::for_target(&s.spec))
+}
