@@ -8,11 +8,14 @@
 
 use std::collections::BTreeMap;
 
-use scout::probe::spec::{ServerSpec, TargetSpec};
+use scout::auth::{AuthSpec, SecretSource};
+use scout::probe::spec::{PinSpec, ServerSpec, TargetSpec};
 use scout::report::finding::{Phase, Status};
 use scout::report::model::ServerReport;
 
+use crate::oauth::{FIXTURE_CLIENT, FIXTURE_SECRET};
 use crate::phase_fixtures::{fixture, fixture_http, run};
+use crate::security::security_only;
 
 /// The fixture runs the coverage is taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -34,6 +37,18 @@ enum Scenario {
     StdioSlow,
     /// `http://mcp.invalid/mcp`, discovery only: plain http to a host that is not loopback.
     PlainHttp,
+    /// `oauth_server.py` (a correct protected server with its own authorization server),
+    /// discovery and auth, with client credentials, scope `mcp` and the limited scope `other`.
+    HttpOAuth,
+    /// The same with a client secret the authorization server refuses.
+    HttpOAuthRefused,
+    /// `destructive_tools.py` over HTTP with `treat_as_remote`: an open "remote" server over
+    /// plain http whose tools are not read-only.
+    HttpRemoteDestructive,
+    /// `minimal_server.py` over stdio, checked against a `scout.lock` pinned from it just before.
+    StdioPinned,
+    /// `stdout_flood.py` with FLOOD_LINES=25000: more stray stdout lines than the recorder keeps.
+    StdioFlood,
 }
 
 /// How a check is shown to work.
@@ -52,6 +67,24 @@ use Scenario::*;
 const COVERED: &[(&str, Cover)] = &[
     ("discovery.reachable", Judged(StdioMinimal)),
     ("discovery.tls", Judged(PlainHttp)),
+    ("discovery.protected_resource", Judged(HttpOAuth)),
+    ("discovery.authorization_server", Judged(HttpOAuth)),
+    ("discovery.pkce", Judged(HttpOAuth)),
+    (
+        "discovery.registration",
+        Observed(
+            HttpOAuth,
+            "says which registration paths the authorization server offers, with its metadata as evidence; never graded",
+        ),
+    ),
+    ("auth.challenge", Judged(HttpOAuth)),
+    ("auth.garbage_token", Judged(HttpOAuth)),
+    ("auth.query_token", Judged(HttpOAuth)),
+    ("auth.audience", Judged(HttpOAuth)),
+    // Not info by design: an observation when the token works (the correct fixture gives an
+    // info), a fail when the grant is refused or the token gets 401. The refusal is judged.
+    ("auth.token_acquired", Judged(HttpOAuthRefused)),
+    ("auth.scope_challenge", Judged(HttpOAuth)),
     (
         "auth.open",
         Observed(
@@ -139,10 +172,19 @@ const COVERED: &[(&str, Cover)] = &[
     ),
     ("performance.latency", Judged(StdioSlow)),
     ("resilience.malformed_survival", Judged(StdioMinimal)),
+    ("resilience.output_volume", Judged(StdioFlood)),
+    ("security.origin", Judged(HttpMinimal)),
+    ("security.session_entropy", Judged(HttpMinimal)),
+    (
+        "security.unauthenticated_destructive",
+        Judged(HttpRemoteDestructive),
+    ),
+    ("security.transport", Judged(HttpRemoteDestructive)),
     ("security.hidden_characters", Judged(StdioMinimal)),
     ("security.tool_poisoning", Judged(StdioMinimal)),
     ("security.secrets_in_output", Judged(StdioMinimal)),
     ("security.error_leakage", Judged(StdioMinimal)),
+    ("security.catalog_pinning", Judged(StdioPinned)),
 ];
 
 /// `spec` with every phase selected.
@@ -180,7 +222,61 @@ async fn scenario(which: Scenario) -> ServerReport {
             spec.only = vec![Phase::Discovery];
             spec
         }
+        HttpOAuth => return oauth(FIXTURE_SECRET).await,
+        HttpOAuthRefused => return oauth("not-the-fixture-secret").await,
+        HttpRemoteDestructive => {
+            let mut spec = security_only(fixture_http("destructive_tools.py"));
+            spec.treat_as_remote = true;
+            // Remote hosts get 2 requests a second by default; this one is on loopback.
+            spec.rps = Some(50.0);
+            spec
+        }
+        StdioPinned => return pinned().await,
+        StdioFlood => {
+            let mut spec = fixture("stdout_flood.py", &[("FLOOD_LINES", "25000".into())]);
+            spec.only = vec![Phase::Discovery, Phase::Handshake, Phase::Resilience];
+            spec
+        }
     };
+    run(spec).await
+}
+
+/// `oauth_server.py` with client credentials whose secret (in a file) is `secret`.
+async fn oauth(secret: &str) -> ServerReport {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let secret_file = dir.path().join("client-secret");
+    std::fs::write(&secret_file, format!("{secret}\n")).expect("write the secret");
+    let mut spec = fixture_http("oauth_server.py");
+    spec.only = vec![Phase::Discovery, Phase::Auth];
+    if let TargetSpec::Http { auth, .. } = &mut spec.target {
+        *auth = AuthSpec {
+            client_id: Some(FIXTURE_CLIENT.into()),
+            client_secret: Some(SecretSource::File(secret_file)),
+            scope: Some("mcp".into()),
+            limited_scope: Some("other".into()),
+            ..AuthSpec::default()
+        };
+    }
+    run(spec).await
+}
+
+/// `minimal_server.py` over stdio against a lock written from its own catalogue, the way
+/// `scout pin` and then `scout check` do it.
+async fn pinned() -> ServerReport {
+    let mut spec = security_only(fixture("minimal_server.py", &[]));
+    let listed = scout::pin::fetch::catalogue(&spec)
+        .await
+        .expect("the fixture's catalogue");
+    let mut lock = scout::pin::Lock::default();
+    lock.put(scout::pin::PinnedServer::from_listed(&spec.name, &listed));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(scout::pin::LOCK_FILE);
+    scout::pin::lockfile::write(&path, &lock).expect("write the lock");
+    let lock = scout::pin::lockfile::read(&path)
+        .expect("read the lock")
+        .expect("the lock exists");
+    let server = lock.server(&spec.name).expect("pinned").clone();
+    spec.pin = PinSpec::Pinned { lock: path, server };
     run(spec).await
 }
 
@@ -222,17 +318,21 @@ fn every_registered_check_is_covered() {
 
 #[tokio::test]
 async fn every_covered_check_is_judged_in_its_scenario() {
-    let (a, b, c, d) = tokio::join!(
+    // Every scenario at once: each spends most of its time waiting on its fixture.
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m) = tokio::join!(
         scenario(StdioMinimal),
         scenario(HttpMinimal),
         scenario(HttpParamHeaders),
-        scenario(HttpSse)
-    );
-    let (e, f, g, h) = tokio::join!(
+        scenario(HttpSse),
         scenario(StdioProgress),
         scenario(StdioCancel),
         scenario(StdioSlow),
-        scenario(PlainHttp)
+        scenario(PlainHttp),
+        scenario(HttpOAuth),
+        scenario(HttpOAuthRefused),
+        scenario(HttpRemoteDestructive),
+        scenario(StdioPinned),
+        scenario(StdioFlood),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -243,6 +343,11 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioCancel, f),
         (StdioSlow, g),
         (PlainHttp, h),
+        (HttpOAuth, i),
+        (HttpOAuthRefused, j),
+        (HttpRemoteDestructive, k),
+        (StdioPinned, l),
+        (StdioFlood, m),
     ]
     .into_iter()
     .collect();
