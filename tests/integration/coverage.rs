@@ -87,10 +87,9 @@ const COVERED: &[(&str, Cover)] = &[
     ("auth.scope_challenge", Judged(HttpOAuth)),
     (
         "auth.open",
-        Observed(
-            HttpMinimal,
-            "says whether the server asks for credentials; never graded",
-        ),
+        // Info on an open loopback server; a warning when a remote one serves tools that are
+        // not read-only without credentials (the treat_as_remote scenario).
+        Judged(HttpRemoteDestructive),
     ),
     ("handshake.protocol_era", Judged(StdioMinimal)),
     ("handshake.discover", Judged(StdioMinimal)),
