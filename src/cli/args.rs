@@ -69,6 +69,8 @@ pub enum Command {
     /// Work with reports of earlier runs
     #[command(subcommand)]
     Report(crate::cli::report::ReportCommand),
+    /// Run as the GitHub Action: read the INPUT_* variables, check, write outputs and summary
+    Action(Box<crate::cli::action::ActionArgs>),
 }
 
 /// `scout config …`.
