@@ -21,7 +21,7 @@
 # the stand-ins and podman's layer cache, so a second run rebuilds only what changed. Each step
 # prints its time; on failure the step's log tail is shown and the last line says what failed.
 #
-# Env: SCOUT_CONTAINER_TIMEOUT  seconds allowed for one image build (default 1500).
+# Env: SCOUT_CONTAINER_TIMEOUT  seconds allowed for one image build (default 3600).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -29,7 +29,7 @@ root=$PWD
 state=$root/target/container-test
 mkdir -p "$state"
 log=$state/step.log
-build_timeout=${SCOUT_CONTAINER_TIMEOUT:-1500}
+build_timeout=${SCOUT_CONTAINER_TIMEOUT:-3600}
 
 say() { printf 'container-test: %s\n' "$*" >&2; }
 die() {
@@ -41,8 +41,11 @@ die() {
 logged() {
   local what=$1
   shift
-  if ! "$@" >"$log" 2>&1 </dev/null; then
+  local rc=0
+  "$@" >"$log" 2>&1 </dev/null || rc=$?
+  if [ "$rc" != 0 ]; then
     tail -n 30 "$log" >&2
+    [ "$rc" = 124 ] && die "$what timed out (whole log: target/container-test/step.log)"
     die "$what failed (whole log: target/container-test/step.log)"
   fi
 }

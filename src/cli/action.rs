@@ -156,8 +156,8 @@ impl Inputs {
         let v = v.trim();
         if v.contains(['\n', '\r']) {
             return Err(CliError::Usage(format!(
-                "input {name}: expected one value, got several lines ({})",
-                shown(v)
+                "input {name}: expected one value, got {} lines",
+                v.lines().count()
             )));
         }
         Ok(Some(v.to_string()))
@@ -220,9 +220,18 @@ pub fn plan(inputs: &Inputs) -> Result<Plan, CliError> {
         // Also keeps the positional URL from being read as a flag.
         let lower = url.to_ascii_lowercase();
         if !(lower.starts_with("http://") || lower.starts_with("https://")) {
+            // Only the scheme is shown: a URL may carry credentials.
+            let scheme = url.split_once(':').map_or("no scheme", |(s, _)| s);
             return Err(bad(
                 "url",
-                format!("expected an http:// or https:// URL, got {}", shown(url)),
+                format!(
+                    "expected an http:// or https:// URL, got {}",
+                    if scheme.len() <= 20 && scheme.chars().all(|c| c.is_ascii_alphanumeric()) {
+                        format!("one with the scheme {scheme:?}")
+                    } else {
+                        "something else".to_string()
+                    }
+                ),
             ));
         }
         argv.push(url.clone());
@@ -268,18 +277,20 @@ pub fn plan(inputs: &Inputs) -> Result<Plan, CliError> {
         .unwrap_or_else(|| DEFAULT_OUT_DIR.to_string());
     argv.push(format!("--out-dir={out_dir}"));
     if let Some(v) = inputs.single("token-env")? {
-        let valid = v
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        // A GitHub token has the shape of a variable name; it must not be echoed back as one.
+        let token_like = ["ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_"]
+            .iter()
+            .any(|p| v.starts_with(p));
+        let valid = !token_like
+            && v.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if !valid {
             return Err(bad(
                 "token-env",
-                format!(
-                    "expected the name of an environment variable (letters, digits, _), got {}; pass the token itself through the step's env, never as an input",
-                    shown(&v)
-                ),
+                // The value is not shown: it may be the token itself.
+                "expected the name of an environment variable (letters, digits, _), not the token; set that variable from a secret in the step's env".to_string(),
             ));
         }
         argv.push(format!("--token-env={v}"));
@@ -331,9 +342,11 @@ fn check_arg(n: usize, line: &str) -> Result<(), CliError> {
         return Err(bad(format!("use the {input} input instead of {flag}")));
     }
     if line.starts_with('-') && flag.contains(char::is_whitespace) {
+        // Only the flag is shown: what follows it may be a secret.
+        let first = line.split_whitespace().next().unwrap_or_default();
         return Err(bad(format!(
-            "{} holds more than one argument; put each on its own line (or write --flag=value)",
-            shown(line)
+            "{} and what follows it are on one line; put each argument on its own line (or write {first}=value)",
+            shown(first)
         )));
     }
     Ok(())
@@ -542,6 +555,22 @@ mod tests {
             let m = error(pairs);
             assert!(m.contains(want), "{pairs:?}: {m}");
             assert!(!m.contains('\n'), "{pairs:?}: more than one line: {m}");
+        }
+    }
+
+    #[test]
+    fn errors_do_not_echo_what_may_be_a_secret() {
+        for pairs in [
+            &[("INPUT_TOKEN-ENV", "ghp_s3cr3tvalue0123 ")][..],
+            &[("INPUT_TOKEN-ENV", "ghp_s3cr3tvalue0123\nx")][..],
+            &[("INPUT_URL", "mcp://user:s3cr3tvalue0123@host/mcp")][..],
+            &[(
+                "INPUT_ARGS",
+                "--header Authorization=Bearer s3cr3tvalue0123",
+            )][..],
+        ] {
+            let m = error(pairs);
+            assert!(!m.contains("s3cr3tvalue0123"), "{m}");
         }
     }
 
