@@ -150,13 +150,28 @@ fn explicit_outputs(o: &OutputArgs) -> Vec<(Format, PathBuf)> {
     .collect()
 }
 
+/// What a caller other than the command line adds to a check: config keys that have no
+/// `check` flag (`scout action`'s `formats` input).
+#[derive(Debug, Clone, Default)]
+pub struct Extra {
+    /// The `formats` key, above the config file's.
+    pub formats: Option<Vec<String>>,
+}
+
 /// `scout check`.
 pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
+    run_with(args, verbosity, Extra::default())
+}
+
+/// `scout check` with [`Extra`] settings.
+pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u8, CliError> {
     let target = target_entry(&args.target)?;
+    let mut flags = flags_layer(&args.settings);
+    flags.formats = extra.formats.map(List::Items);
     let loaded = config::load(LoadOptions {
         config: args.source.config.clone(),
         profile: args.source.profile.clone(),
-        flags: flags_layer(&args.settings),
+        flags,
         target,
     })?;
     let s = &loaded.settings;

@@ -2,6 +2,7 @@
 //! exit code (0 gate passed · 1 gate failed · 2 usage/config error · 3 could not finish).
 //! Errors are printed here as one line on stderr; nothing below prints errors itself.
 
+pub mod action;
 pub mod args;
 pub mod auth;
 pub mod check;
@@ -60,6 +61,7 @@ pub fn main() -> ExitCode {
     logging::init(cli.verbosity);
     let result = match cli.command {
         Command::Check(a) => check::run(*a, cli.verbosity),
+        Command::Action(a) => action::run(*a, cli.verbosity),
         Command::Config(ConfigCommand::Show(a)) => check::show_config(*a),
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),

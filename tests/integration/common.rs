@@ -37,6 +37,7 @@ fn is_scrubbed(name: &str) -> bool {
         || name.starts_with("GITHUB_")
         || name.starts_with("SCOUT_")
         || name.starts_with("GITLAB_")
+        || name.starts_with("INPUT_")
         || name == "RUNNER_TEMP"
         || name == "RUST_LOG"
 }

@@ -1,6 +1,7 @@
 //! The one integration-test binary; each area of scout's behaviour is a submodule, sharing the
 //! helpers in `common`.
 
+mod action;
 mod baseline;
 mod catalog;
 mod cli;
