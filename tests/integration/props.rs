@@ -471,3 +471,82 @@ fn sse_notes_per_irregular_line_are_capped() {
     p.feed(format!("{}\n", "f".repeat(1_000_000)).as_bytes());
     assert!(p.anomalies[0].len() < 200, "{}", p.anomalies[0].len());
 }
+
+/// One page a hostile server might send: items or not, an array or another type, and a
+/// cursor that repeats, is huge, or is not a string.
+fn hostile_page() -> impl Strategy<Value = Value> {
+    let items = prop_oneof![
+        4 => prop::collection::vec(any::<u8>().prop_map(|n| json!({"name": format!("t{n}")})), 0..4)
+            .prop_map(Value::Array),
+        1 => Just(Value::Null),
+        1 => Just(json!("not an array")),
+    ];
+    let cursor = prop_oneof![
+        3 => (0u8..6).prop_map(|n| Some(json!(format!("c{n}")))),
+        2 => Just(None),
+        1 => Just(Some(json!("x".repeat(200_000)))),
+        1 => Just(Some(json!(7))),
+    ];
+    (items, cursor, any::<bool>()).prop_map(|(items, cursor, omit)| {
+        let mut page = serde_json::Map::new();
+        if !(omit && items.is_null()) {
+            page.insert("tools".into(), items);
+        }
+        if let Some(c) = cursor {
+            page.insert("nextCursor".into(), c);
+        }
+        Value::Object(page)
+    })
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// Paging a hostile server always ends, within the page cap, keeps exactly the items of
+    /// the pages it accepted, and never quotes more than a bounded piece of a cursor.
+    #[test]
+    fn paging_always_ends_within_the_cap(pages in prop::collection::vec(hostile_page(), 1..120)) {
+        use scout::probe::catalog::paging::{MAX_PAGES, Pager, Step};
+        let mut pager = Pager::new("tools/list", "tools");
+        let mut expected = 0usize;
+        let mut last = None;
+        for page in &pages {
+            let step = pager.feed(page);
+            if !matches!(step, Step::Malformed(_))
+                && !matches!(&step, Step::Problem(p) if p.contains("repeats an earlier page"))
+            {
+                expected += page["tools"].as_array().map_or(0, Vec::len);
+            }
+            let go_on = matches!(step, Step::Next(_));
+            last = Some(step);
+            if !go_on {
+                break;
+            }
+        }
+        prop_assert!(pager.pages <= MAX_PAGES);
+        prop_assert_eq!(pager.items.len(), expected);
+        if let Some(Step::Problem(p) | Step::Malformed(p)) = &last {
+            prop_assert!(p.len() < 600, "a finding quotes {} bytes", p.len());
+        }
+    }
+}
+
+/// A server that hands out a new cursor forever is stopped at the page cap, with a reason.
+#[test]
+fn endless_unique_cursors_stop_at_the_page_cap() {
+    use scout::probe::catalog::paging::{MAX_PAGES, Pager, Step};
+    let mut pager = Pager::new("tools/list", "tools");
+    let mut steps = 0;
+    let last = loop {
+        steps += 1;
+        let page =
+            json!({"tools": [{"name": format!("t{steps}")}], "nextCursor": format!("c{steps}")});
+        match pager.feed(&page) {
+            Step::Next(_) => assert!(steps < MAX_PAGES, "went past the cap"),
+            other => break other,
+        }
+    };
+    assert_eq!(steps, MAX_PAGES);
+    assert!(matches!(last, Step::Problem(p) if p.contains("after 100 pages")));
+    assert_eq!(pager.items.len(), MAX_PAGES);
+}

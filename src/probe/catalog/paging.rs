@@ -34,20 +34,113 @@ pub struct Paged {
     pub malformed: Option<String>,
 }
 
-/// Fetches every page of a list method (`key` = the result's array field), with a hard page
-/// cap and loop detection on cursors and page contents.
-pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, key: &str) -> Paged {
-    let mut out = Paged::default();
-    let mut cursor: Option<String> = None;
-    let mut cursors = HashSet::new();
-    let mut pages = HashSet::new();
-    loop {
-        if out.pages >= MAX_PAGES {
-            out.problem = Some(format!(
+/// The most characters of a server-chosen cursor quoted in a finding.
+const CURSOR_QUOTE: usize = 80;
+
+/// What to do after a page (see [`Pager::feed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Ask for the next page with this cursor.
+    Next(String),
+    /// The list is complete.
+    Done,
+    /// Paging stopped early: a loop, a repeated page or the page cap (goes to `problem`).
+    Problem(String),
+    /// The page's result has no array under the list's key (goes to `malformed`).
+    Malformed(String),
+}
+
+/// The paging rules as a pure state machine: fed each page's `result`, it collects the items
+/// and says whether to ask for another page. Everything a hostile server controls is bounded:
+/// cursors and pages are remembered as hashes (a server can send a 16 MiB cursor a hundred
+/// times), quoted cursors are cut, and no more than [`MAX_PAGES`] pages are followed.
+#[derive(Debug)]
+pub struct Pager {
+    method: String,
+    key: String,
+    /// Pages fed so far.
+    pub pages: usize,
+    /// Items of every page, in order.
+    pub items: Vec<Value>,
+    cursors: HashSet<[u8; 32]>,
+    seen_pages: HashSet<[u8; 32]>,
+}
+
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).into()
+}
+
+impl Pager {
+    /// A pager for `method`, whose results carry their items under `key`.
+    pub fn new(method: &str, key: &str) -> Self {
+        Pager {
+            method: method.to_string(),
+            key: key.to_string(),
+            pages: 0,
+            items: Vec::new(),
+            cursors: HashSet::new(),
+            seen_pages: HashSet::new(),
+        }
+    }
+
+    /// True when the page cap is reached: no further page may be requested.
+    pub fn at_cap(&self) -> bool {
+        self.pages >= MAX_PAGES
+    }
+
+    /// Feeds the result of the next page.
+    pub fn feed(&mut self, result: &Value) -> Step {
+        self.pages += 1;
+        let (method, key, n) = (&self.method, &self.key, self.pages);
+        // The array is required by every revision's schema: a result without it is not an
+        // empty list.
+        let Some(page) = result.get(key.as_str()).and_then(Value::as_array) else {
+            return Step::Malformed(format!(
+                "{method} page {n} answered with a result that has no `{key}` array ({})",
+                match result.get(key.as_str()) {
+                    None => "the member is missing".to_string(),
+                    Some(v) => format!("`{key}` is {}", crate::policy::schema::kind(v)),
+                }
+            ));
+        };
+        let fingerprint = digest(serde_json::to_string(page).unwrap_or_default().as_bytes());
+        if !page.is_empty() && !self.seen_pages.insert(fingerprint) {
+            return Step::Problem(format!(
+                "{method} page {n} repeats an earlier page: the cursor loops"
+            ));
+        }
+        self.items.extend(page.iter().cloned());
+        let Some(Value::String(next)) = result.get("nextCursor") else {
+            return Step::Done;
+        };
+        if !self.cursors.insert(digest(next.as_bytes())) {
+            let quoted: String = next.chars().take(CURSOR_QUOTE).collect();
+            let more = if next.chars().count() > CURSOR_QUOTE {
+                "…"
+            } else {
+                ""
+            };
+            return Step::Problem(format!(
+                "{method} returned the cursor \"{quoted}{more}\" twice: a loop that would never end"
+            ));
+        }
+        if self.at_cap() {
+            return Step::Problem(format!(
                 "{method} still returned a nextCursor after {MAX_PAGES} pages; scout stopped"
             ));
-            return out;
         }
+        Step::Next(next.clone())
+    }
+}
+
+/// Fetches every page of a list method (`key` = the result's array field), with a hard page
+/// cap and loop detection on cursors and page contents ([`Pager`]).
+pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, key: &str) -> Paged {
+    let mut out = Paged::default();
+    let mut pager = Pager::new(method, key);
+    let mut cursor: Option<String> = None;
+    loop {
         let params = match &cursor {
             Some(c) => json!({"cursor": c}),
             None => json!({}),
@@ -56,7 +149,7 @@ pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, ke
         let reply = wire.request(method, params).await;
         out.evidence.extend(reply.evidence.iter().copied());
         out.pages += 1;
-        let Some(result) = reply.result().cloned() else {
+        let Some(result) = reply.result() else {
             if out.pages == 1 {
                 out.failed = Some(reply);
             } else {
@@ -66,43 +159,23 @@ pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, ke
                     describe(&reply)
                 ));
             }
-            return out;
+            break;
         };
-        // The array is required by every revision's schema: a result without it is not an
-        // empty list.
-        let Some(page) = result.get(key).and_then(Value::as_array).cloned() else {
-            out.malformed = Some(format!(
-                "{method} page {} answered with a result that has no `{key}` array ({})",
-                out.pages,
-                match result.get(key) {
-                    None => "the member is missing".to_string(),
-                    Some(v) => format!("`{key}` is {}", crate::policy::schema::kind(v)),
-                }
-            ));
-            return out;
-        };
-        let fingerprint = serde_json::to_string(&page).unwrap_or_default();
-        if !page.is_empty() && !pages.insert(fingerprint) {
-            out.problem = Some(format!(
-                "{method} page {} repeats an earlier page: the cursor loops",
-                out.pages
-            ));
-            return out;
-        }
-        out.items.extend(page);
-        match result.get("nextCursor") {
-            Some(Value::String(next)) => {
-                if !cursors.insert(next.clone()) {
-                    out.problem = Some(format!(
-                        "{method} returned the cursor {next:?} twice: a loop that would never end"
-                    ));
-                    return out;
-                }
-                cursor = Some(next.clone());
+        match pager.feed(result) {
+            Step::Next(next) => cursor = Some(next),
+            Step::Done => break,
+            Step::Problem(p) => {
+                out.problem = Some(p);
+                break;
             }
-            _ => return out,
+            Step::Malformed(m) => {
+                out.malformed = Some(m);
+                break;
+            }
         }
     }
+    out.items = pager.items;
+    out
 }
 
 /// One line on what a reply was, for details.
