@@ -32,6 +32,9 @@ enum Scenario {
     /// `slow_every_tenth.py` with a context threshold of 10 tokens: a slow p95 and a
     /// catalogue above the threshold.
     StdioSlow,
+    /// `stalls_abandoned_request.py`: never answers the request scout abandons, serves the
+    /// rest.
+    StdioStall,
     /// `http://mcp.invalid/mcp`, discovery only: plain http to a host that is not loopback.
     PlainHttp,
 }
@@ -139,6 +142,10 @@ const COVERED: &[(&str, Cover)] = &[
     ),
     ("performance.latency", Judged(StdioSlow)),
     ("resilience.malformed_survival", Judged(StdioMinimal)),
+    ("resilience.timeout_recovery", Judged(StdioStall)),
+    ("resilience.oversized_request", Judged(StdioMinimal)),
+    ("resilience.stateless", Judged(StdioMinimal)),
+    ("resilience.session_recovery", Judged(HttpMinimal)),
     ("security.hidden_characters", Judged(StdioMinimal)),
     ("security.tool_poisoning", Judged(StdioMinimal)),
     ("security.secrets_in_output", Judged(StdioMinimal)),
@@ -167,6 +174,7 @@ async fn scenario(which: Scenario) -> ServerReport {
             spec.context_warn_tokens = 10;
             spec
         }
+        StdioStall => every_phase(fixture("stalls_abandoned_request.py", &[])),
         PlainHttp => {
             let mut spec = ServerSpec::new(
                 "plain-http",
@@ -228,11 +236,12 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         scenario(HttpParamHeaders),
         scenario(HttpSse)
     );
-    let (e, f, g, h) = tokio::join!(
+    let (e, f, g, h, i) = tokio::join!(
         scenario(StdioProgress),
         scenario(StdioCancel),
         scenario(StdioSlow),
-        scenario(PlainHttp)
+        scenario(PlainHttp),
+        scenario(StdioStall)
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -243,6 +252,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioCancel, f),
         (StdioSlow, g),
         (PlainHttp, h),
+        (StdioStall, i),
     ]
     .into_iter()
     .collect();

@@ -23,6 +23,7 @@ mod rate;
 mod real_checks;
 mod real_servers;
 mod report_diff;
+mod resilience;
 mod runner;
 mod sample;
 mod scoring;
