@@ -35,6 +35,10 @@ enum Scenario {
     /// `stalls_abandoned_request.py`: never answers the request scout abandons, serves the
     /// rest.
     StdioStall,
+    /// `slow_start.py` with a 10 s timeout: 5.5 s before the first answer.
+    StdioSlowStart,
+    /// `large_tool_list.py`: a tools/list result above the payload budget.
+    StdioLargeList,
     /// `http://mcp.invalid/mcp`, discovery only: plain http to a host that is not loopback.
     PlainHttp,
 }
@@ -141,6 +145,8 @@ const COVERED: &[(&str, Cover)] = &[
         ),
     ),
     ("performance.latency", Judged(StdioSlow)),
+    ("performance.cold_start", Judged(StdioSlowStart)),
+    ("performance.payload_size", Judged(StdioLargeList)),
     ("resilience.malformed_survival", Judged(StdioMinimal)),
     ("resilience.timeout_recovery", Judged(StdioStall)),
     ("resilience.oversized_request", Judged(StdioMinimal)),
@@ -175,6 +181,12 @@ async fn scenario(which: Scenario) -> ServerReport {
             spec
         }
         StdioStall => every_phase(fixture("stalls_abandoned_request.py", &[])),
+        StdioSlowStart => {
+            let mut spec = every_phase(fixture("slow_start.py", &[]));
+            spec.timeout = std::time::Duration::from_secs(10);
+            spec
+        }
+        StdioLargeList => every_phase(fixture("large_tool_list.py", &[])),
         PlainHttp => {
             let mut spec = ServerSpec::new(
                 "plain-http",
@@ -243,6 +255,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         scenario(PlainHttp),
         scenario(StdioStall)
     );
+    let (j, k) = tokio::join!(scenario(StdioSlowStart), scenario(StdioLargeList));
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
         (HttpMinimal, b),
@@ -253,6 +266,8 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioSlow, g),
         (PlainHttp, h),
         (StdioStall, i),
+        (StdioSlowStart, j),
+        (StdioLargeList, k),
     ]
     .into_iter()
     .collect();

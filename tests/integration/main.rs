@@ -15,6 +15,7 @@ mod flood;
 mod gating;
 mod oauth;
 mod oauth_sources;
+mod performance;
 mod phase_fixtures;
 mod phases;
 mod props;
