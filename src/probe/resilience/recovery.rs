@@ -12,9 +12,19 @@ use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
 use crate::transport::{IdKind, Outcome, Probe, Reply, SessionMode};
 
-/// How long scout waits for the request it means to abandon: short enough that a server
-/// rarely answers in time, so the next request meets a server that still has one open.
+/// How long scout waits for the request it means to abandon over HTTP: short enough that a
+/// server rarely answers in time, so the next request meets a server that still has one
+/// open. Over stdio scout writes the line and stops waiting at once ([`Duration::ZERO`]).
 pub const ABANDON_AFTER: Duration = Duration::from_millis(1);
+
+/// The abandon timeout for a wire.
+fn abandon_after(w: &Connection) -> Duration {
+    if w.transport() == TransportKind::Stdio {
+        Duration::ZERO
+    } else {
+        ABANDON_AFTER
+    }
+}
 
 /// The size of the padding string in the oversized request's params: 4 MiB, past the
 /// 4 MB body limit common HTTP frameworks (and the TypeScript SDK) apply.
@@ -29,7 +39,7 @@ pub async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
     let abandoned = w
         .send(Probe {
             id: IdKind::Str(format!("{ABANDONED_ID}-{}", era_tag(w.era()))),
-            timeout: Some(ABANDON_AFTER),
+            timeout: Some(abandon_after(w)),
             ..Probe::request("tools/list", json!({}))
         })
         .await;
@@ -52,8 +62,7 @@ pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
             .skip(
                 SkipReason::NotAssessed,
                 format!(
-                    "The request scout meant to abandon after {} ms was not abandoned ({}), so recovery was not shown.",
-                    ABANDON_AFTER.as_millis(),
+                    "The tools/list scout meant to abandon was not abandoned ({} before scout gave up), so there was nothing to recover from.",
                     describe(abandoned)
                 ),
             )
@@ -61,16 +70,12 @@ pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
     }
     if served(next) {
         TIMEOUT_RECOVERY
-            .pass(format!(
-                "scout gave up on tools/list after {} ms; the next request was answered normally.",
-                ABANDON_AFTER.as_millis()
-            ))
+            .pass("scout gave up on tools/list without waiting for its answer; the next request was answered normally.")
             .evidence(ev)
     } else {
         TIMEOUT_RECOVERY
             .fail(format!(
-                "scout gave up on tools/list after {} ms; the next ordinary request then {}.",
-                ABANDON_AFTER.as_millis(),
+                "scout gave up on tools/list without waiting for its answer; the next ordinary request then {}.",
                 describe(next)
             ))
             .evidence(ev)
