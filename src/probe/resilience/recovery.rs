@@ -70,12 +70,12 @@ pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
     }
     if served(next) {
         TIMEOUT_RECOVERY
-            .pass("scout gave up on tools/list without waiting for its answer; the next request was answered normally.")
+            .pass("After scout gave up on tools/list without waiting for its answer, the next request was answered normally.")
             .evidence(ev)
     } else {
         TIMEOUT_RECOVERY
             .fail(format!(
-                "scout gave up on tools/list without waiting for its answer; the next ordinary request then {}.",
+                "After scout gave up on tools/list without waiting for its answer, the next ordinary request {}.",
                 describe(next)
             ))
             .evidence(ev)
