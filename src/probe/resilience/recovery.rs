@@ -14,17 +14,9 @@ use crate::transport::{IdKind, Outcome, Probe, Reply, SessionMode};
 
 /// How long scout waits for the request it means to abandon over HTTP: short enough that a
 /// server rarely answers in time, so the next request meets a server that still has one
-/// open. Over stdio scout writes the line and stops waiting at once ([`Duration::ZERO`]).
+/// open. Over stdio scout writes the line and does not wait for its answer at all, so the
+/// abandon does not depend on timing.
 pub const ABANDON_AFTER: Duration = Duration::from_millis(1);
-
-/// The abandon timeout for a wire.
-fn abandon_after(w: &Connection) -> Duration {
-    if w.transport() == TransportKind::Stdio {
-        Duration::ZERO
-    } else {
-        ABANDON_AFTER
-    }
-}
 
 /// The size of the padding string in the oversized request's params: 4 MiB, past the
 /// 4 MB body limit common HTTP frameworks (and the TypeScript SDK) apply.
@@ -34,12 +26,15 @@ pub const OVERSIZED_BYTES: usize = 4 * 1024 * 1024;
 /// up on" match it).
 pub const ABANDONED_ID: &str = "scout-abandoned";
 
-/// Sends `tools/list` with [`ABANDON_AFTER`] as its timeout, then an ordinary request.
+/// Sends `tools/list` and abandons it (stdio: without waiting for its answer; HTTP: after
+/// [`ABANDON_AFTER`]), then an ordinary request.
 pub async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
+    let stdio = w.transport() == TransportKind::Stdio;
     let abandoned = w
         .send(Probe {
             id: IdKind::Str(format!("{ABANDONED_ID}-{}", era_tag(w.era()))),
-            timeout: Some(abandon_after(w)),
+            timeout: Some(ABANDON_AFTER),
+            expect_no_reply: stdio,
             ..Probe::request("tools/list", json!({}))
         })
         .await;
@@ -54,10 +49,16 @@ fn era_tag(e: Era) -> &'static str {
     }
 }
 
-/// Judges `timeout_recovery`: only a request that really timed out counts as abandoned.
+/// Judges `timeout_recovery`: only a request scout really stopped waiting for counts as
+/// abandoned (HTTP: one that timed out; stdio: one written without waiting, `NoResponse`).
 pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
     let ev = cite([abandoned, next]);
-    if abandoned.outcome != Outcome::TimedOut {
+    let given_up = match abandoned.outcome {
+        Outcome::TimedOut => true,
+        Outcome::NoResponse => abandoned.http.is_none(),
+        _ => false,
+    };
+    if !given_up {
         return TIMEOUT_RECOVERY
             .skip(
                 SkipReason::NotAssessed,
@@ -350,8 +351,16 @@ mod tests {
         assert_eq!(f.status(), Status::Pass);
         let dead = reply(2, Outcome::TimedOut, None);
         assert_eq!(judge_timeout(&timed_out, &dead).status(), Status::Fail);
+        // stdio: written without waiting for the answer.
+        let unawaited = reply(1, Outcome::NoResponse, None);
+        assert_eq!(judge_timeout(&unawaited, &ok(2)).status(), Status::Pass);
         // Answered within the short timeout: nothing was abandoned, so no verdict.
         assert_eq!(judge_timeout(&ok(1), &ok(2)).status(), Status::Skip);
+        // HTTP answered without a JSON-RPC response: not abandoned either.
+        assert_eq!(
+            judge_timeout(&status(1, 202), &ok(2)).status(),
+            Status::Skip
+        );
     }
 
     #[test]
