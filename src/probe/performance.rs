@@ -1,7 +1,11 @@
 //! Performance: how quickly the server answers what an agent does most. The latency probe
 //! repeats one cheap read-only request (`server/discover` on 2026-07-28 wires, `tools/list`
-//! otherwise) and reports percentiles. (`cold_start`, `throughput` and `payload_size` are
-//! later work and not registered yet.)
+//! otherwise) and reports percentiles; [`observed`] judges `cold_start` and `payload_size`
+//! from the exchanges already recorded. (`throughput` is later work and not registered yet.)
+
+mod observed;
+
+pub use observed::{COLD_START_WARN, PAYLOAD_WARN_BYTES};
 
 use std::time::Duration;
 
@@ -15,6 +19,12 @@ crate::checks! { phase: Performance;
     LATENCY = "performance.latency", Minor, "Requests are answered quickly", "",
         "scout repeats one cheap read-only request (server/discover on 2026-07-28 wires, tools/list otherwise) and reports p50, p95 and p99. A p95 above 1 s is a warning: agents call these on every turn.",
         "Profile the method named in the detail; list and discover results should come from memory.";
+    COLD_START = "performance.cold_start", Minor, "The server answers soon after it starts", "",
+        "Read from what the run recorded, no new traffic. stdio: the time from the first request, written as soon as the process was spawned, to its answer; HTTP: how long the first POST took. Above 5 s it is a warning (scout's default request timeout is 10 s); otherwise it is reported.",
+        "Defer expensive start-up work (loading models, indexing, remote calls) until a request needs it, and answer the first request as soon as the transport is ready.";
+    PAYLOAD_SIZE = "performance.payload_size", Minor, "Results fit in an agent's context", "",
+        "Read from what the run recorded before this phase, no new traffic: the largest JSON-RPC result body (list results, tool results, resources) and the request it answered. Above 256 KiB (about 64k tokens) it is a warning; otherwise it is reported.",
+        "Paginate lists, keep tool results short, and return large data as resource links instead of inline.";
 }
 
 /// Requests per wire.
@@ -73,6 +83,10 @@ pub fn judge(method: &str, era: Option<Era>, replies: &[Reply]) -> FindingBuilde
 
 /// Runs this phase's probes against the session.
 pub async fn run(s: &mut Session) {
+    // Judged first, from what the earlier phases recorded.
+    let recorded = s.recorder.shared();
+    s.add(observed::cold_start(&recorded));
+    s.add(observed::payload_size(&recorded));
     let wires = s.wires.clone();
     if wires.is_empty() {
         s.add(LATENCY.skip(

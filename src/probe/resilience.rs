@@ -1,13 +1,20 @@
-//! Resilience: whether the server keeps serving after bad input, and whether what it sends
-//! over the whole run fits in what scout keeps (`output_volume`, judged after the last
-//! phase). (`stateless`, `timeout_recovery`, `oversized_request`, `session_recovery` and
-//! `concurrent_sessions` are later work and not registered yet.)
+//! Resilience: whether the server keeps serving after bad input, an abandoned request, an
+//! oversized body or an ended session ([`recovery`]), whether its answers depend on the
+//! connection ([`stateless`]), and whether what it sends over the whole run fits in what
+//! scout keeps (`output_volume`, judged after the last phase). (`concurrent_sessions` is
+//! later work and not registered yet.)
 
+mod recovery;
+mod stateless;
+
+pub use recovery::{ABANDON_AFTER, ABANDONED_ID, OVERSIZED_BYTES};
 use serde_json::json;
 
+use crate::client::Connection;
 use crate::probe::Session;
 use crate::probe::registry::spec;
-use crate::report::finding::{Era, FindingBuilder};
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::report::model::TransportKind;
 use crate::telemetry::recorder::{self, Overflow};
 use crate::transport::{Outcome, Probe, Reply};
 
@@ -15,6 +22,18 @@ crate::checks! { phase: Resilience;
     MALFORMED_SURVIVAL = "resilience.malformed_survival", Major, "The server still serves after garbage", spec::B26,
         "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request, which must still be answered. Over stdio a crash here kills the session an agent depends on.",
         "Handle malformed input per message: answer or drop it, never tear down the process or connection.";
+    TIMEOUT_RECOVERY = "resilience.timeout_recovery", Major, "The server still serves after an abandoned request", "",
+        "scout sends tools/list and abandons it, as an agent with a short timeout does (stdio: the line is written and its answer never awaited; HTTP: scout gives up after 1 ms), then sends an ordinary request (server/discover on 2026-07-28 wires, ping otherwise), which must be answered. Over HTTP only a request that really timed out counts; one answered within 1 ms leaves the check not assessed.",
+        "Do not let one slow or abandoned request block the others: handle requests concurrently, or at least let the next one through once the client has gone.";
+    OVERSIZED_REQUEST = "resilience.oversized_request", Major, "An oversized request is refused, not fatal", "",
+        "scout sends one read-only request (server/discover on 2026-07-28 wires, ping otherwise) whose params carry a 4 MiB padding string, then an ordinary request. Refusing the big one (HTTP 413 or another 4xx, or a JSON-RPC error) or serving it passes; a 5xx or a dropped connection is a warning; a crash, a hang, or a next request that is not served fails.",
+        "Cap the size of request bodies and answer 413 (HTTP) or a JSON-RPC error above the cap, without tearing down the process or connection.";
+    STATELESS = "resilience.stateless", Major, "Answers do not depend on the connection", spec::B26,
+        "2026-07-28 wires: tools/list is sent first on a fresh, independent connection (a second stdio process, or a new HTTP wire), then twice on the run's own wire with server/discover in between. The tools must be the same every time (cursors and _meta may differ).",
+        "Keep no per-connection state: answer every request from its own params and _meta.";
+    SESSION_RECOVERY = "resilience.session_recovery", Minor, "A client can start over after its session ended", spec::T25C,
+        "Handshake era over Streamable HTTP: scout opens a throw-away session, ends it with DELETE, checks that its id now gets 404, and then sends a new initialize, whose session must serve a ping. Servers that refuse DELETE (405) or keep the ended session are left to protocol.delete.",
+        "After a session ends, accept a new initialize without a session id and issue a new session, as clients re-initialize on 404.";
     OUTPUT_VOLUME = "resilience.output_volume", Minor, "The server's output fits in what scout keeps", "",
         "Judged over the whole run, from the spawn or first request to the shutdown. scout keeps at most 20,000 exchanges and 64 MiB of bodies, lines and headers per server. Messages the server sends on its own past that (notifications, stray stdout lines, unmatched replies, HTTP+SSE events) are counted but neither kept nor judged: a server that floods its client this way fails, and checks that read those messages saw only the part before the cap. When only scout's own exchanges pass the byte cap, they are kept with their bodies cut to the first 512 bytes, and this is a warning.",
         "Do not write unsolicited output in bulk: send logs to stderr (stdio) or as occasional logging notifications, and keep results small or paginated.";
@@ -61,10 +80,85 @@ pub fn judge(era: Option<Era>, garbage: &[Reply], follow_up: &Reply) -> FindingB
     f
 }
 
+/// The ordinary read-only request that shows a wire still serves.
+fn follow_up(w: &Connection) -> &'static str {
+    if w.era() == Era::Modern {
+        "server/discover"
+    } else {
+        "ping"
+    }
+}
+
+/// True when the reply is a JSON-RPC result.
+fn served(r: &Reply) -> bool {
+    r.outcome == Outcome::Answered && r.result().is_some()
+}
+
+/// The exchanges of several replies, in order.
+fn cite<'a>(replies: impl IntoIterator<Item = &'a Reply>) -> Vec<crate::telemetry::Seq> {
+    replies
+        .into_iter()
+        .flat_map(|r| r.evidence.iter().copied())
+        .collect()
+}
+
+fn tag(f: FindingBuilder, era: Era, dual: bool) -> FindingBuilder {
+    if dual { f.era(era) } else { f }
+}
+
 /// Runs this phase's probes against the session.
 pub async fn run(s: &mut Session) {
     let wires = s.wires.clone();
     let dual = wires.len() > 1;
+    malformed(s, &wires, dual).await;
+    if wires.is_empty() {
+        return;
+    }
+    for w in &wires {
+        let (abandoned, next) = recovery::probe_timeout(w).await;
+        s.add(tag(
+            recovery::judge_timeout(&abandoned, &next),
+            w.era(),
+            dual,
+        ));
+        let (big, next) = recovery::probe_oversized(w).await;
+        s.add(tag(recovery::judge_oversized(&big, &next), w.era(), dual));
+    }
+    match wires.iter().find(|w| w.era() == Era::Modern) {
+        Some(w) if !w.declares("tools") => s.add(STATELESS.skip(
+            SkipReason::NotApplicable,
+            "The server declares no tools capability, and tools/list is what scout compares.",
+        )),
+        Some(w) => match stateless::probe(w).await {
+            Ok(run) => s.add(stateless::judge(&run)),
+            Err(e) => s.add(STATELESS.skip(
+                SkipReason::NotAssessed,
+                format!("No second connection could be opened: {e}."),
+            )),
+        },
+        None => s.add(STATELESS.skip(
+            SkipReason::NotApplicable,
+            "The server does not speak 2026-07-28.",
+        )),
+    }
+    match wires.iter().find(|w| w.era() == Era::Legacy) {
+        Some(w) if w.transport() == TransportKind::Http => match recovery::probe_session(w).await {
+            Ok(run) => s.add(recovery::judge_session(&run)),
+            Err(e) => s.add(SESSION_RECOVERY.skip(
+                SkipReason::NotAssessed,
+                format!("No second connection could be opened: {e}."),
+            )),
+        },
+        Some(w) => s.add(recovery::session_not_applicable(w.transport())),
+        None => s.add(SESSION_RECOVERY.skip(
+            SkipReason::NotApplicable,
+            "Sessions belong to the handshake era; this server speaks only 2026-07-28.",
+        )),
+    }
+}
+
+/// `malformed_survival` on every wire.
+async fn malformed(s: &mut Session, wires: &[Connection], dual: bool) {
     for w in wires {
         // Sent together: each waits a short quiet period for a reply, and the waits overlap.
         let garbage = futures_util::future::join_all(GARBAGE.iter().map(|g| {

@@ -35,6 +35,13 @@ enum Scenario {
     /// `slow_every_tenth.py` with a context threshold of 10 tokens: a slow p95 and a
     /// catalogue above the threshold.
     StdioSlow,
+    /// `stalls_abandoned_request.py`: never answers the request scout abandons, serves the
+    /// rest.
+    StdioStall,
+    /// `slow_start.py` with a 10 s timeout: 5.5 s before the first answer.
+    StdioSlowStart,
+    /// `large_tool_list.py`: a tools/list result above the payload budget.
+    StdioLargeList,
     /// `http://mcp.invalid/mcp`, discovery only: plain http to a host that is not loopback.
     PlainHttp,
     /// `oauth_server.py` (a correct protected server with its own authorization server),
@@ -170,7 +177,13 @@ const COVERED: &[(&str, Cover)] = &[
         ),
     ),
     ("performance.latency", Judged(StdioSlow)),
+    ("performance.cold_start", Judged(StdioSlowStart)),
+    ("performance.payload_size", Judged(StdioLargeList)),
     ("resilience.malformed_survival", Judged(StdioMinimal)),
+    ("resilience.timeout_recovery", Judged(StdioStall)),
+    ("resilience.oversized_request", Judged(StdioMinimal)),
+    ("resilience.stateless", Judged(StdioMinimal)),
+    ("resilience.session_recovery", Judged(HttpMinimal)),
     ("resilience.output_volume", Judged(StdioFlood)),
     ("security.origin", Judged(HttpMinimal)),
     ("security.session_entropy", Judged(HttpMinimal)),
@@ -208,6 +221,13 @@ async fn scenario(which: Scenario) -> ServerReport {
             spec.context_warn_tokens = 10;
             spec
         }
+        StdioStall => every_phase(fixture("stalls_abandoned_request.py", &[])),
+        StdioSlowStart => {
+            let mut spec = every_phase(fixture("slow_start.py", &[]));
+            spec.timeout = std::time::Duration::from_secs(10);
+            spec
+        }
+        StdioLargeList => every_phase(fixture("large_tool_list.py", &[])),
         PlainHttp => {
             let mut spec = ServerSpec::new(
                 "plain-http",
@@ -318,7 +338,7 @@ fn every_registered_check_is_covered() {
 #[tokio::test]
 async fn every_covered_check_is_judged_in_its_scenario() {
     // Every scenario at once: each spends most of its time waiting on its fixture.
-    let (a, b, c, d, e, f, g, h, i, j, k, l, m) = tokio::join!(
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q) = tokio::join!(
         scenario(StdioMinimal),
         scenario(HttpMinimal),
         scenario(HttpParamHeaders),
@@ -332,6 +352,9 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         scenario(HttpRemoteDestructive),
         scenario(StdioPinned),
         scenario(StdioFlood),
+        scenario(StdioStall),
+        scenario(StdioSlowStart),
+        scenario(StdioLargeList),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -347,6 +370,9 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (HttpRemoteDestructive, k),
         (StdioPinned, l),
         (StdioFlood, m),
+        (StdioStall, n),
+        (StdioSlowStart, o),
+        (StdioLargeList, q),
     ]
     .into_iter()
     .collect();

@@ -1,0 +1,415 @@
+//! Recovery probes: whether the server keeps serving after a request scout abandoned
+//! (`timeout_recovery`), after an oversized body (`oversized_request`), and after a
+//! handshake-era session was ended (`session_recovery`).
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::{OVERSIZED_REQUEST, SESSION_RECOVERY, TIMEOUT_RECOVERY, cite, follow_up, served};
+use crate::client::{Connection, lifecycle};
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::report::model::TransportKind;
+use crate::transport::{IdKind, Outcome, Probe, Reply, SessionMode};
+
+/// How long scout waits for the request it means to abandon over HTTP: short enough that a
+/// server rarely answers in time, so the next request meets a server that still has one
+/// open. Over stdio scout writes the line and does not wait for its answer at all, so the
+/// abandon does not depend on timing.
+pub const ABANDON_AFTER: Duration = Duration::from_millis(1);
+
+/// The size of the padding string in the oversized request's params: 4 MiB, past the
+/// 4 MB body limit common HTTP frameworks (and the TypeScript SDK) apply.
+pub const OVERSIZED_BYTES: usize = 4 * 1024 * 1024;
+
+/// The id prefix of the abandoned request (fixtures that stall "the request scout gives
+/// up on" match it).
+pub const ABANDONED_ID: &str = "scout-abandoned";
+
+/// Sends `tools/list` and abandons it (stdio: without waiting for its answer; HTTP: after
+/// [`ABANDON_AFTER`]), then an ordinary request.
+pub async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
+    let stdio = w.transport() == TransportKind::Stdio;
+    let abandoned = w
+        .send(Probe {
+            id: IdKind::Str(format!("{ABANDONED_ID}-{}", era_tag(w.era()))),
+            timeout: Some(ABANDON_AFTER),
+            expect_no_reply: stdio,
+            ..Probe::request("tools/list", json!({}))
+        })
+        .await;
+    let next = w.request(follow_up(w), json!({})).await;
+    (abandoned, next)
+}
+
+fn era_tag(e: Era) -> &'static str {
+    match e {
+        Era::Legacy => "legacy",
+        Era::Modern => "modern",
+    }
+}
+
+/// Judges `timeout_recovery`: only a request scout really stopped waiting for counts as
+/// abandoned (HTTP: one that timed out; stdio: one written without waiting, `NoResponse`).
+pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
+    let ev = cite([abandoned, next]);
+    let given_up = match abandoned.outcome {
+        Outcome::TimedOut => true,
+        Outcome::NoResponse => abandoned.http.is_none(),
+        _ => false,
+    };
+    if !given_up {
+        return TIMEOUT_RECOVERY
+            .skip(
+                SkipReason::NotAssessed,
+                format!(
+                    "The tools/list scout meant to abandon was not abandoned ({} before scout gave up), so there was nothing to recover from.",
+                    describe(abandoned)
+                ),
+            )
+            .evidence(ev);
+    }
+    if served(next) {
+        TIMEOUT_RECOVERY
+            .pass("After scout gave up on tools/list without waiting for its answer, the next request was answered normally.")
+            .evidence(ev)
+    } else {
+        TIMEOUT_RECOVERY
+            .fail(format!(
+                "After scout gave up on tools/list without waiting for its answer, the next ordinary request {}.",
+                describe(next)
+            ))
+            .evidence(ev)
+    }
+}
+
+/// Sends the read-only follow-up request with a [`OVERSIZED_BYTES`] padding string in its
+/// params, then an ordinary request.
+pub async fn probe_oversized(w: &Connection) -> (Reply, Reply) {
+    let big = w
+        .request(
+            follow_up(w),
+            json!({"scoutPadding": "x".repeat(OVERSIZED_BYTES)}),
+        )
+        .await;
+    let next = w.request(follow_up(w), json!({})).await;
+    (big, next)
+}
+
+/// Judges `oversized_request`: refusing (413, any 4xx, a JSON-RPC error) or serving the
+/// big request is fine; a crash, a hang or a server that stops serving is not.
+pub fn judge_oversized(big: &Reply, next: &Reply) -> FindingBuilder {
+    let ev = cite([big, next]);
+    let mib = OVERSIZED_BYTES / (1024 * 1024);
+    if !served(next) {
+        return OVERSIZED_REQUEST
+            .fail(format!(
+                "After a request of over {mib} MiB ({}), the next ordinary request {}.",
+                describe(big),
+                describe(next)
+            ))
+            .evidence(ev);
+    }
+    let status = big.status();
+    let b = match &big.outcome {
+        Outcome::TimedOut => OVERSIZED_REQUEST.fail(format!(
+            "A request of over {mib} MiB was neither answered nor refused before the timeout (the next request was served)."
+        )),
+        Outcome::TransportError(e) => OVERSIZED_REQUEST.warn(format!(
+            "A request of over {mib} MiB broke the connection ({e}) instead of being refused with 413 or a JSON-RPC error; the next request was served."
+        )),
+        _ if status.is_some_and(|s| s >= 500) => OVERSIZED_REQUEST.warn(format!(
+            "A request of over {mib} MiB got HTTP {} (a server fault) instead of 413 or a JSON-RPC error; the next request was served.",
+            status.unwrap_or_default()
+        )),
+        _ if status == Some(413) => OVERSIZED_REQUEST.pass(format!(
+            "A request of over {mib} MiB was refused with 413; the next request was served."
+        )),
+        _ if big.error_code().is_some() => OVERSIZED_REQUEST.pass(format!(
+            "A request of over {mib} MiB got JSON-RPC error {}; the next request was served.",
+            big.error_code().unwrap_or_default()
+        )),
+        _ if status.is_some_and(|s| (400..500).contains(&s)) => OVERSIZED_REQUEST.pass(format!(
+            "A request of over {mib} MiB was refused with HTTP {}; the next request was served.",
+            status.unwrap_or_default()
+        )),
+        _ if big.result().is_some() || big.outcome == Outcome::Truncated => {
+            OVERSIZED_REQUEST.pass(format!(
+                "A request of over {mib} MiB was accepted and answered; the next request was served."
+            ))
+        }
+        _ => OVERSIZED_REQUEST.warn(format!(
+            "A request of over {mib} MiB got {} instead of 413 or a JSON-RPC error; the next request was served.",
+            describe(big)
+        )),
+    };
+    b.evidence(ev)
+}
+
+/// What `session_recovery` saw on a throw-away session.
+pub struct SessionRun {
+    pub init: Reply,
+    pub delete: Option<Reply>,
+    /// A request carrying the ended session's id.
+    pub stale: Option<Reply>,
+    /// The new `initialize` and a request on its session.
+    pub reinit: Option<Reply>,
+    pub after: Option<Reply>,
+}
+
+impl SessionRun {
+    fn all(&self) -> impl Iterator<Item = &Reply> {
+        std::iter::once(&self.init)
+            .chain(self.delete.iter())
+            .chain(self.stale.iter())
+            .chain(self.reinit.iter())
+            .chain(self.after.iter())
+    }
+}
+
+/// Opens a throw-away session on a fresh wire, ends it with DELETE, sends a request with
+/// the ended id, then a new `initialize` and a request on the new session.
+pub async fn probe_session(w: &Connection) -> Result<SessionRun, String> {
+    let fresh = w.fresh().await.map_err(|e| e.to_string())?;
+    let version = w.protocol_version().to_string();
+    let init = lifecycle::initialize(&fresh, &version).await;
+    let mut run = SessionRun {
+        init,
+        delete: None,
+        stale: None,
+        reinit: None,
+        after: None,
+    };
+    let Some(old) = fresh.session_id() else {
+        return Ok(run);
+    };
+    let _ = fresh.notify("notifications/initialized", None).await;
+    run.delete = fresh.close().await;
+    if !run
+        .delete
+        .as_ref()
+        .and_then(Reply::status)
+        .is_some_and(|s| (200..300).contains(&s))
+    {
+        return Ok(run);
+    }
+    let stale = fresh
+        .send(Probe {
+            session: SessionMode::Custom(old),
+            ..Probe::request("ping", json!({}))
+        })
+        .await;
+    let ended = stale.status() == Some(404);
+    run.stale = Some(stale);
+    if !ended {
+        return Ok(run);
+    }
+    let reinit = lifecycle::initialize(&fresh, &version).await;
+    let ok = reinit.result().is_some();
+    run.reinit = Some(reinit);
+    if ok {
+        let _ = fresh.notify("notifications/initialized", None).await;
+        run.after = Some(fresh.request("ping", json!({})).await);
+    }
+    fresh.close().await;
+    Ok(run)
+}
+
+/// Judges `session_recovery` from [`probe_session`].
+pub fn judge_session(run: &SessionRun) -> FindingBuilder {
+    let ev = cite(run.all());
+    let skip = |reason, why: String| SESSION_RECOVERY.skip(reason, why).evidence(ev.clone());
+    if run.init.result().is_none() {
+        return skip(
+            SkipReason::NotAssessed,
+            format!(
+                "A throw-away session could not be opened (initialize {}).",
+                describe(&run.init)
+            ),
+        );
+    }
+    let Some(del) = &run.delete else {
+        return skip(
+            SkipReason::NotApplicable,
+            "The server issues no Mcp-Session-Id, so there is no session to end.".into(),
+        );
+    };
+    let Some(stale) = &run.stale else {
+        return skip(
+            SkipReason::NotApplicable,
+            format!(
+                "DELETE did not end the session ({}); protocol.delete judges that.",
+                describe(del)
+            ),
+        );
+    };
+    if stale.status() != Some(404) {
+        return skip(
+            SkipReason::NotAssessed,
+            format!(
+                "A request with the ended session's id got {} rather than 404; protocol.delete judges that.",
+                describe(stale)
+            ),
+        );
+    }
+    match (&run.reinit, &run.after) {
+        (Some(_), Some(a)) if served(a) => SESSION_RECOVERY
+            .pass("After the ended session's id got 404, a new initialize opened a session that served the next request.")
+            .evidence(ev),
+        (Some(r), None) => SESSION_RECOVERY
+            .fail(format!(
+                "After the ended session's id got 404, a new initialize {}.",
+                describe(r)
+            ))
+            .evidence(ev),
+        (_, Some(a)) => SESSION_RECOVERY
+            .fail(format!(
+                "After the ended session's id got 404, a new initialize was answered but the next request on its session {}.",
+                describe(a)
+            ))
+            .evidence(ev),
+        (None, None) => SESSION_RECOVERY
+            .fail("After the ended session's id got 404, no new initialize could be sent.")
+            .evidence(ev),
+    }
+}
+
+/// Skips `session_recovery` where it does not apply (no handshake-era HTTP wire).
+pub fn session_not_applicable(transport: TransportKind) -> FindingBuilder {
+    SESSION_RECOVERY.skip(
+        SkipReason::NotApplicable,
+        match transport {
+            TransportKind::Http => {
+                "Sessions belong to the handshake era; this server speaks only 2026-07-28."
+            }
+            _ => "Sessions exist only on Streamable HTTP.",
+        },
+    )
+}
+
+/// A short account of what a reply was, for details.
+pub fn describe(r: &Reply) -> String {
+    match &r.outcome {
+        Outcome::TimedOut => "timed out".into(),
+        Outcome::TransportError(e) => format!("failed at the transport ({e})"),
+        _ => {
+            let http = r
+                .status()
+                .map(|s| format!("HTTP {s}, "))
+                .unwrap_or_default();
+            if let Some(code) = r.error_code() {
+                format!("got {http}JSON-RPC error {code}")
+            } else if r.result().is_some() {
+                format!("got {http}a result")
+            } else {
+                format!("got {http}no JSON-RPC response")
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::report::finding::Status;
+    use crate::transport::HttpInfo;
+
+    fn reply(seq: u64, outcome: Outcome, response: Option<serde_json::Value>) -> Reply {
+        Reply {
+            evidence: vec![seq],
+            outcome,
+            response,
+            notifications: vec![],
+            server_requests: vec![],
+            http: None,
+            elapsed: Duration::from_millis(1),
+        }
+    }
+    fn ok(seq: u64) -> Reply {
+        reply(
+            seq,
+            Outcome::Answered,
+            Some(json!({"jsonrpc":"2.0","id":1,"result":{}})),
+        )
+    }
+    fn status(seq: u64, code: u16) -> Reply {
+        Reply {
+            http: Some(HttpInfo {
+                status: code,
+                ..HttpInfo::default()
+            }),
+            ..reply(seq, Outcome::NoResponse, None)
+        }
+    }
+
+    #[test]
+    fn timeout_recovery_needs_a_real_abandon() {
+        let timed_out = reply(1, Outcome::TimedOut, None);
+        let f = judge_timeout(&timed_out, &ok(2));
+        assert_eq!(f.status(), Status::Pass);
+        let dead = reply(2, Outcome::TimedOut, None);
+        assert_eq!(judge_timeout(&timed_out, &dead).status(), Status::Fail);
+        // stdio: written without waiting for the answer.
+        let unawaited = reply(1, Outcome::NoResponse, None);
+        assert_eq!(judge_timeout(&unawaited, &ok(2)).status(), Status::Pass);
+        // Answered within the short timeout: nothing was abandoned, so no verdict.
+        assert_eq!(judge_timeout(&ok(1), &ok(2)).status(), Status::Skip);
+        // HTTP answered without a JSON-RPC response: not abandoned either.
+        assert_eq!(
+            judge_timeout(&status(1, 202), &ok(2)).status(),
+            Status::Skip
+        );
+    }
+
+    #[test]
+    fn oversized_refusals_pass_and_crashes_fail() {
+        assert_eq!(
+            judge_oversized(&status(1, 413), &ok(2)).status(),
+            Status::Pass
+        );
+        let err = reply(
+            1,
+            Outcome::Answered,
+            Some(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"too big"}})),
+        );
+        assert_eq!(judge_oversized(&err, &ok(2)).status(), Status::Pass);
+        assert_eq!(judge_oversized(&ok(1), &ok(2)).status(), Status::Pass);
+        assert_eq!(
+            judge_oversized(&status(1, 500), &ok(2)).status(),
+            Status::Warn
+        );
+        let gone = reply(1, Outcome::TransportError("process exited".into()), None);
+        let next = reply(2, Outcome::TransportError("stdin is closed".into()), None);
+        let f = judge_oversized(&gone, &next)
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(f.status, Status::Fail);
+        assert_eq!(f.evidence, vec![1, 2]);
+        let hang = reply(1, Outcome::TimedOut, None);
+        assert_eq!(judge_oversized(&hang, &ok(2)).status(), Status::Fail);
+    }
+
+    #[test]
+    fn session_recovery_is_judged_only_after_a_404() {
+        let mut run = SessionRun {
+            init: ok(1),
+            delete: Some(status(2, 200)),
+            stale: Some(status(3, 404)),
+            reinit: Some(ok(4)),
+            after: Some(ok(5)),
+        };
+        let f = judge_session(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Pass);
+        assert_eq!(f.evidence, vec![1, 2, 3, 4, 5]);
+        run.after = None;
+        run.reinit = Some(status(4, 400));
+        assert_eq!(judge_session(&run).status(), Status::Fail);
+        run.stale = Some(ok(3));
+        assert_eq!(judge_session(&run).status(), Status::Skip);
+        run.stale = None;
+        run.delete = Some(status(2, 405));
+        assert_eq!(judge_session(&run).status(), Status::Skip);
+    }
+}

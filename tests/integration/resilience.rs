@@ -1,0 +1,86 @@
+//! The resilience checks that need a misbehaving server: each test runs a defective fixture
+//! (the check fails) and a correct one (it passes), through the library.
+
+use scout::probe::spec::ServerSpec;
+use scout::report::finding::{Phase, Status};
+
+use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
+
+fn resilience(mut spec: ServerSpec) -> ServerSpec {
+    spec.only = vec![Phase::Discovery, Phase::Handshake, Phase::Resilience];
+    spec
+}
+
+#[tokio::test]
+async fn an_abandoned_request_must_not_stop_the_server() {
+    // stalls_abandoned_request.py never answers the abandoned request but serves the rest.
+    let (good, bad) = tokio::join!(
+        run(resilience(fixture("stalls_abandoned_request.py", &[]))),
+        run(resilience(fixture("stall_blocks_server.py", &[])))
+    );
+    let f = expect(&good, "resilience.timeout_recovery", None, Status::Pass);
+    assert!(f.detail.contains("gave up"), "{}", f.detail);
+    // Both the abandoned request and the follow-up are cited (stdio: sent lines at least).
+    assert!(f.evidence.len() >= 3, "{f:?}");
+    // stall_blocks_server.py sleeps on the abandoned request, blocking the next one.
+    let f = expect(&bad, "resilience.timeout_recovery", None, Status::Fail);
+    assert!(f.detail.contains("timed out"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_refused_or_served_never_fatal() {
+    let (good, bad) = tokio::join!(
+        run(resilience(fixture("minimal_server.py", &[]))),
+        run(resilience(fixture("crashes_on_large_body.py", &[])))
+    );
+    expect(&good, "resilience.oversized_request", None, Status::Pass);
+    // crashes_on_large_body.py exits on the first line over 1 MiB: the first wire's probe
+    // kills the process, so at least that wire fails and none passes.
+    let fails: Vec<_> = bad
+        .findings
+        .iter()
+        .filter(|f| f.id == "resilience.oversized_request" && f.status == Status::Fail)
+        .collect();
+    assert!(!fails.is_empty(), "{:#?}", bad.findings);
+    never(&bad, "resilience.oversized_request", Status::Pass);
+}
+
+#[tokio::test]
+async fn an_oversized_body_over_http_is_judged_too() {
+    let (good, bad) = tokio::join!(
+        run(resilience(fixture_http("minimal_server.py"))),
+        run(resilience(fixture_http("crashes_on_large_body.py")))
+    );
+    expect(&good, "resilience.oversized_request", None, Status::Pass);
+    never(&bad, "resilience.oversized_request", Status::Pass);
+}
+
+#[tokio::test]
+async fn answers_must_not_depend_on_the_connection() {
+    let (good, bad) = tokio::join!(
+        run(resilience(fixture("minimal_server.py", &[]))),
+        run(resilience(fixture("answers_drift.py", &[])))
+    );
+    let f = expect(&good, "resilience.stateless", None, Status::Pass);
+    assert_eq!(f.era, None, "one finding, about the 2026-07-28 wire");
+    // answers_drift.py adds a tool from the second tools/list of a process on.
+    let f = expect(&bad, "resilience.stateless", None, Status::Fail);
+    assert!(f.detail.contains("differ"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn a_client_can_start_over_after_its_session_ended() {
+    let (good, bad) = tokio::join!(
+        run(resilience(fixture_http("minimal_server.py"))),
+        run(resilience(fixture_http("reinitialize_refused.py")))
+    );
+    let f = expect(&good, "resilience.session_recovery", None, Status::Pass);
+    assert!(f.evidence.len() >= 4, "{f:?}");
+    // reinitialize_refused.py answers every initialize after a DELETE with 400.
+    let f = expect(&bad, "resilience.session_recovery", None, Status::Fail);
+    assert!(f.detail.contains("initialize"), "{}", f.detail);
+    // Over stdio there are no sessions.
+    let r = run(resilience(fixture("minimal_server.py", &[]))).await;
+    let f = expect(&r, "resilience.session_recovery", None, Status::Skip);
+    assert!(f.detail.contains("Streamable HTTP"), "{}", f.detail);
+}
