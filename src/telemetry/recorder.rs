@@ -84,6 +84,12 @@ pub const MAX_EXCHANGES: usize = 20_000;
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// What is kept of a body or line once [`MAX_BYTES`] is reached.
 pub const KEPT_PREFIX: usize = 512;
+/// scout's own request bodies (and stdin lines) above this size are kept as their first
+/// [`OWN_KEPT`] bytes and a note of the size sent: only the resilience probe's oversized
+/// request is that large, and keeping its padding would add megabytes to every report.
+pub const OWN_BODY_CAP: usize = 1024 * 1024;
+/// What is kept of such a body.
+pub const OWN_KEPT: usize = 4096;
 /// What an exchange costs beyond its text (the struct, the map entry), for the byte count.
 const OVERHEAD: usize = 256;
 /// Appended to a body or line cut at the byte cap (it also makes a cut JSON body invalid, so
@@ -206,6 +212,7 @@ impl Recorder {
         mut kind: ExchangeKind,
     ) -> Seq {
         self.redactor.exchange(&mut kind);
+        cut_own(&mut kind);
         let seq = pending.seq;
         let mut inner = self.lock();
         let mut size = size_of(&kind);
@@ -376,6 +383,29 @@ fn size_of(kind: &ExchangeKind) -> usize {
         }
 }
 
+/// Cuts what scout itself sent down to [`OWN_KEPT`] bytes when it is over [`OWN_BODY_CAP`],
+/// with a note of the size that went out.
+fn cut_own(kind: &mut ExchangeKind) {
+    let text = match kind {
+        ExchangeKind::Http(h) => h.request_body.as_mut(),
+        ExchangeKind::Stdio(m) if m.direction == Direction::Sent => Some(&mut m.line),
+        ExchangeKind::Stdio(_) => None,
+    };
+    let Some(t) = text else { return };
+    if t.len() <= OWN_BODY_CAP {
+        return;
+    }
+    let sent = t.len();
+    let mut end = OWN_KEPT;
+    while !t.is_char_boundary(end) {
+        end -= 1;
+    }
+    t.truncate(end);
+    t.push_str(&format!(
+        "[… {sent} bytes were sent; the first {end} are kept]"
+    ));
+}
+
 /// Cuts the bodies of an exchange to [`KEPT_PREFIX`] bytes, marked.
 fn cut(kind: &mut ExchangeKind, max_bytes: usize) {
     fn cut_text(t: &mut String) -> bool {
@@ -416,6 +446,42 @@ fn cut(kind: &mut ExchangeKind, max_bytes: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scouts_own_huge_bodies_are_kept_short_with_their_size() {
+        let r = Recorder::new();
+        let big = format!("{{\"pad\":\"{}\"}}", "x".repeat(OWN_BODY_CAP + 10));
+        let seq = r.record_now(
+            None,
+            ExchangeKind::Stdio(StdioMessage {
+                direction: Direction::Sent,
+                method: Some("ping".into()),
+                line: big.clone(),
+                not_jsonrpc: false,
+            }),
+        );
+        let kept = r.snapshot();
+        let ExchangeKind::Stdio(m) = &kept.iter().find(|e| e.seq == seq).expect("kept").kind else {
+            panic!("a stdio line")
+        };
+        assert!(m.line.len() < OWN_KEPT + 100, "{}", m.line.len());
+        assert!(m.line.contains(&format!("{} bytes were sent", big.len())));
+        // What the server sends is never cut by this rule.
+        let seq = r.record_now(
+            None,
+            ExchangeKind::Stdio(StdioMessage {
+                direction: Direction::Received,
+                method: None,
+                line: big.clone(),
+                not_jsonrpc: false,
+            }),
+        );
+        let kept = r.snapshot();
+        let ExchangeKind::Stdio(m) = &kept.iter().find(|e| e.seq == seq).expect("kept").kind else {
+            panic!("a stdio line")
+        };
+        assert_eq!(m.line.len(), big.len());
+    }
 
     fn line(text: &str) -> ExchangeKind {
         ExchangeKind::Stdio(StdioMessage {
