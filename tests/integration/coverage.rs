@@ -14,7 +14,7 @@ use scout::report::finding::{Phase, Status};
 use scout::report::model::ServerReport;
 
 use crate::oauth::{FIXTURE_CLIENT, FIXTURE_SECRET};
-use crate::phase_fixtures::{fixture, fixture_http, run};
+use crate::phase_fixtures::{fixture, fixture_http, only, run, url_spec};
 use crate::security::security_only;
 
 /// The fixture runs the coverage is taken from.
@@ -228,19 +228,10 @@ async fn scenario(which: Scenario) -> ServerReport {
             spec
         }
         StdioLargeList => every_phase(fixture("large_tool_list.py", &[])),
-        PlainHttp => {
-            let mut spec = ServerSpec::new(
-                "plain-http",
-                TargetSpec::Http {
-                    url: "http://mcp.invalid/mcp".into(),
-                    headers: vec![],
-                    auth: Default::default(),
-                    start: None,
-                },
-            );
-            spec.only = vec![Phase::Discovery];
-            spec
-        }
+        PlainHttp => only(
+            url_spec("plain-http", "http://mcp.invalid/mcp"),
+            &[Phase::Discovery],
+        ),
         HttpOAuth => return oauth(FIXTURE_SECRET).await,
         HttpOAuthRefused => return oauth("not-the-fixture-secret").await,
         HttpRemoteDestructive => {

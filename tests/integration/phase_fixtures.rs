@@ -151,6 +151,25 @@ pub fn never(r: &ServerReport, id: &str, status: Status) {
     assert!(bad.is_empty(), "unexpected {status:?} for {id}: {bad:#?}");
 }
 
+/// `spec` running only `phases`.
+pub fn only(mut spec: ServerSpec, phases: &[Phase]) -> ServerSpec {
+    spec.only = phases.to_vec();
+    spec
+}
+
+/// An HTTP server at `url` that scout does not start (nothing may listen there).
+pub fn url_spec(name: &str, url: impl Into<String>) -> ServerSpec {
+    ServerSpec::new(
+        name,
+        TargetSpec::Http {
+            url: url.into(),
+            headers: Vec::new(),
+            auth: Default::default(),
+            start: None,
+        },
+    )
+}
+
 /// The same fixture served over Streamable HTTP on a free loopback port (scout starts it).
 pub fn fixture_http(file: &str) -> ServerSpec {
     let port = std::net::TcpListener::bind("127.0.0.1:0")

@@ -3,19 +3,15 @@
 //! stdio.environment), run against fixture servers: each assertion names the fixture whose
 //! behaviour it shows.
 
-use scout::probe::spec::{ServerSpec, TargetSpec};
 use scout::report::finding::{Era, Phase, SkipReason, Status};
 
-use crate::phase_fixtures::{all, expect, expect_era, fixture, fixture_http, never, run};
-
-fn phases(mut spec: ServerSpec, phases: &[Phase]) -> ServerSpec {
-    spec.only = phases.to_vec();
-    spec
-}
+use crate::phase_fixtures::{
+    all, expect, expect_era, fixture, fixture_http, never, only, run, url_spec,
+};
 
 #[tokio::test]
 async fn latency_is_measured_and_a_slow_p95_warns() {
-    let r = run(phases(
+    let r = run(only(
         fixture("minimal_server.py", &[]),
         &[Phase::Discovery, Phase::Handshake, Phase::Performance],
     ))
@@ -24,7 +20,7 @@ async fn latency_is_measured_and_a_slow_p95_warns() {
     assert!(f.detail.contains("p95"), "{}", f.detail);
     // Ten samples, each a sent and a received stdio line.
     assert_eq!(f.evidence.len(), 10 * 2, "ten samples cited: {f:?}");
-    let r = run(phases(
+    let r = run(only(
         fixture("slow_every_tenth.py", &[]),
         &[Phase::Discovery, Phase::Handshake, Phase::Performance],
     ))
@@ -35,7 +31,7 @@ async fn latency_is_measured_and_a_slow_p95_warns() {
 
 #[tokio::test]
 async fn malformed_input_is_survived_or_reported() {
-    let r = run(phases(
+    let r = run(only(
         fixture("minimal_server.py", &[]),
         &[Phase::Discovery, Phase::Handshake, Phase::Resilience],
     ))
@@ -46,7 +42,7 @@ async fn malformed_input_is_survived_or_reported() {
         "the garbage and the follow-up: {f:?}"
     );
     // parse_error_crashes.py exits on the first unparsable line.
-    let r = run(phases(
+    let r = run(only(
         fixture("parse_error_crashes.py", &[]),
         &[Phase::Discovery, Phase::Handshake, Phase::Resilience],
     ))
@@ -62,12 +58,12 @@ async fn poisoned_and_hidden_descriptions_are_found() {
         Phase::Catalog,
         Phase::Security,
     ];
-    let r = run(phases(fixture("poisoned_tool.py", &[]), &sec)).await;
+    let r = run(only(fixture("poisoned_tool.py", &[]), &sec)).await;
     let f = expect(&r, "security.tool_poisoning", Some("add"), Status::Fail);
     assert!(f.detail.contains("IMPORTANT"), "{}", f.detail);
     expect(&r, "security.hidden_characters", Some("echo"), Status::Fail);
     never(&r, "security.tool_poisoning", Status::Pass);
-    let r = run(phases(fixture("minimal_server.py", &[]), &sec)).await;
+    let r = run(only(fixture("minimal_server.py", &[]), &sec)).await;
     for id in [
         "security.tool_poisoning",
         "security.hidden_characters",
@@ -82,31 +78,15 @@ async fn poisoned_and_hidden_descriptions_are_found() {
 async fn tls_per_target() {
     // Plain http to a host that is not loopback fails, citing the request that went out in
     // the clear (.invalid never resolves: nothing leaves the machine but a DNS query).
-    let spec = ServerSpec::new(
-        "plain",
-        TargetSpec::Http {
-            url: "http://mcp.invalid/mcp".into(),
-            headers: vec![],
-            auth: Default::default(),
-            start: None,
-        },
-    );
-    let r = run(phases(spec, &[Phase::Discovery])).await;
+    let spec = url_spec("plain", "http://mcp.invalid/mcp");
+    let r = run(only(spec, &[Phase::Discovery])).await;
     let f = expect(&r, "discovery.tls", None, Status::Fail);
     assert!(f.detail.contains("plain http"), "{}", f.detail);
     // Loopback and stdio: not applicable.
-    let r = run(phases(
-        fixture_http("minimal_server.py"),
-        &[Phase::Discovery],
-    ))
-    .await;
+    let r = run(only(fixture_http("minimal_server.py"), &[Phase::Discovery])).await;
     let f = expect(&r, "discovery.tls", None, Status::Skip);
     assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
-    let r = run(phases(
-        fixture("minimal_server.py", &[]),
-        &[Phase::Discovery],
-    ))
-    .await;
+    let r = run(only(fixture("minimal_server.py", &[]), &[Phase::Discovery])).await;
     let f = expect(&r, "discovery.tls", None, Status::Skip);
     assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
 }
@@ -114,7 +94,7 @@ async fn tls_per_target() {
 #[tokio::test]
 async fn initialized_and_stateless_are_judged() {
     let hs = [Phase::Discovery, Phase::Handshake];
-    let r = run(phases(fixture_http("minimal_server.py"), &hs)).await;
+    let r = run(only(fixture_http("minimal_server.py"), &hs)).await;
     let f = expect_era(
         &r,
         "handshake.initialized",
@@ -130,7 +110,7 @@ async fn initialized_and_stateless_are_judged() {
         Some(Era::Modern),
         Status::Pass,
     );
-    let r = run(phases(fixture("minimal_server.py", &[]), &hs)).await;
+    let r = run(only(fixture("minimal_server.py", &[]), &hs)).await;
     expect_era(
         &r,
         "handshake.initialized",
@@ -138,7 +118,7 @@ async fn initialized_and_stateless_are_judged() {
         Some(Era::Legacy),
         Status::Pass,
     );
-    let r = run(phases(fixture_http("discover_mints_session.py"), &hs)).await;
+    let r = run(only(fixture_http("discover_mints_session.py"), &hs)).await;
     let f = expect_era(
         &r,
         "handshake.stateless",
@@ -151,7 +131,7 @@ async fn initialized_and_stateless_are_judged() {
 
 #[tokio::test]
 async fn the_child_process_and_what_it_was_handed() {
-    let r = run(phases(
+    let r = run(only(
         fixture("minimal_server.py", &[("SCOUT_FIXTURE_MARK", "on".into())]),
         &[Phase::Discovery, Phase::Handshake],
     ))

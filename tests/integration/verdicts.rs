@@ -7,17 +7,13 @@ use scout::report::finding::{Era, Phase, SkipReason, Status};
 use scout::report::model::ServerReport;
 
 use crate::common::closed_port;
-use crate::phase_fixtures::{all, expect, expect_era, fixture, fixture_http, never, no_fails, run};
+use crate::phase_fixtures::{
+    all, expect, expect_era, fixture, fixture_http, never, no_fails, only, run, url_spec,
+};
 
 /// `spec` with the protocol phase (and with it the whole-run checks) added.
 fn with_protocol(mut spec: ServerSpec) -> ServerSpec {
     spec.only.push(Phase::Protocol);
-    spec
-}
-
-/// `spec` running only `phases`.
-fn only(mut spec: ServerSpec, phases: &[Phase]) -> ServerSpec {
-    spec.only = phases.to_vec();
     spec
 }
 
@@ -104,15 +100,7 @@ async fn header_cases_that_crash_the_server_are_not_accepted() {
 #[tokio::test]
 async fn tls_is_not_passed_from_the_url_scheme() {
     let url = format!("https://127.0.0.1:{}/mcp", closed_port());
-    let spec = ServerSpec::new(
-        "tls",
-        TargetSpec::Http {
-            url,
-            headers: vec![],
-            auth: Default::default(),
-            start: None,
-        },
-    );
+    let spec = url_spec("tls", url);
     let r = run(only(spec, &[Phase::Discovery])).await;
     expect(&r, "discovery.reachable", None, Status::Fail);
     let f = expect(&r, "discovery.tls", None, Status::Skip);

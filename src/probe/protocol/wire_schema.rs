@@ -518,6 +518,22 @@ mod tests {
     use crate::report::model::TransportKind;
     use crate::telemetry::{HttpExchange, StdioMessage};
 
+    /// One recorded stdio line.
+    fn line(seq: Seq, dir: Direction, l: &str) -> Exchange {
+        Exchange {
+            seq,
+            started_at: OffsetDateTime::UNIX_EPOCH,
+            duration_ms: 0.0,
+            era: None,
+            kind: ExchangeKind::Stdio(StdioMessage {
+                direction: dir,
+                method: None,
+                line: l.into(),
+                not_jsonrpc: false,
+            }),
+        }
+    }
+
     fn http_ex(seq: Seq, req: &str, ct: &str, body: &str) -> Exchange {
         Exchange {
             seq,
@@ -626,18 +642,6 @@ mod tests {
         assert_eq!(msgs.len(), 1, "{msgs:?}");
         assert_eq!(msgs[0].seq, 4);
         // The same on stdio, where answers are matched by id (or the id-less slot).
-        let line = |seq, dir, l: &str| Exchange {
-            seq,
-            started_at: OffsetDateTime::UNIX_EPOCH,
-            duration_ms: 0.0,
-            era: None,
-            kind: ExchangeKind::Stdio(StdioMessage {
-                direction: dir,
-                method: None,
-                line: l.into(),
-                not_jsonrpc: false,
-            }),
-        };
         let ex = vec![
             line(
                 1,
@@ -706,18 +710,6 @@ mod tests {
 
     #[test]
     fn stdio_responses_are_matched_to_sent_requests() {
-        let line = |seq, dir, l: &str| Exchange {
-            seq,
-            started_at: OffsetDateTime::UNIX_EPOCH,
-            duration_ms: 0.0,
-            era: None,
-            kind: ExchangeKind::Stdio(StdioMessage {
-                direction: dir,
-                method: None,
-                line: l.into(),
-                not_jsonrpc: false,
-            }),
-        };
         let ex = vec![
             line(1, Direction::Sent, r#"{"jsonrpc":"2.0","id":"a","method":"initialize","params":{}}"#),
             line(2, Direction::Received, &json!({"jsonrpc":"2.0","id":"a","result":{"protocolVersion":"2025-11-25","capabilities":{}}}).to_string()),
