@@ -218,6 +218,9 @@ pub struct ServerEntry {
     /// Fixed headers; a value `env:VAR` is read from the environment (and is a secret).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub headers: Option<BTreeMap<String, String>>,
+    // The credential keys again, as in `Layer` (the top-level defaults): written out rather
+    // than a `#[serde(flatten)]` struct, because flatten turns off `deny_unknown_fields`, and
+    // a misspelt key must stay an error that names it. `credential_keys!` reads both alike.
     /// Environment variable holding a ready bearer token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_env: Option<String>,

@@ -83,6 +83,16 @@ impl Scout {
         self
     }
 
+    /// Runs the way a GitHub Actions step does, in workspace `ws`: `GITHUB_ACTIONS`,
+    /// `GITHUB_WORKSPACE` and the output and step-summary files `output` and `summary`.
+    pub fn github_actions(self, ws: &Path, output: &Path, summary: &Path) -> Scout {
+        self.dir(ws)
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_OUTPUT", &output.to_string_lossy())
+            .env("GITHUB_STEP_SUMMARY", &summary.to_string_lossy())
+            .env("GITHUB_WORKSPACE", &ws.to_string_lossy())
+    }
+
     /// Runs in this directory.
     pub fn dir(mut self, dir: &Path) -> Scout {
         self.cmd.current_dir(dir);

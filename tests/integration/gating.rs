@@ -176,11 +176,7 @@ fn under_github_actions_the_binary_writes_annotations_outputs_and_the_step_summa
     let output = ws.path().join("github_output");
     let summary = ws.path().join("step_summary.md");
     let run = Scout::new()
-        .dir(ws.path())
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_OUTPUT", &output.to_string_lossy())
-        .env("GITHUB_STEP_SUMMARY", &summary.to_string_lossy())
-        .env("GITHUB_WORKSPACE", &ws.path().to_string_lossy())
+        .github_actions(ws.path(), &output, &summary)
         .args([
             "check",
             "--fail-on",

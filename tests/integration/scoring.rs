@@ -145,11 +145,7 @@ fn a_blocked_server_has_no_score_anywhere_and_fails_the_gate() {
     let output = ws.path().join("github_output");
     let summary = ws.path().join("step_summary.md");
     let run = Scout::new()
-        .dir(ws.path())
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_OUTPUT", &output.to_string_lossy())
-        .env("GITHUB_STEP_SUMMARY", &summary.to_string_lossy())
-        .env("GITHUB_WORKSPACE", &ws.path().to_string_lossy())
+        .github_actions(ws.path(), &output, &summary)
         .args([
             "check",
             &server.url,
