@@ -231,6 +231,7 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         ignore: s.ignore.clone(),
         progress: !verbosity.quiet,
         baseline,
+        observer: None,
     };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()

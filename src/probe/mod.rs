@@ -4,6 +4,7 @@
 pub mod auth;
 pub mod catalog;
 pub mod discovery;
+pub mod events;
 pub mod execution;
 pub mod handshake;
 pub mod performance;
@@ -81,38 +82,23 @@ pub async fn run_server_exposing(
     let mut protocol_ran = false;
 
     for phase in Phase::ALL {
-        if let Some(why) = interrupted.clone() {
-            skip_rest_of(&mut s, phase, SkipReason::NotAssessed, &why);
-            continue;
-        }
-        if let Some(why) = s.blocked.clone() {
-            skip_rest_of(&mut s, phase, SkipReason::Blocked, &why);
-            continue;
-        }
-        if !s.spec.runs(phase) {
-            skip_rest_of(
-                &mut s,
-                phase,
-                SkipReason::NotAssessed,
-                "phase not selected (--only/--skip)",
-            );
-            continue;
-        }
-        tracing::debug!(server = %s.spec.name, %phase, "phase starts");
-        let outcome = {
-            let fut = run_phase(phase, &mut s);
-            tokio::select! {
-                r = tokio::time::timeout_at(deadline, fut) => r.map_err(|_| "the server's --deadline passed".to_string()),
-                _ = cancel.wait_for(|c| *c) => Err("interrupted (Ctrl-C)".to_string()),
-            }
-        };
-        if let Err(why) = outcome {
-            tracing::warn!(server = %s.spec.name, %phase, "{why}");
-            skip_rest_of(&mut s, phase, SkipReason::NotAssessed, &why);
-            interrupted = Some(why);
-        } else if phase == Phase::Protocol && !s.wires.is_empty() {
-            protocol_ran = true;
-        }
+        events::emit(&s.spec.observer, || events::RunEvent::PhaseStarted {
+            server: s.spec.name.clone(),
+            phase,
+        });
+        run_or_skip_phase(
+            &mut s,
+            phase,
+            deadline,
+            &mut cancel,
+            &mut interrupted,
+            &mut protocol_ran,
+        )
+        .await;
+        events::emit(&s.spec.observer, || events::RunEvent::PhaseFinished {
+            server: s.spec.name.clone(),
+            phase,
+        });
     }
 
     // Checks over every message of the run (schema, resultType, cache hints, error codes)
@@ -164,4 +150,47 @@ fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerRepor
     // The recorder's redactor knows every secret registered or learnt during the run.
     s.recorder.redactor().report(&mut report);
     report
+}
+
+/// Runs `phase` (or records why it was skipped) within the deadline and the cancel signal.
+async fn run_or_skip_phase(
+    s: &mut Session,
+    phase: Phase,
+    deadline: tokio::time::Instant,
+    cancel: &mut CancelRx,
+    interrupted: &mut Option<String>,
+    protocol_ran: &mut bool,
+) {
+    if let Some(why) = interrupted.clone() {
+        skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
+        return;
+    }
+    if let Some(why) = s.blocked.clone() {
+        skip_rest_of(s, phase, SkipReason::Blocked, &why);
+        return;
+    }
+    if !s.spec.runs(phase) {
+        skip_rest_of(
+            s,
+            phase,
+            SkipReason::NotAssessed,
+            "phase not selected (--only/--skip)",
+        );
+        return;
+    }
+    tracing::debug!(server = %s.spec.name, %phase, "phase starts");
+    let outcome = {
+        let fut = run_phase(phase, s);
+        tokio::select! {
+            r = tokio::time::timeout_at(deadline, fut) => r.map_err(|_| "the server's --deadline passed".to_string()),
+            _ = cancel.wait_for(|c| *c) => Err("interrupted (Ctrl-C)".to_string()),
+        }
+    };
+    if let Err(why) = outcome {
+        tracing::warn!(server = %s.spec.name, %phase, "{why}");
+        skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
+        *interrupted = Some(why);
+    } else if phase == Phase::Protocol && !s.wires.is_empty() {
+        *protocol_ran = true;
+    }
 }

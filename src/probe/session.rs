@@ -90,7 +90,18 @@ impl Session {
             finding.status().as_str()
         );
         match finding.build(|seq| recorder.contains(seq)) {
-            Ok(f) => self.findings.push(f),
+            Ok(f) => {
+                crate::probe::events::emit(&self.spec.observer, || {
+                    crate::probe::events::RunEvent::Finding {
+                        server: self.spec.name.clone(),
+                        phase: f.phase,
+                        id: f.id.to_string(),
+                        status: f.status,
+                        subject: f.subject.clone(),
+                    }
+                });
+                self.findings.push(f)
+            }
             Err(e) => {
                 tracing::error!("internal error: {what}: {e}");
                 self.internal_errors.push(format!("{what}: {e}"));

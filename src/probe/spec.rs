@@ -118,6 +118,10 @@ pub struct ServerSpec {
     /// What `scout.lock` says about this server (`security.catalog_pinning`).
     #[serde(default)]
     pub pin: PinSpec,
+    /// Where live progress goes (set by the runner for the terminal run view and
+    /// `scout serve`; `None` = nobody watches). Not configuration: never serialised.
+    #[serde(skip)]
+    pub observer: Option<crate::probe::events::Observer>,
 }
 
 /// The lock file's entry for one server, as the config found it.
@@ -157,6 +161,7 @@ impl ServerSpec {
             anchor: None,
             run_id: String::new(),
             pin: PinSpec::NoLock,
+            observer: None,
         }
     }
 

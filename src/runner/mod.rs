@@ -43,6 +43,9 @@ pub struct RunOptions {
     pub progress: bool,
     /// `--baseline`: accepted findings, and whether stale entries are allowed.
     pub baseline: Option<(crate::report::baseline::Baseline, bool)>,
+    /// Live progress (the terminal run view, `scout serve`): every server run reports its
+    /// phases and findings here as they happen. `None` = nobody watches.
+    pub observer: Option<probe::events::Observer>,
 }
 
 /// The servers of `plan` that belong to `shard`.
@@ -66,6 +69,7 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     let mut plan = select(plan, options.shard);
     for p in &mut plan {
         p.spec.run_id = run_id.clone();
+        p.spec.observer = options.observer.clone();
     }
     // `--rps` holds per remote host across the whole run: servers on one host:port share
     // one limiter, which every HTTP request of theirs waits for.
@@ -111,6 +115,10 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
             }
             progress.started(&spec.name);
             let name = spec.name.clone();
+            let observer = spec.observer.clone();
+            probe::events::emit(&observer, || probe::events::RunEvent::ServerStarted {
+                server: name.clone(),
+            });
             // Safety net: run_server honours the deadline itself; if shutting a server down
             // hangs anyway, give up after a grace period instead of hanging the whole run.
             let limit = spec.deadline + SHUTDOWN_GRACE;
@@ -131,6 +139,10 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
                     }
                 };
             progress.finished(&name);
+            probe::events::emit(&observer, || probe::events::RunEvent::ServerFinished {
+                server: name.clone(),
+                score: report.score,
+            });
             (report, exposure)
         });
         names.insert(handle.id(), (name, p.gate.clone()));
