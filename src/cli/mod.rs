@@ -69,7 +69,7 @@ pub fn main() -> ExitCode {
         Command::Tools(a) => tools::tools(*a),
         Command::Call(a) => tools::call(*a),
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
-        Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a),
+        Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a, cli.verbosity.quiet),
         Command::Auth(a) => auth::run(a),
         Command::Pin(a) => pin::run(*a),
     };

@@ -133,7 +133,8 @@ fn print(text: &str) -> Result<(), CliError> {
 }
 
 /// Runs `scout report diff`: 0, or 1 with `--fail-on-new` when there are new fails.
-pub fn diff(args: DiffArgs) -> Result<u8, CliError> {
+/// `scout report diff`; `-q` leaves out the text summary (files and the exit code stay).
+pub fn diff(args: DiffArgs, quiet: bool) -> Result<u8, CliError> {
     // Scores are recomputed from the findings with this scout's rules, so a base report
     // written by an older scout compares fairly (and a blocked server never has a score).
     let mut base = read_report(&args.base)?;
@@ -170,7 +171,7 @@ pub fn diff(args: DiffArgs) -> Result<u8, CliError> {
     if let Some(path) = &args.json {
         write(path, "JSON diff", &crate::emit::diff::render_json(&d))?;
     }
-    if !markdown_to_stdout {
+    if !markdown_to_stdout && !quiet {
         print(&crate::emit::diff::render_text(&d))?;
     }
     let new_fails = d.new_fails();

@@ -176,6 +176,19 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
         .args(["--fail-on-new"])
         .run();
     assert_eq!(gated.code, Some(1), "{}", gated.stderr);
+    // -q keeps the gate and the reasons on stderr but prints no summary.
+    let quiet = Scout::new()
+        .args(["-q", "report", "diff"])
+        .args([&base_path, &head_path])
+        .args(["--fail-on-new"])
+        .run();
+    assert_eq!(quiet.code, Some(1), "{}", quiet.stderr);
+    assert_eq!(quiet.stdout, "", "-q prints no summary");
+    assert!(
+        quiet.stderr.contains("new failing check"),
+        "{}",
+        quiet.stderr
+    );
     assert!(
         gated
             .stderr

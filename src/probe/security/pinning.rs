@@ -57,6 +57,22 @@ fn listing_failed(s: &Session, era: Option<Era>) -> bool {
     })
 }
 
+/// How a report names the lock file: relative to the working directory when it lies below
+/// it, else by its file name. Reports travel (PR comments, SARIF uploads), and an absolute
+/// path would tell the world about the machine that ran the check.
+fn shown(lock: &std::path::Path) -> String {
+    let relative = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| lock.strip_prefix(cwd).ok().map(|p| p.to_path_buf()));
+    match relative {
+        Some(p) if !p.as_os_str().is_empty() => p.display().to_string(),
+        _ => lock
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "scout.lock".to_string()),
+    }
+}
+
 /// Compares the run's catalogue with the lock.
 pub fn judge(s: &Session) -> Vec<FindingBuilder> {
     let (lock, pinned) = match &s.spec.pin {
@@ -71,7 +87,7 @@ pub fn judge(s: &Session) -> Vec<FindingBuilder> {
                 SkipReason::NotApplicable,
                 format!(
                     "{} does not pin this server; `scout pin {}` adds it.",
-                    lock.display(),
+                    shown(lock),
                     s.spec.name
                 ),
             )];
@@ -106,7 +122,7 @@ pub fn judge(s: &Session) -> Vec<FindingBuilder> {
     if changes.is_empty() {
         return vec![tag(CATALOG_PINNING.pass(format!(
             "The catalogue matches {} ({}{}).",
-            lock.display(),
+            shown(lock),
             now.summary(),
             if now.instructions.is_some() {
                 ", and the instructions"
@@ -119,9 +135,24 @@ pub fn judge(s: &Session) -> Vec<FindingBuilder> {
         .into_iter()
         .map(|c| {
             tag(CATALOG_PINNING
-                .fail(format!("{} (compared with {})", c.line(), lock.display()))
+                .fail(format!("{} (compared with {})", c.line(), shown(lock)))
                 .severity(c.severity)
                 .subject(c.subject()))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod shown_tests {
+    use super::shown;
+
+    #[test]
+    fn the_lock_is_named_without_the_machine_s_directories() {
+        let cwd = std::env::current_dir().expect("cwd");
+        assert_eq!(shown(&cwd.join("ci").join("scout.lock")), "ci/scout.lock");
+        assert_eq!(
+            shown(std::path::Path::new("/elsewhere/deep/scout.lock")),
+            "scout.lock"
+        );
+    }
 }
