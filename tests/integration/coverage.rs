@@ -32,7 +32,7 @@ enum Scenario {
     StdioProgress,
     /// `slow_tool_cancellable.py`: a slow tool that honours notifications/cancelled.
     StdioCancel,
-    /// `slow_every_tenth.py` with a context threshold of 10 tokens: a slow p95 and a
+    /// `slow_every_fifth.py` with a context threshold of 10 tokens: a slow p95 and a
     /// catalogue above the threshold.
     StdioSlow,
     /// `stalls_abandoned_request.py`: never answers the request scout abandons, serves the
@@ -217,7 +217,7 @@ async fn scenario(which: Scenario) -> ServerReport {
         )),
         StdioCancel => every_phase(fixture("slow_tool_cancellable.py", &[])),
         StdioSlow => {
-            let mut spec = every_phase(fixture("slow_every_tenth.py", &[]));
+            let mut spec = every_phase(fixture("slow_every_fifth.py", &[]));
             spec.context_warn_tokens = 10;
             spec
         }
