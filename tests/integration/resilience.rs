@@ -84,3 +84,60 @@ async fn a_client_can_start_over_after_its_session_ended() {
     let f = expect(&r, "resilience.session_recovery", None, Status::Skip);
     assert!(f.detail.contains("Streamable HTTP"), "{}", f.detail);
 }
+
+#[tokio::test]
+async fn two_clients_at_once_must_stay_apart() {
+    let (good, bad, stdio) = tokio::join!(
+        run(resilience(fixture_http("minimal_server.py"))),
+        run(resilience(fixture_http("inflight_by_id.py"))),
+        run(resilience(fixture("minimal_server.py", &[]))),
+    );
+    // minimal_server.py speaks both eras over HTTP: two sessions, and two connections.
+    let f = expect(&good, "resilience.concurrent_sessions", None, Status::Pass);
+    assert!(f.evidence.len() >= 6, "{f:?}");
+    // inflight_by_id.py hands the answer to whichever request holds the id when it is done.
+    let f = expect(&bad, "resilience.concurrent_sessions", None, Status::Fail);
+    assert!(f.detail.contains("same id"), "{}", f.detail);
+    assert!(f.detail.contains("lost"), "{}", f.detail);
+    never(&bad, "resilience.concurrent_sessions", Status::Pass);
+    let f = expect(&stdio, "resilience.concurrent_sessions", None, Status::Skip);
+    assert!(f.detail.contains("process"), "{}", f.detail);
+}
+
+/// A spec for a real server over HTTP, with the phases that find a progress tool and the
+/// resilience phase.
+fn real_http(url: &str) -> ServerSpec {
+    let mut spec = ServerSpec::new(
+        "real",
+        scout::probe::spec::TargetSpec::Http {
+            url: url.to_string(),
+            headers: vec![],
+            auth: Default::default(),
+            start: None,
+        },
+    );
+    spec.timeout = std::time::Duration::from_secs(10);
+    spec.deadline = std::time::Duration::from_secs(90);
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Catalog,
+        Phase::Execution,
+        Phase::Resilience,
+    ];
+    spec
+}
+
+#[tokio::test]
+async fn real_servers_keep_two_clients_apart() {
+    let everything = crate::servers::everything_http();
+    let python = crate::servers::py_http();
+    let (e, p) = tokio::join!(run(real_http(&everything.url)), run(real_http(&python.url)));
+    // server-everything: two sessions; its read-only trigger-long-running-operation reports
+    // progress, so both clients also call it with their own token.
+    let f = expect(&e, "resilience.concurrent_sessions", None, Status::Pass);
+    assert!(f.detail.contains("progress token"), "{}", f.detail);
+    // The Python SDK server: two sessions and two connections.
+    let f = expect(&p, "resilience.concurrent_sessions", None, Status::Pass);
+    assert!(f.detail.contains("same ids"), "{}", f.detail);
+}
