@@ -141,3 +141,98 @@ async fn real_servers_keep_two_clients_apart() {
     let f = expect(&p, "resilience.concurrent_sessions", None, Status::Pass);
     assert!(f.detail.contains("same ids"), "{}", f.detail);
 }
+
+/// `spec` with every phase (the load ramp included), a pid file for every fixture process,
+/// and a deadline of `secs`.
+fn whole_run(mut spec: ServerSpec, pids: &std::path::Path, secs: u64) -> ServerSpec {
+    spec.only = Vec::new();
+    spec.allow_load = true;
+    spec.deadline = std::time::Duration::from_secs(secs);
+    let pid_file = (
+        "SCOUT_TEST_PID_FILE".to_string(),
+        pids.display().to_string(),
+    );
+    match &mut spec.target {
+        scout::probe::spec::TargetSpec::Stdio { env_set, .. } => env_set.push(pid_file),
+        scout::probe::spec::TargetSpec::Http {
+            start: Some(cmd), ..
+        } => {
+            // Through env(1): the started server gets the variable, and keeps env's pid.
+            cmd.insert(0, format!("{}={}", pid_file.0, pid_file.1));
+            cmd.insert(0, "env".into());
+        }
+        _ => {}
+    }
+    spec
+}
+
+/// The pids a fixture run wrote; asserts there was at least one and that none is alive (a
+/// child left unreaped is still there for kill(pid, 0)).
+fn assert_all_gone(name: &str, pids: &std::path::Path) {
+    let text = std::fs::read_to_string(pids).unwrap_or_default();
+    let pids: Vec<i32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    assert!(!pids.is_empty(), "{name}: no fixture process wrote its pid");
+    for pid in pids {
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        assert!(
+            !alive,
+            "{name}: fixture process {pid} is still there after the run"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_acceptance_fixtures_end_within_their_deadline_and_leave_no_process() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid = |n: &str| dir.path().join(format!("{n}.pids"));
+    const DEADLINE: u64 = 60;
+    let (drift, serial_stdio, serial_http, crash) = tokio::join!(
+        run(whole_run(
+            fixture("answers_drift.py", &[]),
+            &pid("drift"),
+            DEADLINE
+        )),
+        run(whole_run(
+            fixture("serialises_requests.py", &[]),
+            &pid("serial-stdio"),
+            DEADLINE
+        )),
+        run(whole_run(
+            fixture_http("serialises_requests.py"),
+            &pid("serial-http"),
+            DEADLINE
+        )),
+        run(whole_run(
+            fixture("crashes_on_large_body.py", &[]),
+            &pid("crash"),
+            DEADLINE
+        )),
+    );
+    // What each fixture is for.
+    expect(&drift, "resilience.stateless", None, Status::Fail);
+    expect(&serial_http, "performance.throughput", None, Status::Warn);
+    expect(&serial_stdio, "performance.throughput", None, Status::Warn);
+    assert!(
+        crash
+            .findings
+            .iter()
+            .any(|f| f.id == "resilience.oversized_request" && f.status == Status::Fail),
+        "{:#?}",
+        crash.findings
+    );
+    for (name, r) in [
+        ("drift", &drift),
+        ("serial-stdio", &serial_stdio),
+        ("serial-http", &serial_http),
+        ("crash", &crash),
+    ] {
+        // Every phase ran to its end: the deadline did not cut the run short.
+        assert!(!r.interrupted, "{name}: the run was interrupted");
+        assert!(
+            r.duration_ms <= DEADLINE * 1000,
+            "{name}: {} ms, past the {DEADLINE} s deadline",
+            r.duration_ms
+        );
+        assert_all_gone(name, &pid(name));
+    }
+}
