@@ -89,7 +89,7 @@ fi
 echo "bench: building scout and the demo server (release)"
 cargo build --quiet --release --bin scout --example demo-server || die "the release build failed"
 SCOUT=target/release/scout
-DEMO=target/release/examples/demo-server
+[ -x target/release/examples/demo-server ] || die "the demo server was not built"
 
 echo
 echo "machine: $(nproc) cores, $(lscpu | sed -n 's/^Model name: *//p' | head -1), $(free -g | awk '/^Mem:/ {print $2}') GiB"
