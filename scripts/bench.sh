@@ -149,7 +149,9 @@ $TOOLS scaling-config "$BENCH/scale.toml" "$ROOT" "$SERVERS" "$FIRST"
 $TOOLS scaling-config "$BENCH/one.toml" "$ROOT" 4 "$((FIRST + SERVERS + 10))"
 SCALE=$BENCH/scale.ndjson
 rm -f "$SCALE"
+KINDS=(demo-stdio everything-stdio demo-http everything-http)
 for kind in 1 2 3 4; do
+  label=${KINDS[$((kind - 1))]}
   # One server of each kind alone: the config's i-th entry.
   python3 - "$BENCH/one.toml" "$BENCH/one-$kind.toml" "$kind" <<'EOF'
 import sys
@@ -158,19 +160,20 @@ blocks = open(src, encoding="utf-8").read().split("[[default.servers]]")
 open(dst, "w", encoding="utf-8").write("[default]\n\n[[default.servers]]" + blocks[k])
 EOF
   code=0
-  $TOOLS run "$SCALE" "one-$kind" "$BENCH/one-$kind.log" -- "$SCOUT" check --config "$BENCH/one-$kind.toml" --json "$BENCH/one-$kind.json" || code=$?
+  $TOOLS run "$SCALE" "$label" "$BENCH/one-$kind.log" -- "$SCOUT" check --config "$BENCH/one-$kind.toml" --json "$BENCH/one-$kind.json" || code=$?
   [ "$code" -le 1 ] || die "scout check of one server exited $code (see $BENCH/one-$kind.log)"
 done
 code=0
-$TOOLS run "$SCALE" "fifty" "$BENCH/scale.log" -- "$SCOUT" check --config "$BENCH/scale.toml" --jobs "$JOBS" --json "$BENCH/scale.json" || code=$?
+$TOOLS run "$SCALE" "all-$SERVERS" "$BENCH/scale.log" -- "$SCOUT" check --config "$BENCH/scale.toml" --jobs "$JOBS" --json "$BENCH/scale.json" || code=$?
 [ "$code" -le 1 ] || die "scout check of $SERVERS servers exited $code (see $BENCH/scale.log)"
 $TOOLS summary "$SCALE"
+echo "  (peak RSS here is the largest single process: scout or one of the servers it started)"
 python3 - "$SCALE" "$SERVERS" "$JOBS" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8") if l.strip()]
 n, jobs = int(sys.argv[2]), int(sys.argv[3])
-ones = [r["wall"] for r in rows if r["label"].startswith("one-")]
-fifty = [r["wall"] for r in rows if r["label"] == "fifty"][0]
+ones = [r["wall"] for r in rows if not r["label"].startswith("all-")]
+fifty = [r["wall"] for r in rows if r["label"].startswith("all-")][0]
 mean_one = sum(ones) / len(ones)
 print(f"  {n} servers took {fifty:.1f} s, {fifty / mean_one:.1f}× one server alone "
       f"(mean of the four kinds {mean_one:.1f} s; {n} one after another would be about {n * mean_one:.0f} s, "

@@ -51,7 +51,7 @@ def summary(records):
         walls = [r["wall"] for r in rs]
         rss = [r["rss_kib"] for r in rs]
         med[label] = statistics.median(walls)
-        print(f"  {label:<12} runs {len(rs):>2}  median {statistics.median(walls):6.2f} s  "
+        print(f"  {label:<16} runs {len(rs):>2}  median {statistics.median(walls):6.2f} s  "
               f"min {min(walls):6.2f} s  max {max(walls):6.2f} s  peak RSS {max(rss) / 1024:6.1f} MiB "
               f"(median {statistics.median(rss) / 1024:.1f} MiB)")
     return med
