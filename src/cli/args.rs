@@ -389,7 +389,7 @@ pub struct SettingsArgs {
     pub skip_era_check: bool,
     #[command(flatten)]
     pub policy: PolicyArgs,
-    /// Allow the performance burst (many requests in a short time; this version runs no burst yet)
+    /// Allow the performance load ramp (performance.throughput: up to 400 concurrent read-only requests in about 3 s; remote hosts stay within --rps)
     #[arg(long = "allow-load", help_heading = "Safety")]
     pub allow_load: bool,
 }

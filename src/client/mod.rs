@@ -177,10 +177,38 @@ impl Connection {
         self
     }
 
-    /// Sends one probe and waits for what it produces (bounded by the timeout).
+    /// Sends one probe and waits for what it produces (bounded by the timeout). An ordinary
+    /// request ([`Probe::is_ordinary`]) answered with a result has its time noted in the
+    /// recorder for `performance.latency`.
     pub async fn send(&self, probe: Probe) -> Reply {
-        let timeout = probe.timeout.unwrap_or(self.connector.timeout());
+        let ordinary = probe.is_ordinary();
         let built = message::build(&probe, self);
+        let method = built.method.clone();
+        let small = built
+            .body
+            .as_ref()
+            .is_none_or(|b| b.len() <= crate::telemetry::recorder::OWN_BODY_CAP);
+        let reply = self.send_built(probe, built).await;
+        if ordinary
+            && small
+            && reply.outcome == Outcome::Answered
+            && reply.result().is_some()
+            && let Some(method) = method
+        {
+            self.connector
+                .recorder()
+                .note_timing(crate::telemetry::Timing {
+                    method,
+                    era: Some(self.era),
+                    elapsed: reply.elapsed,
+                    evidence: reply.evidence.clone(),
+                });
+        }
+        reply
+    }
+
+    async fn send_built(&self, probe: Probe, built: message::Built) -> Reply {
+        let timeout = probe.timeout.unwrap_or(self.connector.timeout());
         match &self.wire {
             Wire::Stdio(w) => {
                 if probe.http_method.is_some() {

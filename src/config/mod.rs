@@ -84,7 +84,7 @@ pub struct Settings {
     pub allow_mutations: bool,
     /// Call every tool. Dangerous.
     pub allow_destructive: bool,
-    /// Allow the performance burst.
+    /// Allow the performance load ramp (`performance.throughput`).
     pub allow_load: bool,
     /// Go straight to the handshake path.
     pub skip_era_check: bool,

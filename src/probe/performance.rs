@@ -1,23 +1,24 @@
-//! Performance: how quickly the server answers what an agent does most. The latency probe
-//! repeats one cheap read-only request (`server/discover` on 2026-07-28 wires, `tools/list`
-//! otherwise) and reports percentiles; [`observed`] judges `cold_start` and `payload_size`
-//! from the exchanges already recorded. (`throughput` is later work and not registered yet.)
+//! Performance: how quickly the server answers what an agent does most. [`latency`] reports
+//! percentiles per method over the requests the run made anyway plus a small fixed sample;
+//! [`observed`] judges `cold_start` and `payload_size` from the exchanges already recorded;
+//! [`throughput`] runs a bounded ramp of concurrent requests, only with `--allow-load`.
 
+pub mod latency;
 mod observed;
+pub mod throughput;
 
+pub use latency::quantile;
 pub use observed::{COLD_START_WARN, PAYLOAD_WARN_BYTES};
-
-use std::time::Duration;
 
 use serde_json::json;
 
+use crate::client::Connection;
 use crate::probe::Session;
-use crate::report::finding::{Era, FindingBuilder, SkipReason};
-use crate::transport::{Outcome, Reply};
+use crate::report::finding::{Era, SkipReason};
 
 crate::checks! { phase: Performance;
     LATENCY = "performance.latency", Minor, "Requests are answered quickly", "",
-        "scout repeats one cheap read-only request (server/discover on 2026-07-28 wires, tools/list otherwise) and reports p50, p95 and p99. A p95 above 1 s is a warning: agents call these on every turn.",
+        "Percentiles (p50, p95, p99) per method over every ordinary request the run made and got a result for (scout's deliberately malformed, oversized or abandoned probes are left out), plus 5 sequential samples of the cheap read-only request (server/discover on 2026-07-28 wires, tools/list otherwise). Budgets for p95: 1 s for list methods, server/discover, initialize and ping (agents call these on every turn or connection); 2 s for resources/read, prompts/get and completion/complete (they may fetch content); tools/call is reported, never judged (a tool's time depends on what it does, and the run calls each tool only once or twice). A method needs 3 answers to be judged. A p95 over its budget is a warning; the subject is the method furthest over (or nearest to) its budget, whose exchanges are cited.",
         "Profile the method named in the detail; list and discover results should come from memory.";
     COLD_START = "performance.cold_start", Minor, "The server answers soon after it starts", "",
         "Read from what the run recorded, no new traffic. stdio: the time from the first request, written as soon as the process was spawned, to its answer; HTTP: how long the first POST took. Above 5 s it is a warning (scout's default request timeout is 10 s); otherwise it is reported.",
@@ -25,60 +26,21 @@ crate::checks! { phase: Performance;
     PAYLOAD_SIZE = "performance.payload_size", Minor, "Results fit in an agent's context", "",
         "Read from what the run recorded before this phase, no new traffic: the largest JSON-RPC result body (list results, tool results, resources) and the request it answered. Above 256 KiB (about 64k tokens) it is a warning; otherwise it is reported.",
         "Paginate lists, keep tool results short, and return large data as resource links instead of inline.";
+    THROUGHPUT = "performance.throughput", Minor, "The server handles concurrent requests", "",
+        "Only with --allow-load (skipped otherwise). A ramp of concurrent read-only requests on one wire (tools/list, or server/discover / ping without tools): 1, 4, 8 and 16 in flight, at most 100 requests and 0.75 s per stage (400 requests and about 3 s in all; each request gives up after 2 s). Reports requests per second, failures and p99 per stage. The server serialises requests when 8 in flight are answered less than 1.5× as fast as one request alone allows (the 8-in-flight rate times the fastest single request of the first stage; N in flight answered in N× one request's time is 1×) while even the fastest single request takes at least 5 ms (faster servers are not judged: loopback noise could fake it): a warning. More than one failure in ten (timeouts, broken connections, errors, 5xx; 429 counts as a refusal, not a failure) is a warning too. Remote hosts: every request still waits for the --rps limiter and the ramp sends at most rps × 3 s requests, so serialisation is not judged there.",
+        "Handle requests concurrently (async handlers, a worker pool) and keep locks out of the request path; put a rate limit in front (429) rather than queueing without bound.";
 }
 
-/// Requests per wire.
-const SAMPLES: usize = 10;
-/// p95 above this is a warning.
-const WARN_P95: Duration = Duration::from_secs(1);
+/// The fixed latency sample per wire: 5 sequential requests of the cheap read-only method.
+pub const SAMPLES: usize = 5;
 
-/// The `q`-quantile (0..=1) of sorted durations, nearest-rank.
-pub fn quantile(sorted: &[Duration], q: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
-    sorted[rank - 1]
-}
-
-/// Judges the samples of one wire.
-pub fn judge(method: &str, era: Option<Era>, replies: &[Reply]) -> FindingBuilder {
-    let evidence: Vec<_> = replies
-        .iter()
-        .flat_map(|r| r.evidence.iter().copied())
-        .collect();
-    let ok: Vec<&Reply> = replies
-        .iter()
-        .filter(|r| r.outcome == Outcome::Answered && r.result().is_some())
-        .collect();
-    let mut f = if ok.len() < replies.len() / 2 + 1 {
-        LATENCY.skip(
-            SkipReason::NotAssessed,
-            format!("Only {} of {} {method} requests were answered with a result; no latency to measure.", ok.len(), replies.len()),
-        )
+/// The cheap read-only request of a wire.
+fn cheap(w: &Connection) -> &'static str {
+    if w.era() == Era::Modern {
+        "server/discover"
     } else {
-        let mut d: Vec<Duration> = ok.iter().map(|r| r.elapsed).collect();
-        d.sort();
-        let (p50, p95, p99) = (quantile(&d, 0.5), quantile(&d, 0.95), quantile(&d, 0.99));
-        let detail = format!(
-            "{method} over {} requests: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms.",
-            d.len(),
-            p50.as_secs_f64() * 1000.0,
-            p95.as_secs_f64() * 1000.0,
-            p99.as_secs_f64() * 1000.0
-        );
-        if p95 > WARN_P95 {
-            LATENCY.warn(detail)
-        } else {
-            LATENCY.info(detail)
-        }
-        .subject(method)
-        .evidence(evidence)
-    };
-    if let Some(e) = era {
-        f = f.era(e);
+        "tools/list"
     }
-    f
 }
 
 /// Runs this phase's probes against the session.
@@ -93,34 +55,66 @@ pub async fn run(s: &mut Session) {
             SkipReason::NotAssessed,
             "No connection was open to measure.",
         ));
+        s.add(THROUGHPUT.skip(
+            SkipReason::NotAssessed,
+            "No connection was open to measure.",
+        ));
         return;
     }
     let dual = wires.len() > 1;
-    for w in wires {
-        let method = if w.era() == Era::Modern {
-            "server/discover"
-        } else {
-            "tools/list"
-        };
-        let mut replies = Vec::with_capacity(SAMPLES);
-        // Sequential on purpose: latency, not throughput.
+    for w in &wires {
+        // Sequential on purpose: latency, not throughput. Only reads, so it is safe beside
+        // other probes on the same wire.
         for _ in 0..SAMPLES {
-            replies.push(w.request(method, json!({})).await);
+            w.request(cheap(w), json!({})).await;
         }
-        s.add(judge(method, dual.then_some(w.era()), &replies));
     }
+    let timings = s.recorder.timings();
+    for w in &wires {
+        s.add(latency::judge(
+            &timings,
+            dual.then_some(w.era()),
+            dual.then_some(w.era()),
+        ));
+    }
+    s.add(throughput(s, &wires, dual).await);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nearest_rank_quantiles() {
-        let d: Vec<Duration> = (1..=10).map(Duration::from_millis).collect();
-        assert_eq!(quantile(&d, 0.5), Duration::from_millis(5));
-        assert_eq!(quantile(&d, 0.95), Duration::from_millis(10));
-        assert_eq!(quantile(&d[..1], 0.99), Duration::from_millis(1));
-        assert_eq!(quantile(&[], 0.5), Duration::ZERO);
+/// `throughput` on one wire (the 2026-07-28 one on a dual-era server), when allowed.
+async fn throughput(
+    s: &Session,
+    wires: &[Connection],
+    dual: bool,
+) -> crate::report::finding::FindingBuilder {
+    if !s.spec.allow_load {
+        return THROUGHPUT.skip(
+            SkipReason::Policy,
+            "The load ramp runs only with --allow-load (config allow_load).",
+        );
     }
+    let Some(w) = wires
+        .iter()
+        .find(|w| w.era() == Era::Modern)
+        .or(wires.first())
+    else {
+        return THROUGHPUT.skip(SkipReason::NotAssessed, "No connection was open.");
+    };
+    let method = if w.declares("tools") {
+        "tools/list"
+    } else if w.era() == Era::Modern {
+        "server/discover"
+    } else {
+        "ping"
+    };
+    let limiter = crate::policy::limiter::RateLimiter::for_target(&s.spec);
+    let (budget, paced) = match limiter.interval() {
+        Some(every) if w.transport() != crate::report::model::TransportKind::Stdio => {
+            let rps = 1.0 / every.as_secs_f64();
+            let n = (rps * throughput::REMOTE_WINDOW.as_secs_f64()).ceil() as usize;
+            (n.max(1), Some((rps * 100.0).round() / 100.0))
+        }
+        _ => (throughput::MAX_REQUESTS, None),
+    };
+    let ramp = throughput::probe(w, method, budget, paced).await;
+    throughput::judge(&ramp, dual.then_some(w.era()))
 }

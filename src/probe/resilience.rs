@@ -1,9 +1,10 @@
 //! Resilience: whether the server keeps serving after bad input, an abandoned request, an
 //! oversized body or an ended session ([`recovery`]), whether its answers depend on the
-//! connection ([`stateless`]), and whether what it sends over the whole run fits in what
-//! scout keeps (`output_volume`, judged after the last phase). (`concurrent_sessions` is
-//! later work and not registered yet.)
+//! connection ([`stateless`]), whether two clients at once stay apart ([`concurrent`]), and
+//! whether what it sends over the whole run fits in what scout keeps (`output_volume`,
+//! judged after the last phase).
 
+pub mod concurrent;
 mod recovery;
 mod stateless;
 
@@ -34,6 +35,9 @@ crate::checks! { phase: Resilience;
     SESSION_RECOVERY = "resilience.session_recovery", Minor, "A client can start over after its session ended", spec::T25C,
         "Handshake era over Streamable HTTP: scout opens a throw-away session, ends it with DELETE, checks that its id now gets 404, and then sends a new initialize, whose session must serve a ping. Servers that refuse DELETE (405) or keep the ended session are left to protocol.delete.",
         "After a session ends, accept a new initialize without a session id and issue a new session, as clients re-initialize on 404.";
+    CONCURRENT_SESSIONS = "resilience.concurrent_sessions", Major, "Two clients at once stay apart", "",
+        "Streamable HTTP: scout opens two clients at once (two sessions in the handshake era, two independent connections on 2026-07-28) and, in 3 rounds, sends from both at the same moment requests with the same id whose answers show whom they were meant for (a list, and server/discover or ping; the clients swap every round). When the execution phase found a read-only tool that reports progress, both also call it at once with the same id and their own progressToken. A response or progress notification of one client reaching the other, or an answer lost, fails. Only read-only requests are sent. stdio: not applicable (each client is its own process).",
+        "Key in-flight requests by session or connection and request id, never by id alone, and send each response and notification on the stream of the request it belongs to.";
     OUTPUT_VOLUME = "resilience.output_volume", Minor, "The server's output fits in what scout keeps", "",
         "Judged over the whole run, from the spawn or first request to the shutdown. scout keeps at most 20,000 exchanges and 64 MiB of bodies, lines and headers per server. Messages the server sends on its own past that (notifications, stray stdout lines, unmatched replies, HTTP+SSE events) are counted but neither kept nor judged: a server that floods its client this way fails, and checks that read those messages saw only the part before the cap. When only scout's own exchanges pass the byte cap, they are kept with their bodies cut to the first 512 bytes, and this is a warning.",
         "Do not write unsolicited output in bulk: send logs to stderr (stdio) or as occasional logging notifications, and keep results small or paginated.";
@@ -141,6 +145,7 @@ pub async fn run(s: &mut Session) {
             "The server does not speak 2026-07-28.",
         )),
     }
+    concurrent_sessions(s, &wires, dual).await;
     match wires.iter().find(|w| w.era() == Era::Legacy) {
         Some(w) if w.transport() == TransportKind::Http => match recovery::probe_session(w).await {
             Ok(run) => s.add(recovery::judge_session(&run)),
@@ -154,6 +159,34 @@ pub async fn run(s: &mut Session) {
             SkipReason::NotApplicable,
             "Sessions belong to the handshake era; this server speaks only 2026-07-28.",
         )),
+    }
+}
+
+/// `concurrent_sessions` on every Streamable HTTP wire.
+async fn concurrent_sessions(s: &mut Session, wires: &[Connection], dual: bool) {
+    let http: Vec<&Connection> = wires
+        .iter()
+        .filter(|w| w.transport() == TransportKind::Http)
+        .collect();
+    if http.is_empty() {
+        s.add(CONCURRENT_SESSIONS.skip(
+            SkipReason::NotApplicable,
+            match wires.first().map(Connection::transport) {
+                Some(TransportKind::Stdio) => {
+                    "Over stdio each client starts its own server process: there is nothing for two clients to share."
+                }
+                _ => "Two clients at once are probed over Streamable HTTP only.",
+            },
+        ));
+        return;
+    }
+    for w in http {
+        let progress = concurrent::progress_tool(s, w.era());
+        let f = match concurrent::probe(w, progress).await {
+            Ok(run) => concurrent::judge(&run),
+            Err((why, setup)) => concurrent::not_assessed(&why, setup),
+        };
+        s.add(tag(f, w.era(), dual));
     }
 }
 

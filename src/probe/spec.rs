@@ -98,7 +98,7 @@ pub struct ServerSpec {
     /// = the transport builds its own from `rps`). Not configuration: never serialised.
     #[serde(skip)]
     pub limiter: Option<crate::policy::limiter::RateLimiter>,
-    /// Allow the performance burst.
+    /// Allow the performance load ramp (`performance.throughput`).
     pub allow_load: bool,
     /// Go straight to the handshake path.
     pub skip_era_check: bool,

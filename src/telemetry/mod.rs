@@ -6,4 +6,6 @@ pub mod har;
 pub mod recorder;
 pub mod redact;
 
-pub use recorder::{Direction, Exchange, ExchangeKind, HttpExchange, Recorder, Seq, StdioMessage};
+pub use recorder::{
+    Direction, Exchange, ExchangeKind, HttpExchange, Recorder, Seq, StdioMessage, Timing,
+};

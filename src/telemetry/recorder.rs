@@ -128,6 +128,26 @@ struct Inner {
     /// Bytes kept (see [`size_of`]).
     bytes: usize,
     overflow: Overflow,
+    /// Ordinary answered requests, for `performance.latency` (at most [`MAX_TIMINGS`]).
+    timings: Vec<Timing>,
+}
+
+/// At most this many [`Timing`]s are kept per server run (the first ones).
+pub const MAX_TIMINGS: usize = 10_000;
+
+/// How long one ordinary request of scout's took to be answered, noted by the client for
+/// `performance.latency`: only requests scout sent as an agent would (not its deliberately
+/// malformed or oversized probes, not the ones it abandoned) that got a JSON-RPC response.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timing {
+    /// The JSON-RPC method.
+    pub method: String,
+    /// The wire's era.
+    pub era: Option<crate::report::finding::Era>,
+    /// From the request's start (after any rate-limit wait) to its complete answer.
+    pub elapsed: Duration,
+    /// The exchanges of the request and its answer.
+    pub evidence: Vec<Seq>,
 }
 
 /// Shared, cheap to clone. Sequence numbers are allocated when an exchange starts, so the
@@ -182,6 +202,7 @@ impl Recorder {
                 exchanges: BTreeMap::new(),
                 bytes: 0,
                 overflow: Overflow::default(),
+                timings: Vec::new(),
             })),
             redactor: crate::telemetry::redact::Redactor::new(),
             next: Arc::new(std::sync::atomic::AtomicU64::new(first)),
@@ -335,6 +356,20 @@ impl Recorder {
         map.into_values()
             .map(|e| Arc::try_unwrap(e).unwrap_or_else(|shared| Exchange::clone(&shared)))
             .collect()
+    }
+
+    /// Notes how long an ordinary request took (see [`Timing`]); past [`MAX_TIMINGS`] the
+    /// note is dropped, so the latency sample stays bounded.
+    pub fn note_timing(&self, t: Timing) {
+        let mut inner = self.lock();
+        if inner.timings.len() < MAX_TIMINGS {
+            inner.timings.push(t);
+        }
+    }
+
+    /// The request timings noted so far, in the order the answers came.
+    pub fn timings(&self) -> Vec<Timing> {
+        self.lock().timings.clone()
     }
 
     /// What the caps held back so far.

@@ -96,6 +96,27 @@ impl Probe {
         }
     }
 
+    /// True when this is a request sent as an agent would send it: a method and an id, the
+    /// connection's own envelope, session and client, no raw body or HTTP method of its own,
+    /// no header overrides beyond `Mcp-Param-*`, the default timeout, and a reply awaited.
+    /// scout's deliberate violations and the requests it abandons are not ordinary; their
+    /// timings say nothing about how quickly the server serves an agent.
+    pub fn is_ordinary(&self) -> bool {
+        self.method.is_some()
+            && matches!(self.id, IdKind::Auto | IdKind::Str(_) | IdKind::Int(_))
+            && self.meta == MetaMode::Auto
+            && self.raw_body.is_none()
+            && self.http_method.is_none()
+            && self.session == SessionMode::Auto
+            && self.timeout.is_none()
+            && !self.expect_no_reply
+            && !self.bare
+            && self
+                .headers
+                .iter()
+                .all(|(k, v)| v.is_some() && k.to_ascii_lowercase().starts_with("mcp-param-"))
+    }
+
     /// An ordinary notification.
     pub fn notification(method: &str, params: Option<Value>) -> Self {
         Probe {

@@ -32,7 +32,7 @@ enum Scenario {
     StdioProgress,
     /// `slow_tool_cancellable.py`: a slow tool that honours notifications/cancelled.
     StdioCancel,
-    /// `slow_every_tenth.py` with a context threshold of 10 tokens: a slow p95 and a
+    /// `slow_every_fifth.py` with a context threshold of 10 tokens: a slow p95 and a
     /// catalogue above the threshold.
     StdioSlow,
     /// `stalls_abandoned_request.py`: never answers the request scout abandons, serves the
@@ -56,6 +56,8 @@ enum Scenario {
     StdioPinned,
     /// `stdout_flood.py` with FLOOD_LINES=25000: more stray stdout lines than the recorder keeps.
     StdioFlood,
+    /// `serialises_requests.py` over HTTP with `allow_load`: one global lock, 20 ms a request.
+    HttpSerialises,
 }
 
 /// How a check is shown to work.
@@ -179,11 +181,13 @@ const COVERED: &[(&str, Cover)] = &[
     ("performance.latency", Judged(StdioSlow)),
     ("performance.cold_start", Judged(StdioSlowStart)),
     ("performance.payload_size", Judged(StdioLargeList)),
+    ("performance.throughput", Judged(HttpSerialises)),
     ("resilience.malformed_survival", Judged(StdioMinimal)),
     ("resilience.timeout_recovery", Judged(StdioStall)),
     ("resilience.oversized_request", Judged(StdioMinimal)),
     ("resilience.stateless", Judged(StdioMinimal)),
     ("resilience.session_recovery", Judged(HttpMinimal)),
+    ("resilience.concurrent_sessions", Judged(HttpMinimal)),
     ("resilience.output_volume", Judged(StdioFlood)),
     ("security.origin", Judged(HttpMinimal)),
     ("security.session_entropy", Judged(HttpMinimal)),
@@ -217,7 +221,7 @@ async fn scenario(which: Scenario) -> ServerReport {
         )),
         StdioCancel => every_phase(fixture("slow_tool_cancellable.py", &[])),
         StdioSlow => {
-            let mut spec = every_phase(fixture("slow_every_tenth.py", &[]));
+            let mut spec = every_phase(fixture("slow_every_fifth.py", &[]));
             spec.context_warn_tokens = 10;
             spec
         }
@@ -245,6 +249,14 @@ async fn scenario(which: Scenario) -> ServerReport {
         StdioFlood => {
             let mut spec = fixture("stdout_flood.py", &[("FLOOD_LINES", "25000".into())]);
             spec.only = vec![Phase::Discovery, Phase::Handshake, Phase::Resilience];
+            spec
+        }
+        HttpSerialises => {
+            let mut spec = only(
+                fixture_http("serialises_requests.py"),
+                &[Phase::Discovery, Phase::Handshake, Phase::Performance],
+            );
+            spec.allow_load = true;
             spec
         }
     };
@@ -328,24 +340,26 @@ fn every_registered_check_is_covered() {
 
 #[tokio::test]
 async fn every_covered_check_is_judged_in_its_scenario() {
-    // Every scenario at once: each spends most of its time waiting on its fixture.
-    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q) = tokio::join!(
-        scenario(StdioMinimal),
-        scenario(HttpMinimal),
-        scenario(HttpParamHeaders),
-        scenario(HttpSse),
-        scenario(StdioProgress),
-        scenario(StdioCancel),
-        scenario(StdioSlow),
-        scenario(PlainHttp),
-        scenario(HttpOAuth),
-        scenario(HttpOAuthRefused),
-        scenario(HttpRemoteDestructive),
-        scenario(StdioPinned),
-        scenario(StdioFlood),
-        scenario(StdioStall),
-        scenario(StdioSlowStart),
-        scenario(StdioLargeList),
+    // Every scenario at once: each spends most of its time waiting on its fixture. Boxed:
+    // seventeen run futures side by side overflow the test thread's stack.
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t) = tokio::join!(
+        Box::pin(scenario(StdioMinimal)),
+        Box::pin(scenario(HttpMinimal)),
+        Box::pin(scenario(HttpParamHeaders)),
+        Box::pin(scenario(HttpSse)),
+        Box::pin(scenario(StdioProgress)),
+        Box::pin(scenario(StdioCancel)),
+        Box::pin(scenario(StdioSlow)),
+        Box::pin(scenario(PlainHttp)),
+        Box::pin(scenario(HttpOAuth)),
+        Box::pin(scenario(HttpOAuthRefused)),
+        Box::pin(scenario(HttpRemoteDestructive)),
+        Box::pin(scenario(StdioPinned)),
+        Box::pin(scenario(StdioFlood)),
+        Box::pin(scenario(StdioStall)),
+        Box::pin(scenario(StdioSlowStart)),
+        Box::pin(scenario(StdioLargeList)),
+        Box::pin(scenario(HttpSerialises)),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -364,6 +378,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioStall, n),
         (StdioSlowStart, o),
         (StdioLargeList, q),
+        (HttpSerialises, t),
     ]
     .into_iter()
     .collect();

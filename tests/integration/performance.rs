@@ -7,7 +7,7 @@ use std::time::Duration;
 use scout::probe::spec::ServerSpec;
 use scout::report::finding::{Phase, Status};
 
-use crate::phase_fixtures::{expect, fixture, never, run};
+use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
 
 fn performance(mut spec: ServerSpec) -> ServerSpec {
     spec.only = vec![
@@ -55,4 +55,94 @@ async fn a_result_above_the_budget_warns() {
     assert!(f.detail.contains("KiB"), "{}", f.detail);
     expect(&small, "performance.payload_size", None, Status::Info);
     never(&small, "performance.payload_size", Status::Warn);
+}
+
+#[tokio::test]
+async fn latency_is_judged_per_method_over_the_whole_run() {
+    let r = run(performance(fixture("minimal_server.py", &[]))).await;
+    // Both wires, each with the handshake's, the catalogue's and the fixed sample's requests.
+    for f in scout_findings(&r, "performance.latency") {
+        assert_eq!(f.status, Status::Info, "{}", f.detail);
+        for word in ["p50", "p95", "p99", "tools/list"] {
+            assert!(f.detail.contains(word), "{word}: {}", f.detail);
+        }
+        assert!(!f.evidence.is_empty(), "{f:?}");
+    }
+    // The oversized probe and the garbage never count: the resilience phase's requests are
+    // deliberate, so a run with it lists the same methods.
+    let mut with_resilience = performance(fixture("minimal_server.py", &[]));
+    with_resilience.only.push(Phase::Resilience);
+    let r = run(with_resilience).await;
+    for f in scout_findings(&r, "performance.latency") {
+        assert!(!f.detail.contains("scout"), "{}", f.detail);
+    }
+}
+
+fn scout_findings<'a>(
+    r: &'a scout::report::model::ServerReport,
+    id: &str,
+) -> Vec<&'a scout::report::finding::Finding> {
+    let found: Vec<_> = r.findings.iter().filter(|f| f.id == id).collect();
+    assert!(!found.is_empty(), "no {id}: {:#?}", r.findings);
+    found
+}
+
+fn load(mut spec: ServerSpec) -> ServerSpec {
+    spec.only = vec![Phase::Discovery, Phase::Handshake, Phase::Performance];
+    spec.allow_load = true;
+    spec
+}
+
+#[tokio::test]
+async fn a_server_that_serialises_requests_warns_under_allow_load() {
+    let (bad, good, not_allowed) = tokio::join!(
+        run(load(fixture_http("serialises_requests.py"))),
+        run(load(fixture_http("minimal_server.py"))),
+        run(performance(fixture_http("serialises_requests.py"))),
+    );
+    // serialises_requests.py holds one global lock for 20 ms per request.
+    let f = expect(&bad, "performance.throughput", None, Status::Warn);
+    assert!(f.detail.contains("serialises"), "{}", f.detail);
+    assert!(f.detail.contains("req/s"), "{}", f.detail);
+    never(&good, "performance.throughput", Status::Warn);
+    expect(&good, "performance.throughput", None, Status::Info);
+    let f = expect(&not_allowed, "performance.throughput", None, Status::Skip);
+    assert!(f.detail.contains("--allow-load"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn a_remote_host_gets_no_more_than_its_rate() {
+    let mut spec = load(fixture_http("minimal_server.py"));
+    spec.treat_as_remote = true;
+    spec.rps = Some(20.0);
+    let r = run(spec).await;
+    let f = expect(&r, "performance.throughput", None, Status::Info);
+    assert!(f.detail.contains("remote"), "{}", f.detail);
+    // 20 req/s × 3 s: at most 60 requests in the ramp.
+    let sent = f
+        .detail
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse::<usize>().ok())
+        .expect("the detail starts with the request count");
+    assert!(sent <= 60, "{}", f.detail);
+}
+
+#[tokio::test]
+async fn server_everything_does_not_serialise() {
+    let server = crate::servers::everything_http();
+    let mut spec = ServerSpec::new(
+        "everything",
+        scout::probe::spec::TargetSpec::Http {
+            url: server.url.clone(),
+            headers: vec![],
+            auth: Default::default(),
+            start: None,
+        },
+    );
+    spec.timeout = Duration::from_secs(10);
+    let r = run(load(spec)).await;
+    let f = expect(&r, "performance.throughput", None, Status::Info);
+    assert!(f.detail.contains("req/s"), "{}", f.detail);
+    never(&r, "performance.throughput", Status::Warn);
 }

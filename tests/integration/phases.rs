@@ -18,10 +18,12 @@ async fn latency_is_measured_and_a_slow_p95_warns() {
     .await;
     let f = expect(&r, "performance.latency", None, Status::Info);
     assert!(f.detail.contains("p95"), "{}", f.detail);
-    // Ten samples, each a sent and a received stdio line.
-    assert_eq!(f.evidence.len(), 10 * 2, "ten samples cited: {f:?}");
+    // The worst method's samples are cited, each a sent and a received stdio line; the
+    // fixed sample alone is 5 requests of server/discover.
+    assert!(f.evidence.len() >= 5 * 2, "the samples are cited: {f:?}");
+    assert_eq!(f.evidence.len() % 2, 0, "{f:?}");
     let r = run(only(
-        fixture("slow_every_tenth.py", &[]),
+        fixture("slow_every_fifth.py", &[]),
         &[Phase::Discovery, Phase::Handshake, Phase::Performance],
     ))
     .await;

@@ -84,3 +84,155 @@ async fn a_client_can_start_over_after_its_session_ended() {
     let f = expect(&r, "resilience.session_recovery", None, Status::Skip);
     assert!(f.detail.contains("Streamable HTTP"), "{}", f.detail);
 }
+
+#[tokio::test]
+async fn two_clients_at_once_must_stay_apart() {
+    let (good, bad, stdio) = tokio::join!(
+        run(resilience(fixture_http("minimal_server.py"))),
+        run(resilience(fixture_http("inflight_by_id.py"))),
+        run(resilience(fixture("minimal_server.py", &[]))),
+    );
+    // minimal_server.py speaks both eras over HTTP: two sessions, and two connections.
+    let f = expect(&good, "resilience.concurrent_sessions", None, Status::Pass);
+    assert!(f.evidence.len() >= 6, "{f:?}");
+    // inflight_by_id.py hands the answer to whichever request holds the id when it is done.
+    let f = expect(&bad, "resilience.concurrent_sessions", None, Status::Fail);
+    assert!(f.detail.contains("same id"), "{}", f.detail);
+    assert!(f.detail.contains("lost"), "{}", f.detail);
+    never(&bad, "resilience.concurrent_sessions", Status::Pass);
+    let f = expect(&stdio, "resilience.concurrent_sessions", None, Status::Skip);
+    assert!(f.detail.contains("process"), "{}", f.detail);
+}
+
+/// A spec for a real server over HTTP, with the phases that find a progress tool and the
+/// resilience phase.
+fn real_http(url: &str) -> ServerSpec {
+    let mut spec = ServerSpec::new(
+        "real",
+        scout::probe::spec::TargetSpec::Http {
+            url: url.to_string(),
+            headers: vec![],
+            auth: Default::default(),
+            start: None,
+        },
+    );
+    spec.timeout = std::time::Duration::from_secs(10);
+    spec.deadline = std::time::Duration::from_secs(90);
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Catalog,
+        Phase::Execution,
+        Phase::Resilience,
+    ];
+    spec
+}
+
+#[tokio::test]
+async fn real_servers_keep_two_clients_apart() {
+    let everything = crate::servers::everything_http();
+    let python = crate::servers::py_http();
+    let (e, p) = tokio::join!(run(real_http(&everything.url)), run(real_http(&python.url)));
+    // server-everything: two sessions; its read-only trigger-long-running-operation reports
+    // progress, so both clients also call it with their own token.
+    let f = expect(&e, "resilience.concurrent_sessions", None, Status::Pass);
+    assert!(f.detail.contains("progress token"), "{}", f.detail);
+    // The Python SDK server: two sessions and two connections.
+    let f = expect(&p, "resilience.concurrent_sessions", None, Status::Pass);
+    assert!(f.detail.contains("same ids"), "{}", f.detail);
+}
+
+/// `spec` with every phase (the load ramp included), a pid file for every fixture process,
+/// and a deadline of `secs`.
+fn whole_run(mut spec: ServerSpec, pids: &std::path::Path, secs: u64) -> ServerSpec {
+    spec.only = Vec::new();
+    spec.allow_load = true;
+    spec.deadline = std::time::Duration::from_secs(secs);
+    let pid_file = (
+        "SCOUT_TEST_PID_FILE".to_string(),
+        pids.display().to_string(),
+    );
+    match &mut spec.target {
+        scout::probe::spec::TargetSpec::Stdio { env_set, .. } => env_set.push(pid_file),
+        scout::probe::spec::TargetSpec::Http {
+            start: Some(cmd), ..
+        } => {
+            // Through env(1): the started server gets the variable, and keeps env's pid.
+            cmd.insert(0, format!("{}={}", pid_file.0, pid_file.1));
+            cmd.insert(0, "env".into());
+        }
+        _ => {}
+    }
+    spec
+}
+
+/// The pids a fixture run wrote; asserts there was at least one and that none is alive (a
+/// child left unreaped is still there for kill(pid, 0)).
+fn assert_all_gone(name: &str, pids: &std::path::Path) {
+    let text = std::fs::read_to_string(pids).unwrap_or_default();
+    let pids: Vec<i32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+    assert!(!pids.is_empty(), "{name}: no fixture process wrote its pid");
+    for pid in pids {
+        let alive = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok();
+        assert!(
+            !alive,
+            "{name}: fixture process {pid} is still there after the run"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_acceptance_fixtures_end_within_their_deadline_and_leave_no_process() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pid = |n: &str| dir.path().join(format!("{n}.pids"));
+    const DEADLINE: u64 = 60;
+    let (drift, serial_stdio, serial_http, crash) = tokio::join!(
+        run(whole_run(
+            fixture("answers_drift.py", &[]),
+            &pid("drift"),
+            DEADLINE
+        )),
+        run(whole_run(
+            fixture("serialises_requests.py", &[]),
+            &pid("serial-stdio"),
+            DEADLINE
+        )),
+        run(whole_run(
+            fixture_http("serialises_requests.py"),
+            &pid("serial-http"),
+            DEADLINE
+        )),
+        run(whole_run(
+            fixture("crashes_on_large_body.py", &[]),
+            &pid("crash"),
+            DEADLINE
+        )),
+    );
+    // What each fixture is for.
+    expect(&drift, "resilience.stateless", None, Status::Fail);
+    expect(&serial_http, "performance.throughput", None, Status::Warn);
+    expect(&serial_stdio, "performance.throughput", None, Status::Warn);
+    assert!(
+        crash
+            .findings
+            .iter()
+            .any(|f| f.id == "resilience.oversized_request" && f.status == Status::Fail),
+        "{:#?}",
+        crash.findings
+    );
+    for (name, r) in [
+        ("drift", &drift),
+        ("serial-stdio", &serial_stdio),
+        ("serial-http", &serial_http),
+        ("crash", &crash),
+    ] {
+        // Every phase ran to its end: the deadline did not cut the run short.
+        assert!(!r.interrupted, "{name}: the run was interrupted");
+        assert!(
+            r.duration_ms <= DEADLINE * 1000,
+            "{name}: {} ms, past the {DEADLINE} s deadline",
+            r.duration_ms
+        );
+        assert_all_gone(name, &pid(name));
+    }
+}

@@ -1,0 +1,446 @@
+//! `concurrent_sessions`: two clients at once — two sessions in the handshake era, two
+//! independent connections on 2026-07-28 — sending requests with the same ids, each of a
+//! kind whose answer shows whom it was meant for, and (where the run found a read-only tool
+//! that reports progress) each calling it with its own progress token. No response or
+//! progress notification of one client may reach the other, and neither may lose its answer.
+//! A server with one shared transport, or an in-flight table keyed only by request id,
+//! fails.
+
+use serde_json::{Value, json};
+
+use super::{CONCURRENT_SESSIONS, cite};
+use crate::client::{Connection, lifecycle};
+use crate::probe::Session;
+use crate::probe::resilience::recovery::describe;
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::telemetry::ExchangeKind;
+use crate::transport::{IdKind, Probe, Reply};
+
+/// Rounds of simultaneous requests; the clients swap methods every round.
+pub const ROUNDS: usize = 3;
+/// At most this many problems are told in the detail (all exchanges are cited).
+const MAX_TOLD: usize = 2;
+/// The id prefix both clients use (the same id on both, per round).
+pub const ID_PREFIX: &str = "scout-concurrent";
+
+/// What one client sent in one exchange of the probe and what came back.
+#[derive(Debug, Clone)]
+pub struct Sent {
+    /// Which client: `A` or `B`.
+    pub client: char,
+    pub method: String,
+    /// The progress token it sent, if any.
+    pub token: Option<String>,
+    pub reply: Reply,
+}
+
+/// The requests of both clients, pair by pair (each pair sent at once, with the same id).
+#[derive(Debug, Clone, Default)]
+pub struct ConcurrentRun {
+    /// How the two clients were set up (`initialize` replies in the handshake era).
+    pub setup: Vec<Reply>,
+    pub pairs: Vec<(Sent, Sent)>,
+    /// "two sessions" or "two connections".
+    pub clients: &'static str,
+}
+
+/// A read-only tool that reports progress, found in what the run recorded: the execution
+/// phase called it with a progress token and got progress notifications back.
+#[derive(Debug, Clone)]
+pub struct ProgressTool {
+    pub name: String,
+    /// The arguments the execution phase called it with.
+    pub arguments: Value,
+    /// Its `inputSchema` (for the 2026-07-28 `Mcp-Param-*` headers).
+    pub input_schema: Value,
+}
+
+/// The [`ProgressTool`] of the `era` wire, if the run found one.
+pub fn progress_tool(s: &Session, era: Era) -> Option<ProgressTool> {
+    // Only a tool the catalogue marks read-only: this probe never calls anything else.
+    let read_only = |name: &str| {
+        s.catalogs
+            .iter()
+            .filter(|c| c.era == Some(era))
+            .flat_map(|c| &c.tools)
+            .find(|t| {
+                t.get("name").and_then(Value::as_str) == Some(name)
+                    && t.get("annotations")
+                        .and_then(|a| a.get("readOnlyHint"))
+                        .and_then(Value::as_bool)
+                        == Some(true)
+            })
+            .map(|t| t.get("inputSchema").cloned().unwrap_or(Value::Null))
+    };
+    s.recorder.shared().iter().find_map(|e| {
+        if e.era != Some(era) {
+            return None;
+        }
+        let ExchangeKind::Http(h) = &e.kind else {
+            return None;
+        };
+        let req: Value = serde_json::from_str(h.request_body.as_deref()?).ok()?;
+        let params = req.get("params")?;
+        let token = params.get("_meta")?.get("progressToken")?.as_str()?;
+        let sent_progress = h
+            .response_body
+            .as_deref()
+            .is_some_and(|b| b.contains("notifications/progress"));
+        if req.get("method")?.as_str()? != "tools/call"
+            || !token.starts_with("scout-progress-")
+            || !sent_progress
+        {
+            return None;
+        }
+        let name = params.get("name")?.as_str()?;
+        read_only(name).map(|input_schema| ProgressTool {
+            name: name.to_string(),
+            arguments: params.get("arguments").cloned().unwrap_or(json!({})),
+            input_schema,
+        })
+    })
+}
+
+/// Two requests whose answers tell them apart: a list and the wire's cheap request
+/// (`server/discover` on 2026-07-28, `ping` otherwise).
+fn methods(w: &Connection) -> (&'static str, &'static str) {
+    let list = if w.declares("tools") {
+        "tools/list"
+    } else if w.declares("resources") {
+        "resources/list"
+    } else if w.declares("prompts") {
+        "prompts/list"
+    } else if w.era() == Era::Modern {
+        "server/discover"
+    } else {
+        "ping"
+    };
+    let cheap = if w.era() == Era::Modern {
+        "server/discover"
+    } else {
+        "ping"
+    };
+    (list, cheap)
+}
+
+/// Opens one client: a fresh wire, with a session of its own in the handshake era.
+async fn open_client(w: &Connection, setup: &mut Vec<Reply>) -> Result<Connection, String> {
+    let c = w.fresh().await.map_err(|e| e.to_string())?;
+    if w.era() == Era::Modern {
+        return Ok(c);
+    }
+    let init = lifecycle::initialize(&c, w.protocol_version()).await;
+    let ok = init.result().is_some();
+    let why = describe(&init);
+    setup.push(init);
+    if !ok {
+        return Err(format!("initialize {why}"));
+    }
+    let note = c.notify("notifications/initialized", None).await;
+    setup.push(note);
+    Ok(c)
+}
+
+/// Runs the probe on `w` (HTTP); `progress`: a read-only tool that reports progress.
+pub async fn probe(
+    w: &Connection,
+    progress: Option<ProgressTool>,
+) -> Result<ConcurrentRun, (String, Vec<Reply>)> {
+    let mut run = ConcurrentRun {
+        clients: if w.era() == Era::Modern {
+            "two connections"
+        } else {
+            "two sessions"
+        },
+        ..ConcurrentRun::default()
+    };
+    let a = match open_client(w, &mut run.setup).await {
+        Ok(a) => a,
+        Err(e) => return Err((e, run.setup)),
+    };
+    let b = match open_client(w, &mut run.setup).await {
+        Ok(b) => b,
+        Err(e) => {
+            a.close().await;
+            return Err((e, run.setup));
+        }
+    };
+    let (list, cheap) = methods(w);
+    let era = match w.era() {
+        Era::Modern => "modern",
+        Era::Legacy => "legacy",
+    };
+    for round in 0..ROUNDS {
+        let id = format!("{ID_PREFIX}-{era}-{round}");
+        let (ma, mb) = if round % 2 == 0 {
+            (list, cheap)
+        } else {
+            (cheap, list)
+        };
+        let probe = |m: &str| Probe {
+            id: IdKind::Str(id.clone()),
+            ..Probe::request(m, json!({}))
+        };
+        let (ra, rb) = tokio::join!(a.send(probe(ma)), b.send(probe(mb)));
+        run.pairs.push((
+            Sent {
+                client: 'A',
+                method: ma.into(),
+                token: None,
+                reply: ra,
+            },
+            Sent {
+                client: 'B',
+                method: mb.into(),
+                token: None,
+                reply: rb,
+            },
+        ));
+    }
+    if let Some(tool) = progress {
+        let id = format!("{ID_PREFIX}-{era}-progress");
+        let headers: Vec<(String, Option<String>)> = if w.era() == Era::Modern {
+            crate::transport::headers::param_headers(&tool.arguments, &tool.input_schema)
+                .into_iter()
+                .map(|(k, v)| (k, Some(v)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let call = |token: &str| Probe {
+            id: IdKind::Str(id.clone()),
+            headers: headers.clone(),
+            ..Probe::request(
+                "tools/call",
+                json!({"name": tool.name, "arguments": tool.arguments, "_meta": {"progressToken": token}}),
+            )
+        };
+        let (ta, tb) = (format!("{ID_PREFIX}-a"), format!("{ID_PREFIX}-b"));
+        let (ra, rb) = tokio::join!(a.send(call(&ta)), b.send(call(&tb)));
+        run.pairs.push((
+            Sent {
+                client: 'A',
+                method: "tools/call".into(),
+                token: Some(ta),
+                reply: ra,
+            },
+            Sent {
+                client: 'B',
+                method: "tools/call".into(),
+                token: Some(tb),
+                reply: rb,
+            },
+        ));
+    }
+    a.close().await;
+    b.close().await;
+    Ok(run)
+}
+
+/// Whether `result` is an answer to `method`: `None` when the shape cannot tell.
+fn fits(method: &str, result: &Value) -> Option<bool> {
+    let has = |k: &str| result.get(k).is_some();
+    Some(match method {
+        "tools/list" => has("tools"),
+        "resources/list" => has("resources"),
+        "prompts/list" => has("prompts"),
+        "server/discover" => has("supportedVersions"),
+        "ping" => !(has("tools") || has("resources") || has("prompts") || has("supportedVersions")),
+        "tools/call" => has("content") || has("structuredContent"),
+        _ => return None,
+    })
+}
+
+fn token_of(n: &Value) -> Option<&Value> {
+    n.get("params").and_then(|p| p.get("progressToken"))
+}
+
+/// What went wrong for one client, if anything.
+fn problem(me: &Sent, other: &Sent) -> Option<String> {
+    let seq = me.reply.evidence.first().copied().unwrap_or_default();
+    let Some(result) = me.reply.result() else {
+        return Some(format!(
+            "client {}'s {} (req#{seq}) {}: its answer was lost",
+            me.client,
+            me.method,
+            describe(&me.reply)
+        ));
+    };
+    if me.method != other.method
+        && fits(&me.method, result) == Some(false)
+        && fits(&other.method, result) == Some(true)
+    {
+        return Some(format!(
+            "client {}'s {} (req#{seq}) was answered with a {} result, the answer to client {}'s request with the same id",
+            me.client, me.method, other.method, other.client
+        ));
+    }
+    if let Some(theirs) = &other.token {
+        let stray = me
+            .reply
+            .notifications
+            .iter()
+            .filter(|n| token_of(n).and_then(Value::as_str) == Some(theirs.as_str()))
+            .count();
+        if stray > 0 {
+            return Some(format!(
+                "client {} received {stray} progress notification(s) for client {}'s token with its {} (req#{seq})",
+                me.client, other.client, me.method
+            ));
+        }
+    }
+    None
+}
+
+/// Judges [`ConcurrentRun`].
+pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
+    let ev = cite(
+        run.setup
+            .iter()
+            .chain(run.pairs.iter().flat_map(|(a, b)| [&a.reply, &b.reply])),
+    );
+    let problems: Vec<String> = run
+        .pairs
+        .iter()
+        .flat_map(|(a, b)| [problem(a, b), problem(b, a)])
+        .flatten()
+        .collect();
+    let progress = run
+        .pairs
+        .iter()
+        .filter(|(a, _)| a.token.is_some())
+        .map(|(a, b)| a.reply.notifications.len() + b.reply.notifications.len())
+        .sum::<usize>();
+    let with_progress = if run.pairs.iter().any(|(a, _)| a.token.is_some()) {
+        format!(
+            ", then both called a read-only tool with their own progress token ({progress} progress notification(s), each to its own client)"
+        )
+    } else {
+        String::new()
+    };
+    if problems.is_empty() {
+        CONCURRENT_SESSIONS
+            .pass(format!(
+                "{} sent requests with the same ids at once, {} round(s) of different methods{with_progress}: each got its own answer.",
+                capitalise(run.clients),
+                run.pairs.iter().filter(|(a, _)| a.token.is_none()).count()
+            ))
+            .evidence(ev)
+    } else {
+        let more = match problems.len() {
+            n if n > MAX_TOLD => format!("; and {} more", n - MAX_TOLD),
+            _ => String::new(),
+        };
+        CONCURRENT_SESSIONS
+            .fail(format!(
+                "With {} sending requests with the same ids at once: {}{more}. The server mixes up clients (one shared transport, or in-flight requests keyed only by their id).",
+                run.clients,
+                problems[..problems.len().min(MAX_TOLD)].join("; ")
+            ))
+            .evidence(ev)
+    }
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+/// The skip for a probe that could not set up its two clients.
+pub fn not_assessed(why: &str, setup: Vec<Reply>) -> FindingBuilder {
+    let f = CONCURRENT_SESSIONS.skip(
+        SkipReason::NotAssessed,
+        format!("Two clients could not be set up: {why}."),
+    );
+    let ev = cite(setup.iter());
+    if ev.is_empty() { f } else { f.evidence(ev) }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::report::finding::Status;
+    use crate::transport::Outcome;
+
+    fn reply(seq: u64, result: Option<Value>, notes: Vec<Value>) -> Reply {
+        Reply {
+            evidence: vec![seq],
+            outcome: if result.is_some() {
+                Outcome::Answered
+            } else {
+                Outcome::TimedOut
+            },
+            response: result.map(|r| json!({"jsonrpc":"2.0","id":"x","result": r})),
+            notifications: notes,
+            server_requests: vec![],
+            http: None,
+            elapsed: Duration::from_millis(1),
+        }
+    }
+
+    fn sent(client: char, method: &str, token: Option<&str>, reply: Reply) -> Sent {
+        Sent {
+            client,
+            method: method.into(),
+            token: token.map(str::to_string),
+            reply,
+        }
+    }
+
+    fn progress(token: &str) -> Value {
+        json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken": token, "progress": 1}})
+    }
+
+    #[test]
+    fn own_answers_pass_and_crossed_or_lost_ones_fail() {
+        let tools = json!({"tools": []});
+        let mut run = ConcurrentRun {
+            setup: vec![],
+            pairs: vec![(
+                sent(
+                    'A',
+                    "tools/list",
+                    None,
+                    reply(1, Some(tools.clone()), vec![]),
+                ),
+                sent('B', "ping", None, reply(2, Some(json!({})), vec![])),
+            )],
+            clients: "two sessions",
+        };
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Pass, "{}", f.detail);
+        assert_eq!(f.evidence, vec![1, 2]);
+        // B got A's tools list; A's answer never came.
+        run.pairs[0].1.reply = reply(2, Some(tools), vec![]);
+        run.pairs[0].0.reply = reply(1, None, vec![]);
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Fail);
+        assert!(f.detail.contains("lost"), "{}", f.detail);
+        assert!(f.detail.contains("client B's ping"), "{}", f.detail);
+    }
+
+    #[test]
+    fn progress_for_the_other_client_fails() {
+        let done = json!({"content": []});
+        let run = ConcurrentRun {
+            setup: vec![],
+            pairs: vec![(
+                sent(
+                    'A',
+                    "tools/call",
+                    Some("a"),
+                    reply(1, Some(done.clone()), vec![progress("a"), progress("b")]),
+                ),
+                sent('B', "tools/call", Some("b"), reply(2, Some(done), vec![])),
+            )],
+            clients: "two connections",
+        };
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Fail);
+        assert!(f.detail.contains("client B's token"), "{}", f.detail);
+    }
+}
