@@ -267,6 +267,7 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
                 let _ = tx.send(true);
                 if tokio::signal::ctrl_c().await.is_ok() {
                     crate::transport::process::kill_all_groups();
+                    crate::cli::tui::restore_echo();
                     #[allow(clippy::exit, reason = "a second Ctrl-C means stop now (exit 130, the shell convention)")]
                     std::process::exit(130);
                 }

@@ -155,6 +155,7 @@ fn install_panic_hook() {
             .unwrap_or_default();
         // Children first: exit() below runs no destructors.
         crate::transport::process::kill_all_groups();
+        crate::cli::tui::restore_echo();
         // A closed stderr (e.g. piped into `head`) must not panic again here.
         use std::io::Write;
         let _ = writeln!(

@@ -78,6 +78,54 @@ fn set_active(multi: Option<indicatif::MultiProgress>) {
     }
 }
 
+/// The terminal's modes before the live view turned echo off, to put back on every way out
+/// (including those that run no destructor: a second Ctrl-C, a panic).
+static SAVED_MODES: Mutex<Option<nix::sys::termios::Termios>> = Mutex::new(None);
+
+/// While alive, keys typed at the terminal are not echoed. The live view leaves the cursor at
+/// the end of its last line; an echoed key there (the `^C` of Ctrl-C, an Enter) would move
+/// the cursor and the view would be redrawn a line off, leaving lines behind. Ctrl-C still
+/// interrupts: only echo is off, signals are not.
+pub struct NoEcho(());
+
+impl NoEcho {
+    /// Turns echo off on stdin's terminal, if stdin is one (else keys reach no terminal that
+    /// scout draws on through stdin, and nothing is changed).
+    pub fn start() -> NoEcho {
+        use nix::sys::termios::{LocalFlags, SetArg, tcgetattr, tcsetattr};
+        let stdin = std::io::stdin();
+        if stdin.is_terminal()
+            && let Ok(modes) = tcgetattr(&stdin)
+        {
+            let mut quiet = modes.clone();
+            quiet.local_flags.remove(LocalFlags::ECHO);
+            if tcsetattr(&stdin, SetArg::TCSANOW, &quiet).is_ok()
+                && let Ok(mut saved) = SAVED_MODES.lock()
+            {
+                *saved = Some(modes);
+            }
+        }
+        NoEcho(())
+    }
+}
+
+impl Drop for NoEcho {
+    fn drop(&mut self) {
+        restore_echo();
+    }
+}
+
+/// Puts back the terminal modes [`NoEcho`] changed, if it changed any. Safe to call anywhere,
+/// any number of times.
+pub fn restore_echo() {
+    use nix::sys::termios::{SetArg, tcsetattr};
+    let saved = SAVED_MODES.lock().ok().and_then(|mut s| s.take());
+    if let Some(modes) = saved {
+        // Leaving the process with echo off would be worse, but there is no one to tell.
+        let _ = tcsetattr(std::io::stdin(), SetArg::TCSANOW, &modes);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,7 +12,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle, TermLike};
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::probe::events::RunEvent;
@@ -122,7 +122,7 @@ fn style(template: &str, mark: Option<Mark>) -> ProgressStyle {
         .tick_strings(&frames)
 }
 
-// `wide_msg` fills the line and is cut to fit it: a line never wraps (see [`Stderr`]).
+// `wide_msg` fills the line and is cut to fit it: a line never wraps.
 const SERVER_RUNNING: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg} {elapsed:.dim}";
 const SERVER_DONE: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg}";
 const PHASE_LINE: &str = "  {spinner:.COLOR} {prefix:<11} {wide_msg}";
@@ -130,46 +130,6 @@ const TOTAL_LINE: &str = "{spinner:.COLOR} {wide_msg}";
 
 /// The longest server name shown (longer ones are cut: a line must fit the terminal).
 const NAME_WIDTH: usize = 40;
-
-/// stderr as the view draws on it: two columns narrower than the terminal. indicatif leaves
-/// the cursor after the last column of its last line; the `^C` a terminal echoes on Ctrl-C
-/// would then wrap to a new line, and the view, redrawn one line off, would leave its first
-/// line behind. Two spare columns take the echo instead.
-#[derive(Debug)]
-struct Stderr(console::Term);
-
-impl TermLike for Stderr {
-    fn width(&self) -> u16 {
-        TermLike::width(&self.0).saturating_sub(2).max(20)
-    }
-    fn height(&self) -> u16 {
-        TermLike::height(&self.0)
-    }
-    fn move_cursor_up(&self, n: usize) -> std::io::Result<()> {
-        TermLike::move_cursor_up(&self.0, n)
-    }
-    fn move_cursor_down(&self, n: usize) -> std::io::Result<()> {
-        TermLike::move_cursor_down(&self.0, n)
-    }
-    fn move_cursor_right(&self, n: usize) -> std::io::Result<()> {
-        TermLike::move_cursor_right(&self.0, n)
-    }
-    fn move_cursor_left(&self, n: usize) -> std::io::Result<()> {
-        TermLike::move_cursor_left(&self.0, n)
-    }
-    fn write_line(&self, s: &str) -> std::io::Result<()> {
-        TermLike::write_line(&self.0, s)
-    }
-    fn write_str(&self, s: &str) -> std::io::Result<()> {
-        TermLike::write_str(&self.0, s)
-    }
-    fn clear_line(&self) -> std::io::Result<()> {
-        TermLike::clear_line(&self.0)
-    }
-    fn flush(&self) -> std::io::Result<()> {
-        TermLike::flush(&self.0)
-    }
-}
 
 /// One phase of one server.
 struct PhaseLine {
@@ -380,8 +340,8 @@ impl Board {
     }
 
     /// The run is over: whatever still spins (an interrupted server that sent no end) stops
-    /// where it is; the run's progress line goes. True when lines are left on the terminal.
-    fn close(&mut self) -> bool {
+    /// where it is; the run's progress line goes.
+    fn close(&mut self) {
         for (_, s) in &self.servers {
             for p in s.phases.values() {
                 if !p.bar.is_finished() {
@@ -395,7 +355,6 @@ impl Board {
         if let Some(bar) = &self.summary {
             bar.finish_and_clear();
         }
-        !self.servers.is_empty()
     }
 }
 
@@ -403,16 +362,15 @@ impl Board {
 pub struct RunView {
     task: tokio::task::JoinHandle<()>,
     stop: tokio::sync::oneshot::Sender<()>,
+    _no_echo: super::NoEcho,
 }
 
 impl RunView {
     /// Starts drawing the events of a run of `total` servers on stderr. Must be called inside
     /// the run's tokio runtime.
     pub fn start(total: usize, mut events: UnboundedReceiver<RunEvent>) -> RunView {
-        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::term_like_with_hz(
-            Box::new(Stderr(console::Term::stderr())),
-            20,
-        ));
+        let no_echo = super::NoEcho::start();
+        let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         super::set_active(Some(multi.clone()));
         let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -435,14 +393,13 @@ impl RunView {
                     }
                 }
             }
-            let lines_left = board.close();
-            drop(board);
-            if lines_left {
-                // The cursor is still on the view's last line: what follows starts below it.
-                let _ = console::Term::stderr().write_line("");
-            }
+            board.close();
         });
-        RunView { task, stop }
+        RunView {
+            task,
+            stop,
+            _no_echo: no_echo,
+        }
     }
 
     /// The run is over: draws its last events and leaves the finished lines on the
