@@ -280,7 +280,7 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         let flag = rx.clone();
         let report = runner::run(loaded.servers, options, rx).await;
         if let Some(view) = view {
-            view.finish().await;
+            view.finish(&report).await;
         }
         watcher.abort();
         let interrupted = *flag.borrow();

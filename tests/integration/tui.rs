@@ -229,13 +229,24 @@ fn check_shows_the_phase_list_then_the_same_report() {
         phases.len() >= 2 && phases.contains("security"),
         "the live phase list showed too few phases ({phases:?}); the screen ends as:\n{live_screen}"
     );
-    // The server's line stays, folded, with its score and counts.
-    assert!(
-        live_screen
-            .lines()
-            .any(|l| l.contains("poisoned_tool score ") && l.contains(" fail")),
-        "{live_screen}"
-    );
+    // The server's line stays, folded, with the report's score and counts.
+    let folded = live_screen
+        .lines()
+        .find(|l| l.contains("poisoned_tool score ") && l.contains(" fail"))
+        .unwrap_or_else(|| panic!("no folded server line:\n{live_screen}"));
+    let score = |text: &str| {
+        text.split("score ")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .map(str::to_string)
+    };
+    let headline = live_screen
+        .lines()
+        .find(|l| l.contains(" exchanges in "))
+        .unwrap_or_default();
+    assert!(score(folded).is_some(), "{folded}");
+    assert_eq!(score(folded), score(headline), "{folded}\n{headline}");
+    assert!(folded.contains(" 8 fail"), "{folded}");
 
     let mut plain = Pty::spawn(
         &[

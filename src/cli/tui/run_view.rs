@@ -6,8 +6,9 @@
 //! into its one summary line, so a long fleet run leaves one line per server, and the report
 //! follows on stdout exactly as without the view.
 //!
-//! The counts are of findings as recorded, before `[checks] ignore` and the baseline: the
-//! report that follows is the authority.
+//! While the run goes, the counts are of findings as recorded; when it ends, each server's
+//! line is settled on the finished report's score and counts (after the rules over every
+//! server, `[checks] ignore` and the baseline), so it agrees with the report below it.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -16,6 +17,7 @@ use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use crate::probe::events::RunEvent;
+use crate::report::Report;
 use crate::report::finding::{Phase, Status};
 
 /// How often the spinners turn (indicatif itself draws at most 20 times a second).
@@ -339,6 +341,29 @@ impl Board {
             }))
     }
 
+    /// The finished report is the authority: each server's line is redrawn with its final
+    /// score and counts (after the rules over every server, `[checks] ignore` and the
+    /// baseline), so the view never disagrees with the report below it.
+    fn settle(&mut self, finals: Vec<Final>) {
+        for f in finals {
+            let Some((_, s)) = self.servers.iter_mut().find(|(n, _)| *n == f.server) else {
+                continue;
+            };
+            s.counts = f.counts;
+            let score = match f.score {
+                Some(n) => format!("score {n}"),
+                None => "not assessed".to_string(),
+            };
+            let mark = match f.counts.mark() {
+                Mark::Pass if f.score.is_none() => Mark::Nothing,
+                m => m,
+            };
+            s.header.set_style(style(SERVER_DONE, Some(mark)));
+            s.header
+                .finish_with_message(format!("{score} · {}", f.counts.describe()));
+        }
+    }
+
     /// The run is over: whatever still spins (an interrupted server that sent no end) stops
     /// where it is; the run's progress line goes.
     fn close(&mut self) {
@@ -358,10 +383,37 @@ impl Board {
     }
 }
 
+/// A server's result as the finished report has it.
+#[derive(Debug, Clone, PartialEq)]
+struct Final {
+    server: String,
+    score: Option<u8>,
+    counts: Counts,
+}
+
+/// Each server's final score and counts (suppressed findings do not count, as in the report).
+fn finals(report: &Report) -> Vec<Final> {
+    report
+        .servers
+        .iter()
+        .map(|s| {
+            let mut counts = Counts::default();
+            for f in s.findings.iter().filter(|f| f.suppressed.is_none()) {
+                counts.add(f.status);
+            }
+            Final {
+                server: s.name.clone(),
+                score: s.score,
+                counts,
+            }
+        })
+        .collect()
+}
+
 /// The live view of a running check.
 pub struct RunView {
     task: tokio::task::JoinHandle<()>,
-    stop: tokio::sync::oneshot::Sender<()>,
+    stop: tokio::sync::oneshot::Sender<Vec<Final>>,
     _no_echo: super::NoEcho,
 }
 
@@ -372,7 +424,7 @@ impl RunView {
         let no_echo = super::NoEcho::start();
         let multi = MultiProgress::with_draw_target(ProgressDrawTarget::stderr());
         super::set_active(Some(multi.clone()));
-        let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+        let (stop, mut stopped) = tokio::sync::oneshot::channel::<Vec<Final>>();
         let task = tokio::spawn(async move {
             let mut board = Board::new(multi, total);
             let mut ticker = tokio::time::interval(TICK);
@@ -383,12 +435,13 @@ impl RunView {
                         None => break,
                     },
                     _ = ticker.tick() => board.tick(),
-                    _ = &mut stopped => {
+                    finals = &mut stopped => {
                         // Everything the run sent is queued by now: draw it, then stop
                         // (without waiting for every observer clone to be dropped).
                         while let Ok(e) = events.try_recv() {
                             board.apply(e);
                         }
+                        board.settle(finals.unwrap_or_default());
                         break;
                     }
                 }
@@ -402,10 +455,11 @@ impl RunView {
         }
     }
 
-    /// The run is over: draws its last events and leaves the finished lines on the
-    /// terminal, above what is printed next.
-    pub async fn finish(self) {
-        let _ = self.stop.send(());
+    /// The run is over and `report` is its result: draws the last events, settles each
+    /// server's line on the report's score and counts, and leaves the lines on the terminal,
+    /// above what is printed next.
+    pub async fn finish(self, report: &Report) {
+        let _ = self.stop.send(finals(report));
         // A panic in the view is not worth failing the run for; the report still follows.
         let _ = self.task.await;
         super::set_active(None);
@@ -502,6 +556,18 @@ mod tests {
         // A late event of a finished server changes nothing drawn.
         b.apply(finding("a", Phase::Security, Status::Fail));
         assert!(b.servers[0].1.phases.is_empty());
+        // The report has the last word: a's line takes its score and counts.
+        let mut counts = Counts::default();
+        counts.add(Status::Pass);
+        b.settle(vec![Final {
+            server: "a".into(),
+            score: Some(90),
+            counts,
+        }]);
+        assert_eq!(
+            b.servers[0].1.header.message(),
+            "score 90 · 1 pass · 0 warn · 0 fail"
+        );
         b.close();
     }
 }
