@@ -64,6 +64,11 @@ fn phase_line(line: &str) -> Option<String> {
 
 impl Pty {
     fn spawn(args: &[&str], dir: &Path) -> Pty {
+        Pty::spawn_with(args, dir, &[])
+    }
+
+    /// [`Pty::spawn`] with extra environment variables.
+    fn spawn_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Pty {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
@@ -87,6 +92,9 @@ impl Pty {
         }
         cmd.env("TERM", "xterm-256color");
         cmd.env("PYTHONDONTWRITEBYTECODE", "1");
+        for (name, value) in env {
+            cmd.env(name, value);
+        }
         let child = pair.slave.spawn_command(cmd).expect("scout starts");
         drop(pair.slave);
         let mut reader = pair.master.try_clone_reader().expect("reader");
@@ -426,7 +434,15 @@ fn tools_selector_calls_through_the_policy() {
 fn plain_output_off_a_terminal_is_unchanged() {
     let dir = tempfile::tempdir().expect("tempdir");
     let server = fixture("minimal_server.py").display().to_string();
-    let check = ["check", "--stdio", "--", "python3", server.as_str()];
+    let check = [
+        "check",
+        "--only",
+        "discovery,handshake,catalog",
+        "--stdio",
+        "--",
+        "python3",
+        server.as_str(),
+    ];
     // The one line that changes from run to run: "… N exchanges in N ms …".
     let timing = regex::Regex::new(r"in \d+ ms").expect("regex");
     let run = |scout: Scout| {
@@ -443,7 +459,7 @@ fn plain_output_off_a_terminal_is_unchanged() {
         "control codes off a terminal: {reference:?}"
     );
     assert!(
-        reference.1.starts_with("minimal_server  python3 "),
+        reference.1.starts_with("minimal_server  python3 ") && reference.1.contains("gate: passed"),
         "{}",
         reference.1
     );
@@ -466,4 +482,43 @@ fn plain_output_off_a_terminal_is_unchanged() {
     assert_eq!(table.code, Some(0), "{}", table.stderr);
     assert!(table.stdout.contains("would call"), "{}", table.stdout);
     assert_eq!(tools(&["--no-tui"]).stdout, table.stdout);
+}
+
+/// On a terminal too, `-q` and CI draw no live view (and `-q` no report).
+#[test]
+fn quiet_and_ci_draw_no_view_on_a_terminal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = fixture("minimal_server.py").display().to_string();
+    let args = |quiet: bool| {
+        let mut a = vec![
+            "check",
+            "--only",
+            "discovery,handshake,catalog",
+            "--stdio",
+            "--",
+            "python3",
+        ];
+        if quiet {
+            a.insert(0, "-q");
+        }
+        a.push(server.as_str());
+        a.into_iter().map(str::to_string).collect::<Vec<_>>()
+    };
+    let quiet = args(true);
+    let quiet: Vec<&str> = quiet.iter().map(String::as_str).collect();
+    let mut q = Pty::spawn(&quiet, dir.path());
+    assert_eq!(q.exit_code(), 0);
+    let plain = args(false);
+    let plain: Vec<&str> = plain.iter().map(String::as_str).collect();
+    let mut ci = Pty::spawn_with(&plain, dir.path(), &[("CI", "true")]);
+    assert_eq!(ci.exit_code(), 0);
+    for (what, pty) in [("-q", &q), ("CI=true", &ci)] {
+        let screen = pty.screen();
+        assert!(
+            pty.seen.lock().expect("lock").phase_lines.is_empty() && !screen.contains(" pass · "),
+            "{what} drew a live view:\n{screen}"
+        );
+    }
+    assert!(!q.screen().contains("gate:"), "-q prints no report");
+    assert!(ci.screen().contains("gate: passed"), "{}", ci.screen());
 }
