@@ -384,6 +384,8 @@ pub fn run(_args: ActionArgs, verbosity: Verbosity) -> Result<u8, CliError> {
     let verbosity = Verbosity {
         verbose: verbosity.verbose.max(cli.verbosity.verbose),
         quiet: verbosity.quiet || cli.verbosity.quiet,
+        // The action runs in CI: plain output, whatever the terminal.
+        no_tui: true,
     };
     check::run_with(
         *args,

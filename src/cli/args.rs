@@ -27,7 +27,8 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// `-v` / `-q`, accepted before or after the subcommand.
+/// `-v` / `-q` / `--no-tui`: how much scout prints on the terminal, and how. Accepted before
+/// or after the subcommand.
 #[derive(Debug, Clone, Copy, Args)]
 pub struct Verbosity {
     /// More diagnostics on stderr: -v debug, -vv trace (SCOUT_LOG overrides)
@@ -42,6 +43,16 @@ pub struct Verbosity {
         help_heading = "Diagnostics"
     )]
     pub quiet: bool,
+    /// Plain output even on a terminal: no live phase list for `check`, no interactive
+    /// selector for `tools` (also off in CI and whenever stdout or stderr is not a terminal)
+    #[arg(
+        long = "no-tui",
+        global = true,
+        env = "SCOUT_NO_TUI",
+        value_parser = clap::builder::FalseyValueParser::new(),
+        help_heading = "Diagnostics"
+    )]
+    pub no_tui: bool,
 }
 
 /// The commands.

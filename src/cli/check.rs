@@ -225,13 +225,31 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         out_dir.as_deref(),
         &s.formats,
     );
+    // On a terminal the live phase list replaces the one-line progress; everywhere else the
+    // output stays exactly the plain one.
+    let live = !verbosity.quiet && crate::cli::tui::Terminal::detect(verbosity.no_tui).live_view();
+    let total = match args.run.shard {
+        Some(shard) => loaded
+            .servers
+            .iter()
+            .filter(|p| shard.contains(&p.spec.name))
+            .count(),
+        None => loaded.servers.len(),
+    };
+    let (observer, events) = match live {
+        true => {
+            let (o, rx) = crate::probe::events::Observer::channel();
+            (Some(o), Some(rx))
+        }
+        false => (None, None),
+    };
     let options = RunOptions {
         jobs: s.jobs,
         shard: args.run.shard,
         ignore: s.ignore.clone(),
-        progress: !verbosity.quiet,
+        progress: !verbosity.quiet && !live,
         baseline,
-        observer: None,
+        observer,
     };
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -239,15 +257,17 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         .build()
         .map_err(|e| CliError::Internal(format!("could not start the async runtime: {e}")))?;
     let (report, interrupted) = runtime.block_on(async move {
+        let view = events.map(|rx| crate::cli::tui::run_view::RunView::start(total, rx));
         let (tx, rx) = watch::channel(false);
         let watcher = tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
-                crate::say!(
+                crate::cli::tui::above_view(|| crate::say!(
                     "scout: interrupted; stopping the running servers and writing a partial report (Ctrl-C again quits at once)"
-                );
+                ));
                 let _ = tx.send(true);
                 if tokio::signal::ctrl_c().await.is_ok() {
                     crate::transport::process::kill_all_groups();
+                    crate::cli::tui::restore_echo();
                     #[allow(clippy::exit, reason = "a second Ctrl-C means stop now (exit 130, the shell convention)")]
                     std::process::exit(130);
                 }
@@ -259,6 +279,9 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         });
         let flag = rx.clone();
         let report = runner::run(loaded.servers, options, rx).await;
+        if let Some(view) = view {
+            view.finish(&report).await;
+        }
         watcher.abort();
         let interrupted = *flag.borrow();
         (report, interrupted)

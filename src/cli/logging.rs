@@ -41,7 +41,10 @@ struct QuietStderr;
 
 impl std::io::Write for QuietStderr {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let _ = std::io::stderr().write_all(buf);
+        // Above the live view of `scout check`, when one is drawn, not through it.
+        crate::cli::tui::above_view(|| {
+            let _ = std::io::stderr().write_all(buf);
+        });
         Ok(buf.len())
     }
 

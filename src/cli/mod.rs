@@ -12,6 +12,7 @@ pub mod logging;
 pub mod pin;
 pub mod report;
 pub mod tools;
+pub mod tui;
 
 use std::process::ExitCode;
 
@@ -66,7 +67,7 @@ pub fn main() -> ExitCode {
         Command::Completions { shell } => generate::completions(shell),
         Command::Man => generate::man(),
         Command::Connect(a) => connect::run(*a),
-        Command::Tools(a) => tools::tools(*a),
+        Command::Tools(a) => tools::tools(*a, cli.verbosity),
         Command::Call(a) => tools::call(*a),
         Command::Report(report::ReportCommand::Merge(a)) => report::merge(*a),
         Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a, cli.verbosity.quiet),
@@ -154,6 +155,7 @@ fn install_panic_hook() {
             .unwrap_or_default();
         // Children first: exit() below runs no destructors.
         crate::transport::process::kill_all_groups();
+        crate::cli::tui::restore_echo();
         // A closed stderr (e.g. piped into `head`) must not panic again here.
         use std::io::Write;
         let _ = writeln!(

@@ -5,7 +5,7 @@ use clap::Args;
 use serde_json::Value;
 
 use crate::cli::CliError;
-use crate::cli::args::PolicyArgs;
+use crate::cli::args::{PolicyArgs, Verbosity};
 use crate::cli::connect::{OneServerArgs, pretty_json, print, resolve, runtime};
 use crate::client::summary::{self, OpenServer};
 use crate::policy::{self, CallError};
@@ -49,6 +49,18 @@ pub struct CallArgs {
     pub json: bool,
 }
 
+/// Opens the server `spec` names, with the errors `scout tools` and `scout call` report.
+pub(crate) async fn open(spec: &crate::probe::ServerSpec) -> Result<OpenServer, CliError> {
+    match summary::open(spec).await {
+        Ok(o) => Ok(o),
+        Err(e) if e.is_config_error() => Err(CliError::Usage(e.to_string())),
+        Err(e) => Err(CliError::Unreachable(format!(
+            "could not connect to {}: {e}",
+            spec.target_display()
+        ))),
+    }
+}
+
 /// Opens the server, runs `f` on its preferred wire, and always closes it.
 async fn with_server<T>(
     args: &OneServerArgs,
@@ -56,16 +68,7 @@ async fn with_server<T>(
     f: impl AsyncFnOnce(&OpenServer, &crate::probe::ServerSpec) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     let spec = resolve(args, policy_args)?;
-    let opened = match summary::open(&spec).await {
-        Ok(o) => o,
-        Err(e) if e.is_config_error() => return Err(CliError::Usage(e.to_string())),
-        Err(e) => {
-            return Err(CliError::Unreachable(format!(
-                "could not connect to {}: {e}",
-                spec.target_display()
-            )));
-        }
-    };
+    let opened = open(&spec).await?;
     let result = f(&opened, &spec).await;
     opened.close().await;
     result
@@ -81,7 +84,7 @@ fn call_error(e: CallError) -> CliError {
 }
 
 /// The wire an agent would use, and the tools it lists.
-async fn preferred_tools(
+pub(crate) async fn preferred_tools(
     opened: &OpenServer,
 ) -> Result<(&crate::client::Connection, Vec<Value>), CliError> {
     let wire = opened
@@ -91,8 +94,35 @@ async fn preferred_tools(
     Ok((wire, tools))
 }
 
-/// Runs `scout tools`.
-pub fn tools(args: ToolsArgs) -> Result<u8, CliError> {
+/// The one way scout calls a tool for a person (`scout call` and the `scout tools` selector):
+/// `NAME=VALUE` pairs (and a JSON object) typed by the tool's input schema, then the safety
+/// policy, then the call.
+pub(crate) async fn call_tool(
+    wire: &crate::client::Connection,
+    tools: &[Value],
+    spec: &crate::probe::ServerSpec,
+    name: &str,
+    pairs: &[String],
+    json_args: Option<&str>,
+) -> Result<Value, CliError> {
+    let schema = tools
+        .iter()
+        .find(|t| policy::tool_name(t) == name)
+        .and_then(|t| t.get("inputSchema"))
+        .cloned()
+        .unwrap_or(Value::Null);
+    let arguments = policy::args::cli_arguments(pairs, json_args, &schema)
+        .map_err(|e| CliError::Usage(e.to_string()))?;
+    policy::call(wire, tools, &spec.policy, name, arguments)
+        .await
+        .map_err(call_error)
+}
+
+/// Runs `scout tools`: on a terminal the interactive selector, else the table.
+pub fn tools(args: ToolsArgs, verbosity: Verbosity) -> Result<u8, CliError> {
+    if !args.json && crate::cli::tui::Terminal::detect(verbosity.no_tui).selector() {
+        return crate::cli::tui::selector::run(&args);
+    }
     let rt = runtime()?;
     let text = rt.block_on(with_server(
         &args.one,
@@ -124,18 +154,15 @@ pub fn call(args: CallArgs) -> Result<u8, CliError> {
         &args.policy,
         async |opened, spec| {
             let (wire, tools) = preferred_tools(opened).await?;
-            let schema = tools
-                .iter()
-                .find(|t| policy::tool_name(t) == args.tool)
-                .and_then(|t| t.get("inputSchema"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let arguments =
-                policy::args::cli_arguments(&args.args, args.json_args.as_deref(), &schema)
-                    .map_err(|e| CliError::Usage(e.to_string()))?;
-            policy::call(wire, &tools, &spec.policy, &args.tool, arguments)
-                .await
-                .map_err(call_error)
+            call_tool(
+                wire,
+                &tools,
+                spec,
+                &args.tool,
+                &args.args,
+                args.json_args.as_deref(),
+            )
+            .await
         },
     ))?;
     let text = if args.json {

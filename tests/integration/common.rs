@@ -31,7 +31,7 @@ pub struct Scout {
 }
 
 /// True for variables a test must not inherit.
-fn is_scrubbed(name: &str) -> bool {
+pub fn is_scrubbed(name: &str) -> bool {
     name == "CI"
         || name == "NO_COLOR"
         || name.starts_with("GITHUB_")

@@ -35,6 +35,7 @@ mod security_real;
 mod servers;
 mod tools_call;
 mod transport;
+mod tui;
 mod verdicts;
 mod version_negotiation;
 mod wording;
