@@ -11,6 +11,7 @@ pub mod generate;
 pub mod logging;
 pub mod pin;
 pub mod report;
+pub mod serve;
 pub mod tools;
 
 use std::process::ExitCode;
@@ -72,6 +73,7 @@ pub fn main() -> ExitCode {
         Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a),
         Command::Auth(a) => auth::run(a),
         Command::Pin(a) => pin::run(*a),
+        Command::Serve(a) => serve::run(*a),
     };
     match result {
         Ok(code) => ExitCode::from(code),
