@@ -117,7 +117,8 @@ function setPhase(phase, cls, text) {
 }
 
 function countText(c) {
-  const parts = Object.entries(c).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s}`);
+  const parts = Object.entries(c).filter(([, n]) => n > 0)
+    .sort(([a], [b]) => STATUS_ORDER[a] - STATUS_ORDER[b]).map(([s, n]) => `${n} ${s}`);
   return parts.length ? parts.join(', ') : 'no findings';
 }
 
@@ -291,10 +292,24 @@ function renderFinding(id, server, f) {
   return art;
 }
 
+function prettyJson(t) {
+  try { return JSON.stringify(JSON.parse(t), null, 2); } catch { return null; }
+}
+
+// JSON bodies indented; an SSE body keeps its lines, with each `data:` JSON indented.
 function pretty(text) {
   if (!text) return '';
   const t = text.length > 20000 ? text.slice(0, 20000) + '\n… (cut here; the HAR has all of it)' : text;
-  try { return JSON.stringify(JSON.parse(t), null, 2); } catch { return t; }
+  const json = prettyJson(t);
+  if (json !== null) return json;
+  if (/^(data|event|id|retry):/m.test(t)) {
+    return t.split('\n').map((line) => {
+      const m = /^data: ?(.*)$/.exec(line);
+      const j = m && prettyJson(m[1]);
+      return j === null || j === undefined ? line : 'data: ' + j;
+    }).join('\n');
+  }
+  return t;
 }
 
 function headerText(headers) {
