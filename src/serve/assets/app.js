@@ -270,7 +270,9 @@ function renderFinding(id, server, f) {
   if (f.evidence && f.evidence.length) {
     const panelId = `ev-${f.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${Math.random().toString(36).slice(2, 8)}`;
     const button = el('button', { type: 'button', class: 'evidence-toggle', 'aria-expanded': 'false', 'aria-controls': panelId,
-      text: `Evidence: req#${f.evidence.join(', ')}` });
+      text: f.evidence.length > 12
+        ? `Evidence: req#${f.evidence.slice(0, 10).join(', ')} … and ${f.evidence.length - 10} more`
+        : `Evidence: req#${f.evidence.join(', ')}` });
     const panel = el('div', { class: 'evidence', id: panelId, hidden: true });
     button.addEventListener('click', async () => {
       const open = button.getAttribute('aria-expanded') === 'true';
