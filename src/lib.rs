@@ -11,6 +11,7 @@ pub mod policy;
 pub mod probe;
 pub mod report;
 pub mod runner;
+pub mod serve;
 pub mod telemetry;
 pub mod transport;
 

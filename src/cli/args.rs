@@ -85,6 +85,8 @@ pub enum Command {
     Auth(crate::cli::auth::AuthCommand),
     /// Pin what the servers offer an agent in scout.lock; --update accepts changes
     Pin(Box<crate::cli::pin::PinArgs>),
+    /// A local web page to run checks and read their reports (loopback, token-protected)
+    Serve(Box<crate::cli::serve::ServeArgs>),
     /// Run as the GitHub Action: read the INPUT_* variables, check, write outputs and summary
     Action(Box<crate::cli::action::ActionArgs>),
 }

@@ -203,7 +203,7 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
             "nothing to check: {file}; give a URL, `--stdio -- CMD ARGS…`, or add [[default.servers]] entries"
         )));
     }
-    missing_secrets(&loaded.servers)?;
+    config::check_secrets(&loaded.servers)?;
     let destructive: Vec<&str> = loaded
         .servers
         .iter()
@@ -341,39 +341,6 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
     }
     crate::cli::internal_errors_exit(&report)?;
     Ok(crate::cli::gate_exit(&report))
-}
-
-/// Credentials named by environment variable or file must be readable before anything runs:
-/// a missing one is a config error (exit 2), not a finding about the server. Nothing read
-/// here is kept: the connector reads the secrets again and registers them for redaction.
-fn missing_secrets(servers: &[runner::Planned]) -> Result<(), CliError> {
-    use crate::probe::spec::{TargetSpec, ValueSource};
-    for p in servers {
-        let TargetSpec::Http { headers, auth, .. } = &p.spec.target else {
-            continue;
-        };
-        let unreadable = |msg: String| {
-            CliError::Usage(format!(
-                "server {}: {msg}; export it (in CI, from a secret) or remove the setting",
-                p.spec.name
-            ))
-        };
-        for (name, v) in headers {
-            if let ValueSource::Env(var) = v
-                && std::env::var_os(var).is_none_or(|v| v.is_empty())
-            {
-                return Err(unreadable(format!(
-                    "header {name} is read from the environment variable {var}, which is not set"
-                )));
-            }
-        }
-        for (source, what) in auth.sources() {
-            if let Err(e) = source.read(what) {
-                return Err(unreadable(e.to_string()));
-            }
-        }
-    }
-    Ok(())
 }
 
 /// `scout config show`.

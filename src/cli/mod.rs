@@ -11,6 +11,7 @@ pub mod generate;
 pub mod logging;
 pub mod pin;
 pub mod report;
+pub mod serve;
 pub mod tools;
 pub mod tui;
 
@@ -73,6 +74,7 @@ pub fn main() -> ExitCode {
         Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a, cli.verbosity.quiet),
         Command::Auth(a) => auth::run(a),
         Command::Pin(a) => pin::run(*a),
+        Command::Serve(a) => serve::run(*a),
     };
     match result {
         Ok(code) => ExitCode::from(code),

@@ -185,6 +185,39 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
     })
 }
 
+/// Credentials named by environment variable or file must be readable before anything runs:
+/// a missing one is a config error (exit 2), not a finding about the server. Nothing read
+/// here is kept: the connector reads the secrets again and registers them for redaction.
+pub fn check_secrets(servers: &[Planned]) -> Result<(), ConfigError> {
+    use crate::probe::spec::{TargetSpec, ValueSource};
+    for p in servers {
+        let TargetSpec::Http { headers, auth, .. } = &p.spec.target else {
+            continue;
+        };
+        let unreadable = |msg: String| {
+            ConfigError(format!(
+                "server {}: {msg}; export it (in CI, from a secret) or remove the setting",
+                p.spec.name
+            ))
+        };
+        for (name, v) in headers {
+            if let ValueSource::Env(var) = v
+                && std::env::var_os(var).is_none_or(|v| v.is_empty())
+            {
+                return Err(unreadable(format!(
+                    "header {name} is read from the environment variable {var}, which is not set"
+                )));
+            }
+        }
+        for (source, what) in auth.sources() {
+            if let Err(e) = source.read(what) {
+                return Err(unreadable(e.to_string()));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The lock file: `lock` as configured, else `scout.lock` beside the config file, else in
 /// the working directory.
 pub fn lock_path(settings: &Settings, file: Option<&ConfigFile>) -> PathBuf {

@@ -41,6 +41,19 @@ pub fn render(report: &ServerReport) -> String {
     serde_json::to_string_pretty(&har).unwrap_or_else(|_| "{}".into())
 }
 
+/// The HAR entries of the exchanges numbered `seqs` (in sequence order; numbers the server
+/// did not record are left out): exactly what the HAR file holds for them, for `scout
+/// serve`'s evidence view.
+pub fn entries_for(report: &ServerReport, seqs: &[crate::telemetry::Seq]) -> Vec<Value> {
+    let mut exchanges: Vec<&Exchange> = report
+        .exchanges
+        .iter()
+        .filter(|e| seqs.contains(&e.seq))
+        .collect();
+    exchanges.sort_by_key(|e| e.seq);
+    exchanges.iter().map(|e| entry(&report.name, e)).collect()
+}
+
 /// The HAR document, in the field order of HAR 1.2.
 #[derive(Serialize)]
 struct Har<'a> {

@@ -32,6 +32,7 @@ mod scoring;
 mod secrets;
 mod security;
 mod security_real;
+mod serve;
 mod servers;
 mod tools_call;
 mod transport;

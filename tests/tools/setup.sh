@@ -3,6 +3,10 @@
 #   - @microsoft/sarif-multitool (npm) into tests/tools/node/   -> `sarif-multitool validate`
 #   - junitparser (PyPI) into the venv tests/tools/.venv/        -> tests/tools/junit_read.py
 #   - xmllint (Debian libxml2-utils), when apt-get is available  -> JUnit XSD validation
+#   - playwright-core (npm) into tests/tools/node/ and Debian's chromium, when apt-get is
+#     available                                                   -> the `scout serve` browser test
+#     (tests/browser/serve.mjs; playwright-core drives the system Chromium and never downloads
+#     a browser of its own)
 # Idempotent: each tool is installed only when it is missing. Run it from anywhere.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -16,6 +20,15 @@ if [ "$installed" != "$multitool_version" ]; then
   mkdir -p "$here/node"
   [ -f "$here/node/package.json" ] || echo '{"private":true}' > "$here/node/package.json"
   npm install --prefix "$here/node" --no-audit --no-fund --loglevel=error "@microsoft/sarif-multitool@$multitool_version"
+fi
+
+# playwright-core: the driver only (no bundled browser download); pinned like the multitool.
+playwright_version=1.65.1
+installed="$(node -p "require('$here/node/node_modules/playwright-core/package.json').version" 2>/dev/null || true)"
+if [ "$installed" != "$playwright_version" ]; then
+  mkdir -p "$here/node"
+  [ -f "$here/node/package.json" ] || echo '{"private":true}' > "$here/node/package.json"
+  npm install --prefix "$here/node" --no-audit --no-fund --loglevel=error "playwright-core@$playwright_version"
 fi
 
 # junitparser in a private venv.
@@ -34,4 +47,14 @@ if ! command -v xmllint >/dev/null; then
     exit 1
   fi
 fi
-echo "setup.sh: sarif-multitool, junitparser and xmllint are ready"
+# Chromium for the browser test: Debian's package (a browser build from anywhere else cannot be
+# fetched on a closed network).
+if [ ! -x /usr/bin/chromium ]; then
+  if command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  else
+    echo "setup.sh: please install Chromium at /usr/bin/chromium (Debian/Ubuntu: apt-get install chromium)" >&2
+    exit 1
+  fi
+fi
+echo "setup.sh: sarif-multitool, playwright-core, junitparser, xmllint and chromium are ready"
