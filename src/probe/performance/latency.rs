@@ -155,6 +155,14 @@ pub fn judge(timings: &[Timing], era: Option<Era>, wire_era: Option<Era>) -> Fin
         .collect::<Vec<_>>()
         .join("; ");
     let slow: Vec<&MethodStats> = stats.iter().filter(|s| s.over()).collect();
+    // The subject is part of a finding's identity (baselines, report diff, shard merge), so
+    // it must not depend on timing noise: an observation has none, a warning names the
+    // methods over budget in a fixed order.
+    let subject = (!slow.is_empty()).then(|| {
+        let mut names: Vec<&str> = slow.iter().map(|s| s.method.as_str()).collect();
+        names.sort_unstable();
+        names.join(", ")
+    });
     let f = if slow.is_empty() {
         LATENCY.info(format!(
             "Over {} answered request(s): {table}.",
@@ -169,7 +177,11 @@ pub fn judge(timings: &[Timing], era: Option<Era>, wire_era: Option<Era>) -> Fin
                 .join(", ")
         ))
     };
-    tag(f.subject(w.method.clone()).evidence(evidence))
+    let f = match subject {
+        Some(subject) => f.subject(subject),
+        None => f,
+    };
+    tag(f.evidence(evidence))
 }
 
 #[cfg(test)]
@@ -211,10 +223,13 @@ mod tests {
         }
         // Tool calls alone are reported, never judged.
         let calls: Vec<Timing> = (0..10).map(|i| t("tools/call", 9000, i)).collect();
-        assert_eq!(
-            judge(&calls, None, Some(Era::Legacy)).status(),
-            Status::Info
-        );
+        let info = judge(&calls, None, Some(Era::Legacy))
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(info.status, Status::Info);
+        // An observation has no subject: which method was slowest is timing noise and must
+        // not change a finding's identity between two runs.
+        assert_eq!(info.subject, None);
         assert_eq!(judge(&[], None, None).status(), Status::Skip);
     }
 
