@@ -93,12 +93,36 @@ crate::checks! { phase: Protocol;
         "Make the cited messages match the schema of the negotiated revision.";
 }
 
-/// Runs this phase's probes against every wire of the session, then the whole-run checks
-/// (`error_codes`, `result_type`, `cache_hints`, `wire_schema`) over what was recorded so far.
-pub async fn run(s: &mut crate::probe::Session) {
+/// The first half of the phase, carried to the second (see [`run_early`]).
+pub struct Deferred {
+    wires: Vec<(crate::client::Connection, probes::Early)>,
+}
+
+/// The phase's first half: on every HTTP wire the probes that change nothing and cannot
+/// upset a server (the GET stream window, an unknown notification). The run plan sends
+/// them beside the catalog and execution phases (`probe::run_server`).
+///
+/// `stop` ends the GET stream window early (when the rest of the concurrent stage is done);
+/// the window is never longer than the phase's own limit.
+pub async fn run_early(
+    s: &mut crate::probe::Session,
+    stop: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Deferred {
+    let mut wires = Vec::new();
+    for conn in s.wires.clone() {
+        let early = probes::probe_wire_early(s, &conn, stop.clone()).await;
+        wires.push((conn, early));
+    }
+    Deferred { wires }
+}
+
+/// The phase's second half, in the run's final stage: the probes that send deliberately
+/// broken input or end sessions, then every verdict over both halves. The whole-run checks
+/// (`error_codes`, `result_type`, `cache_hints`, `wire_schema`) are judged at the end of the
+/// run, over every phase's traffic: see `probe::run_server`.
+pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
     let before = s.recorder.len();
-    let wires = s.wires.clone();
-    if wires.is_empty() {
+    if early.wires.is_empty() {
         s.add_all(CHECKS.iter().map(|c| {
             c.skip(
                 crate::report::finding::SkipReason::NotAssessed,
@@ -107,12 +131,10 @@ pub async fn run(s: &mut crate::probe::Session) {
         }));
         return;
     }
-    for conn in &wires {
-        let found = probes::probe_wire(s, conn).await;
+    for (conn, e) in early.wires {
+        let found = probes::probe_wire_late(s, &conn, e).await;
         s.add_all(found);
     }
-    // The whole-run checks (wire_schema, result_type, cache_hints, error_codes) are judged at
-    // the end of the run, over every phase's traffic: see `probe::run_server`.
     tracing::info!(
         server = %s.spec.name,
         exchanges = s.recorder.len().saturating_sub(before),
