@@ -82,6 +82,31 @@ enum Step {
     /// The protocol probes that send deliberately broken input or end sessions, and the
     /// phase's judgements over both halves: run in the final stage.
     ProtocolLate,
+    /// The performance phase's latency samples: they need only the handshake's wires.
+    PerformanceSample,
+    /// The performance phase's judgements over what was recorded (cold start, payload
+    /// size): after the catalog and execution traffic they read.
+    PerformanceObserved,
+}
+
+impl Step {
+    fn phase(self) -> Phase {
+        match self {
+            Step::Phase(p) => p,
+            Step::ProtocolEarly | Step::ProtocolLate => Phase::Protocol,
+            Step::PerformanceSample | Step::PerformanceObserved => Phase::Performance,
+        }
+    }
+
+    /// The first half of a split phase: it emits the phase's start and records no skips.
+    fn opens_only(self) -> bool {
+        matches!(self, Step::ProtocolEarly | Step::PerformanceSample)
+    }
+
+    /// The second half of a split phase: it emits the phase's end and records the skips.
+    fn closes_only(self) -> bool {
+        matches!(self, Step::ProtocolLate | Step::PerformanceObserved)
+    }
 }
 
 /// What one branch of the run carries from step to step.
@@ -109,9 +134,13 @@ impl Branch {
         }
     }
 
-    /// A branch of the concurrent stage, starting from this one's state.
+    /// A branch of the concurrent stage, starting from this one's state (a run already
+    /// interrupted stays interrupted).
     fn fork(&self) -> Self {
-        Branch::new(self.deadline, self.cancel.clone())
+        Branch {
+            interrupted: self.interrupted.clone(),
+            ..Branch::new(self.deadline, self.cancel.clone())
+        }
     }
 
     /// Takes over what a finished branch learnt.
@@ -132,22 +161,24 @@ impl Branch {
 /// The run plan (docs/scheduling.md):
 ///
 /// 1. **discovery → auth → handshake**, in order: each needs what the one before learnt.
-/// 2. **The concurrent stage.** Two branches, each on its own [`Session::fork`] (sharing
+/// 2. **The concurrent stage.** Three branches, each on its own [`Session::fork`] (sharing
 ///    the recorder, so sequence numbers stay unique): the protocol phase's harmless half
-///    (the GET stream window, which only waits) beside catalog → execution → performance.
-///    Inside a phase, independent requests run together, bounded by `--concurrency` per
-///    server (and by `--rps` towards remote hosts).
+///    (the GET stream window, which only waits, and an unknown notification), catalog →
+///    execution, and performance's latency samples. Inside a phase, independent requests
+///    (and the wires of a dual-era server) run together, bounded by `--concurrency` per
+///    server (and by `--rps` towards remote hosts). Then performance's judgements over
+///    what was recorded (cold start, payload size).
 /// 3. **The final stage**, one phase after another and alone on the wire: the protocol
 ///    phase's deliberately broken input (garbage bodies, invalid requests, batches, ended
 ///    sessions), then resilience (malformed bodies, abandoned requests, the oversized body,
 ///    session recovery), then security (which reads every message of the run). A probe
 ///    that could crash or stall the server never overlaps a probe whose verdict would be
-///    wrong if it did: only these stages' own probes run at the same time, and each
-///    finding cites only its own exchanges.
+///    wrong if it did: within this stage only the protocol groups overlap each other (on
+///    HTTP, as they always did), and each finding cites only its own exchanges.
 /// 4. The whole-run judgements over every recorded exchange.
 ///
-/// Findings are sorted by registry order at the end, so reports do not depend on which
-/// request finished first.
+/// Findings are sorted by registry order (then era) at the end, so reports do not depend
+/// on which request finished first.
 pub async fn run_server_exposing(
     spec: ServerSpec,
     cancel: CancelRx,
@@ -165,22 +196,29 @@ pub async fn run_server_exposing(
     // 2. The concurrent stage.
     let (mut s_early, mut b_early) = (s.fork(), main.fork());
     let (mut s_main, mut b_main) = (s.fork(), main.fork());
-    // The GET stream window listens while the other branch works, and no longer.
+    let (mut s_perf, mut b_perf) = (s.fork(), main.fork());
+    // The GET stream window listens while the catalog and execution phases work, and no
+    // longer.
     let (stop_tx, stop_rx) = watch::channel(false);
     b_early.stop = Some(stop_rx);
-    futures_util::join!(
-        step(&mut s_early, Step::ProtocolEarly, &mut b_early),
-        async {
-            for phase in [Phase::Catalog, Phase::Execution, Phase::Performance] {
-                step(&mut s_main, Step::Phase(phase), &mut b_main).await;
-            }
-            let _ = stop_tx.send(true);
-        }
-    );
-    s.join(s_early);
-    s.join(s_main);
-    main.join(b_early);
-    main.join(b_main);
+    Box::pin(async {
+        futures_util::join!(
+            step(&mut s_early, Step::ProtocolEarly, &mut b_early),
+            async {
+                for phase in [Phase::Catalog, Phase::Execution] {
+                    step(&mut s_main, Step::Phase(phase), &mut b_main).await;
+                }
+                let _ = stop_tx.send(true);
+            },
+            step(&mut s_perf, Step::PerformanceSample, &mut b_perf),
+        )
+    })
+    .await;
+    for (branch_s, branch_b) in [(s_early, b_early), (s_main, b_main), (s_perf, b_perf)] {
+        s.join(branch_s);
+        main.join(branch_b);
+    }
+    step(&mut s, Step::PerformanceObserved, &mut main).await;
 
     // 3. The final stage, alone on the wire.
     step(&mut s, Step::ProtocolLate, &mut main).await;
@@ -210,25 +248,19 @@ pub async fn run_server_exposing(
 }
 
 /// Sorts findings by a key that does not depend on scheduling: the check's place in the
-/// registry, then era, subject, status and detail.
+/// registry, then the era. The sort is stable: the findings of one check on one wire come
+/// from one piece of code, in the order it recorded them (which may carry meaning, e.g.
+/// the worst catalogue change first), and the branches of the run plan are joined in a
+/// fixed order.
 fn sort_findings(findings: &mut [crate::report::finding::Finding]) {
     let order: std::collections::HashMap<&str, usize> = registry::all()
         .enumerate()
         .map(|(i, c)| (c.id, i))
         .collect();
-    findings.sort_by(|a, b| {
-        let rank = |f: &crate::report::finding::Finding| {
-            order.get(f.id.as_str()).copied().unwrap_or(usize::MAX)
-        };
-        (rank(a), &a.id, a.era, &a.subject, a.status, &a.detail).cmp(&(
-            rank(b),
-            &b.id,
-            b.era,
-            &b.subject,
-            b.status,
-            &b.detail,
-        ))
-    });
+    let rank = |f: &crate::report::finding::Finding| {
+        order.get(f.id.as_str()).copied().unwrap_or(usize::MAX)
+    };
+    findings.sort_by(|a, b| (rank(a), &a.id, a.era).cmp(&(rank(b), &b.id, b.era)));
 }
 
 /// Turns a finished session into a scored, redacted report.
@@ -268,19 +300,18 @@ fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerR
 /// Runs one step (or records why its phase was skipped) within the deadline and the
 /// cancel signal, between the phase's start and end events.
 async fn step(s: &mut Session, step: Step, b: &mut Branch) {
-    let phase = match step {
-        Step::Phase(p) => p,
-        Step::ProtocolEarly | Step::ProtocolLate => Phase::Protocol,
-    };
-    // The protocol phase starts with its first half and ends with its second.
-    if !matches!(step, Step::ProtocolLate) {
+    let phase = step.phase();
+    // A split phase starts with its first half and ends with its second.
+    if !step.closes_only() {
         events::emit(&s.spec.observer, || events::RunEvent::PhaseStarted {
             server: s.spec.name.clone(),
             phase,
         });
     }
-    run_step(s, step, phase, b).await;
-    if !matches!(step, Step::ProtocolEarly) {
+    // Boxed: a phase's future is large (several probes in flight at once), and a run's
+    // future must stay small enough for a caller that runs many servers on one stack.
+    Box::pin(run_step(s, step, phase, b)).await;
+    if !step.opens_only() {
         events::emit(&s.spec.observer, || events::RunEvent::PhaseFinished {
             server: s.spec.name.clone(),
             phase,
@@ -290,7 +321,7 @@ async fn step(s: &mut Session, step: Step, b: &mut Branch) {
 
 async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
     // The first half records nothing when it cannot run: the second half records the skips.
-    let skips = !matches!(step, Step::ProtocolEarly);
+    let skips = !step.opens_only();
     if let Some(why) = b.interrupted.clone() {
         if skips {
             skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
@@ -329,6 +360,8 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
                     };
                     protocol::run_late(s, d).await
                 }
+                Step::PerformanceSample => performance::sample(s).await,
+                Step::PerformanceObserved => performance::judge_observed(s),
             }
         };
         tokio::select! {

@@ -83,10 +83,21 @@ pub fn judge(method: &str, era: Option<Era>, replies: &[Reply]) -> FindingBuilde
 
 /// Runs this phase's probes against the session.
 pub async fn run(s: &mut Session) {
-    // Judged first, from what the earlier phases recorded.
+    judge_observed(s);
+    sample(s).await;
+}
+
+/// The judgements read from what the run recorded (`cold_start`, `payload_size`). The run
+/// plan calls this after the catalog and execution traffic they read.
+pub fn judge_observed(s: &mut Session) {
     let recorded = s.recorder.shared();
     s.add(observed::cold_start(&recorded));
     s.add(observed::payload_size(&recorded));
+}
+
+/// The latency samples (`latency`). They need only the handshake's wires, so the run plan
+/// takes them beside the catalog and execution phases.
+pub async fn sample(s: &mut Session) {
     let wires = s.wires.clone();
     if wires.is_empty() {
         s.add(LATENCY.skip(
@@ -96,19 +107,22 @@ pub async fn run(s: &mut Session) {
         return;
     }
     let dual = wires.len() > 1;
-    for w in wires {
+    // Sequential within a wire on purpose (latency, not throughput); the wires of a
+    // dual-era server are independent connections and are sampled at the same time.
+    let sampled = futures_util::future::join_all(wires.iter().map(|w| async move {
         let method = if w.era() == Era::Modern {
             "server/discover"
         } else {
             "tools/list"
         };
         let mut replies = Vec::with_capacity(SAMPLES);
-        // Sequential on purpose: latency, not throughput.
         for _ in 0..SAMPLES {
             replies.push(w.request(method, json!({})).await);
         }
-        s.add(judge(method, dual.then_some(w.era()), &replies));
-    }
+        judge(method, dual.then_some(w.era()), &replies)
+    }))
+    .await;
+    s.add_all(sampled);
 }
 
 #[cfg(test)]

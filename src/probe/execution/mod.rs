@@ -91,14 +91,28 @@ pub async fn run(s: &mut Session) {
         return;
     }
     let limiter = RateLimiter::for_spec(&s.spec);
-    for wire in &wires {
-        let catalog = s
-            .catalogs
-            .iter()
-            .find(|c| c.era == Some(wire.era()))
-            .cloned()
-            .unwrap_or_default();
-        execute_wire(s, wire, &limiter, &catalog).await;
+    let catalogs: Vec<Catalog> = wires
+        .iter()
+        .map(|wire| {
+            s.catalogs
+                .iter()
+                .find(|c| c.era == Some(wire.era()))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    // The wires of a dual-era server are independent connections: each is exercised on a
+    // branch of the session, at the same time.
+    let mut branches: Vec<Session> = wires.iter().map(|_| s.fork()).collect();
+    futures_util::future::join_all(
+        branches
+            .iter_mut()
+            .zip(wires.iter().zip(&catalogs))
+            .map(|(b, (wire, catalog))| execute_wire(b, wire, &limiter, catalog)),
+    )
+    .await;
+    for b in branches {
+        s.join(b);
     }
 }
 

@@ -108,12 +108,18 @@ pub async fn run_early(
     s: &mut crate::probe::Session,
     stop: Option<tokio::sync::watch::Receiver<bool>>,
 ) -> Deferred {
-    let mut wires = Vec::new();
-    for conn in s.wires.clone() {
-        let early = probes::probe_wire_early(s, &conn, stop.clone()).await;
-        wires.push((conn, early));
+    let conns = s.wires.clone();
+    let s: &crate::probe::Session = s;
+    // Each wire's first half is its own connection's business: all wires at once.
+    let early = futures_util::future::join_all(
+        conns
+            .iter()
+            .map(|conn| probes::probe_wire_early(s, conn, stop.clone())),
+    )
+    .await;
+    Deferred {
+        wires: conns.into_iter().zip(early).collect(),
     }
-    Deferred { wires }
 }
 
 /// The phase's second half, in the run's final stage: the probes that send deliberately
@@ -131,9 +137,29 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
         }));
         return;
     }
-    for (conn, e) in early.wires {
-        let found = probes::probe_wire_late(s, &conn, e).await;
-        s.add_all(found);
+    // HTTP wires are independent connections and go at the same time. stdio wires go one
+    // after the other: the stdio verdicts read the lines that arrived between two probes,
+    // and the recorder holds the lines of every process.
+    let any_stdio = early
+        .wires
+        .iter()
+        .any(|(c, _)| c.transport() == crate::report::model::TransportKind::Stdio);
+    if any_stdio {
+        for (conn, e) in early.wires {
+            let found = probes::probe_wire_late(s, &conn, e).await;
+            s.add_all(found);
+        }
+    } else {
+        let shared: &crate::probe::Session = s;
+        let (conns, halves): (Vec<_>, Vec<_>) = early.wires.into_iter().unzip();
+        let found = futures_util::future::join_all(
+            conns
+                .iter()
+                .zip(halves)
+                .map(|(conn, e)| probes::probe_wire_late(shared, conn, e)),
+        )
+        .await;
+        s.add_all(found.into_iter().flatten());
     }
     tracing::info!(
         server = %s.spec.name,
