@@ -346,7 +346,10 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
         return;
     }
     tracing::debug!(server = %s.spec.name, %phase, ?step, "step starts");
-    let deferred = b.deferred.take();
+    let deferred = match step {
+        Step::ProtocolLate => b.deferred.take(),
+        _ => None,
+    };
     let mut early = None;
     let outcome = {
         let fut = async {
@@ -369,7 +372,9 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
             _ = b.cancel.wait_for(|c| *c) => Err("interrupted (Ctrl-C)".to_string()),
         }
     };
-    b.deferred = early;
+    if early.is_some() {
+        b.deferred = early;
+    }
     if let Err(why) = outcome {
         tracing::warn!(server = %s.spec.name, %phase, "{why}");
         if skips {

@@ -206,11 +206,14 @@ pub(in crate::probe) async fn probe_wire_early(
     let link = Link::new(raw_conn);
     let conn = &link;
     let w = wire_of(raw_conn);
-    let mut out = http_probes::get_group(s, conn, &w, stop).await;
-    if !w.is_stdio() {
-        let n = jsonrpc_probes::notification_group(s, conn, &w).await;
-        merge(&mut out, n);
+    if w.is_stdio() {
+        return Early(http_probes::get_group(s, conn, &w, stop).await);
     }
+    let (mut out, n) = futures_util::join!(
+        http_probes::get_group(s, conn, &w, stop),
+        jsonrpc_probes::notification_group(s, conn, &w)
+    );
+    merge(&mut out, n);
     Early(out)
 }
 
