@@ -174,3 +174,55 @@ fn concurrency_is_a_flag_and_a_config_key_of_at_least_one() {
         r.stderr
     );
 }
+
+#[tokio::test]
+async fn the_protocol_phase_sends_its_first_half_once_and_judges_it_in_the_second() {
+    // Regression: the first half (GET stream, unknown notification) runs in the concurrent
+    // stage and was once dropped before the final stage, which then sent it again.
+    use scout::report::finding::Phase;
+    use scout::telemetry::ExchangeKind;
+    let mut spec = crate::phase_fixtures::fixture_http("minimal_server.py");
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Protocol,
+        Phase::Catalog,
+        Phase::Execution,
+        Phase::Performance,
+    ];
+    let r = crate::phase_fixtures::run(spec).await;
+    let posts_of = |method: &str| {
+        r.exchanges
+            .iter()
+            .filter(|e| match &e.kind {
+                ExchangeKind::Http(h) => {
+                    h.method == "POST"
+                        && h.request_body
+                            .as_deref()
+                            .is_some_and(|b| b.contains(&format!("\"method\":\"{method}\"")))
+                }
+                _ => false,
+            })
+            .count()
+    };
+    let gets: Vec<_> = r
+        .exchanges
+        .iter()
+        .filter(|e| matches!(&e.kind, ExchangeKind::Http(h) if h.method == "GET"))
+        .collect();
+    // A dual-era server: the GET stream belongs to the handshake-era wire only; the unknown
+    // notification goes once per wire.
+    assert_eq!(gets.len(), 1, "{:#?}", gets);
+    assert_eq!(posts_of("notifications/scout-probe"), 2);
+    let get_stream: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.id == "protocol.get_stream")
+        .collect();
+    assert_eq!(get_stream.len(), 2, "one per wire: {get_stream:#?}");
+    let judged = get_stream
+        .iter()
+        .find(|f| !f.evidence.is_empty())
+        .expect("the handshake-era wire's GET is judged");
+    assert_eq!(judged.evidence, vec![gets[0].seq]);
+}
