@@ -394,6 +394,10 @@ pub struct SettingsArgs {
     /// Servers checked at the same time [default: 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Run")]
     pub jobs: Option<u32>,
+    /// Requests in flight at once per server on loopback HTTP and stdio (remote hosts are
+    /// paced by --rps) [default: 8]
+    #[arg(long, value_name = "N", value_parser = parse_concurrency, help_heading = "Run")]
+    pub concurrency: Option<usize>,
     /// Cap on a response body in bytes [default: 16 MiB]
     #[arg(long = "max-body", value_name = "BYTES", help_heading = "Run")]
     pub max_body: Option<u64>,
@@ -462,6 +466,17 @@ pub fn parse_severity(s: &str) -> Result<Severity, String> {
 /// A duration, validated now but kept as text (it becomes a config value).
 pub fn parse_duration_text(s: &str) -> Result<String, String> {
     crate::config::duration::parse(s).map(|_| s.trim().to_string())
+}
+
+/// `--concurrency N`: a whole number of requests in flight, at least 1.
+pub fn parse_concurrency(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(0) => Err("expected at least 1 request in flight, got 0".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!(
+            "expected a whole number of requests in flight (1 or more), got `{s}`"
+        )),
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub fn flags_layer(s: &SettingsArgs) -> Layer {
         deadline: s.deadline.clone().map(DurationText::Text),
         rps: s.policy.rps,
         jobs: s.jobs.map(|j| j as usize),
+        concurrency: s.concurrency,
         allow_mutations: s.policy.allow_mutations.then_some(true),
         allow_destructive: s.policy.allow_destructive.then_some(true),
         allow_load: s.allow_load.then_some(true),

@@ -81,6 +81,9 @@ struct Inner {
     secrets: Vec<String>,
     /// The target's credentials, read (for the auth phase's grants).
     resolved: crate::auth::Resolved,
+    /// Bounds the requests in flight towards this server (`--concurrency`), over every
+    /// wire the connector opened.
+    inflight: Arc<tokio::sync::Semaphore>,
 }
 
 /// Opens wires to one target. Cheap to clone; every child process it started is kept so
@@ -159,8 +162,16 @@ impl Connector {
                 legacy_sse_url: Mutex::new(None),
                 secrets,
                 resolved,
+                inflight: Arc::new(tokio::sync::Semaphore::new(spec.concurrency.max(1))),
             }),
         })
+    }
+
+    /// Waits for a free slot among the requests in flight towards this server; the slot is
+    /// held until the returned permit is dropped.
+    pub async fn slot(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        // The semaphore is never closed, so this is always a permit.
+        self.inner.inflight.clone().acquire_owned().await.ok()
     }
 
     /// The spec this connector serves.

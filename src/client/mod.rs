@@ -207,8 +207,21 @@ impl Connection {
         reply
     }
 
-    async fn send_built(&self, probe: Probe, built: message::Built) -> Reply {
+    async fn send_built(&self, probe: Probe, mut built: message::Built) -> Reply {
+        // Requests that wait for an answer (and GET/DELETE) take one of the server's
+        // `--concurrency` slots; one-way messages (notifications, cancellations) do not, so
+        // a cancellation is never queued behind the call it cancels.
+        let _slot = if probe.expect_no_reply && probe.http_method.is_none() {
+            None
+        } else {
+            self.connector.slot().await
+        };
         let timeout = probe.timeout.unwrap_or(self.connector.timeout());
+        // The params were serialised into the body; a large one (the oversized-request
+        // probe) is not kept twice while the request is in flight.
+        let mut probe = probe;
+        probe.params = None;
+        probe.raw_body = None;
         match &self.wire {
             Wire::Stdio(w) => {
                 if probe.http_method.is_some() {
@@ -238,7 +251,7 @@ impl Connection {
                 let headers = message::http_headers(&probe, &built, self, &h.clients, session);
                 let method = probe.http_method.clone().unwrap_or_else(|| "POST".into());
                 let body = if method == "POST" {
-                    built.body.clone()
+                    built.body.take()
                 } else {
                     None
                 };
@@ -254,6 +267,7 @@ impl Connection {
                     },
                     timeout,
                     max_body: self.connector.max_body(),
+                    stop: probe.stop.clone(),
                 };
                 let reply = crate::transport::http::exchange(
                     &h.clients,

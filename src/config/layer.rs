@@ -37,6 +37,10 @@ pub struct Layer {
     /// Servers checked at the same time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jobs: Option<usize>,
+    /// Requests in flight at once per server (loopback HTTP and stdio; remote hosts are
+    /// paced by `rps`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_mutations: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -107,6 +111,7 @@ pub const KEYS: &[&str] = &[
     "deadline",
     "rps",
     "jobs",
+    "concurrency",
     "allow_mutations",
     "allow_destructive",
     "allow_load",
@@ -338,6 +343,7 @@ pub fn defaults() -> Layer {
         deadline: Some(DurationText::Text("120s".into())),
         rps: Some(2.0),
         jobs: Some(4),
+        concurrency: Some(crate::probe::spec::DEFAULT_CONCURRENCY),
         allow_mutations: Some(false),
         allow_destructive: Some(false),
         allow_load: Some(false),

@@ -80,6 +80,8 @@ pub struct Settings {
     pub rps: f64,
     /// Servers checked at the same time.
     pub jobs: usize,
+    /// Requests in flight at once per server.
+    pub concurrency: usize,
     /// Call non-destructive mutating tools too.
     pub allow_mutations: bool,
     /// Call every tool. Dangerous.
@@ -401,6 +403,14 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
             "invalid `jobs`: expected at least 1, got 0",
         ));
     }
+    let concurrency = m
+        .concurrency
+        .unwrap_or(crate::probe::spec::DEFAULT_CONCURRENCY);
+    if concurrency == 0 {
+        return Err(ConfigError::new(
+            "invalid `concurrency`: expected at least 1 request in flight, got 0",
+        ));
+    }
     let rps = m.rps.unwrap_or(2.0);
     if !(rps.is_finite() && rps > 0.0) {
         return Err(ConfigError::new(format!(
@@ -419,6 +429,7 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         deadline: duration("deadline", &m.deadline, 120)?,
         rps,
         jobs,
+        concurrency,
         allow_mutations: m.allow_mutations.unwrap_or(false),
         allow_destructive: m.allow_destructive.unwrap_or(false),
         allow_load: m.allow_load.unwrap_or(false),

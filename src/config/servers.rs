@@ -148,6 +148,7 @@ fn plan_one(
     // Whether the rate applies is the limiter's decision (`ServerSpec::is_remote`).
     spec.rps = Some(rps);
     spec.treat_as_remote = settings.treat_as_remote;
+    spec.concurrency = settings.concurrency;
     spec.timeout = timeout;
     spec.deadline = deadline;
     spec.policy = PolicySpec {

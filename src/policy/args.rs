@@ -230,7 +230,7 @@ fn gen_object(schema: &Value, root: &Value, depth: usize) -> Value {
             let v = if sub.is_null() {
                 json!("scout")
             } else {
-                gen_value(sub, root, depth + 1)
+                gen_property(name, sub, root, depth + 1)
             };
             // A plain placeholder string gets a better value when the name or description
             // says what is wanted.
@@ -251,11 +251,127 @@ fn gen_object(schema: &Value, root: &Value, depth: usize) -> Value {
                 Some("number" | "integer")
             );
             if numeric && sub.get("default").is_some() && !out.contains_key(name) {
-                out.insert(name.clone(), gen_value(sub, root, depth + 1));
+                out.insert(name.clone(), gen_property(name, sub, root, depth + 1));
             }
         }
     }
     Value::Object(out)
+}
+
+/// What a numeric property's name says it measures, when that decides how small a value
+/// may be: a tool that sleeps for `duration` should sleep briefly.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Magnitude {
+    /// duration, delay, seconds, timeout, wait, sleep, interval: as short as allowed (0.1
+    /// for a number; a declared minimum wins).
+    Time,
+    /// steps: two, so that progress can be seen to increase.
+    Steps,
+    /// count, size, length, limit, …: the smallest allowed, at least 1 (0 often means
+    /// "unlimited" or "the default").
+    Count,
+}
+
+fn magnitude(name: &str) -> Option<Magnitude> {
+    let lower = name.to_ascii_lowercase();
+    let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
+    let millis = name.ends_with("Ms") || lower.ends_with("_ms") || lower == "ms";
+    if millis
+        || has(&[
+            "duration", "delay", "second", "timeout", "wait", "sleep", "interval",
+        ])
+    {
+        Some(Magnitude::Time)
+    } else if has(&["step"]) {
+        Some(Magnitude::Steps)
+    } else if has(&[
+        "count",
+        "size",
+        "length",
+        "limit",
+        "number",
+        "times",
+        "repeat",
+        "iteration",
+        "amount",
+        "total",
+        "max",
+        "num",
+        "items",
+        "pages",
+        "rows",
+        "lines",
+        "bytes",
+        "depth",
+    ]) {
+        Some(Magnitude::Count)
+    } else {
+        None
+    }
+}
+
+/// A property's value: [`gen_value`], except that numbers whose name says they measure
+/// time, steps or a count get the smallest value the schema allows (see [`Magnitude`]).
+fn gen_property(name: &str, sub: &Value, root: &Value, depth: usize) -> Value {
+    let schema = resolve(sub, root, depth);
+    let types = type_names(schema);
+    let integer = types.iter().any(|t| t == "integer");
+    let numeric = integer || types.iter().any(|t| t == "number");
+    let plain = schema.get("const").is_none()
+        && schema.get("enum").is_none()
+        && schema.get("examples").is_none();
+    match magnitude(name) {
+        Some(m) if numeric && plain => smallest_number(schema, integer, m),
+        _ => gen_value(sub, root, depth),
+    }
+}
+
+/// The smallest value of `m` that `schema` allows: the declared minimum (exclusive bounds
+/// moved inside), else 0.1 s for a time, 2 steps, 1 of a count; rounded up to `multipleOf`
+/// and to a whole number for integers, and never above the maximum.
+fn smallest_number(schema: &Value, integer: bool, m: Magnitude) -> Value {
+    let preferred = match (m, integer) {
+        (Magnitude::Time, false) => 0.1,
+        (Magnitude::Time, true) | (Magnitude::Count, _) => 1.0,
+        (Magnitude::Steps, _) => 2.0,
+    };
+    let num = |k: &str| schema.get(k).and_then(Value::as_f64);
+    let mut v: f64 = preferred;
+    if let Some(lo) = num("minimum") {
+        v = v.max(lo);
+        if m == Magnitude::Time {
+            // A declared minimum is the shortest the tool accepts: use it.
+            v = lo;
+        }
+    }
+    if let Some(lo) = num("exclusiveMinimum")
+        && v <= lo
+    {
+        v = if integer {
+            lo.floor() + 1.0
+        } else {
+            lo + preferred
+        };
+    }
+    if integer {
+        v = v.ceil();
+    }
+    if let Some(step) = num("multipleOf").filter(|s| *s > 0.0) {
+        v = (v / step).ceil() * step;
+    }
+    let hi = num("maximum")
+        .or_else(|| num("exclusiveMaximum").map(|h| h - if integer { 1.0 } else { 0.001 }));
+    if let Some(hi) = hi
+        && v > hi
+    {
+        // The schema's range is narrow; the generic generator picks a value inside it.
+        return gen_number(schema, integer);
+    }
+    if integer {
+        json!(v as i64)
+    } else {
+        json!((v * 1e6).round() / 1e6)
+    }
 }
 
 /// A value for string properties whose meaning is clear from their name or description
@@ -501,7 +617,35 @@ mod tests {
             "duration": {"type": "number", "default": 10},
             "steps": {"type": "number", "default": 5},
             "label": {"type": "string", "default": "x"}}});
-        assert_eq!(generate(&s), json!({"duration": 1.0, "steps": 1.0}));
+        assert_eq!(generate(&s), json!({"duration": 0.1, "steps": 2.0}));
+    }
+
+    #[test]
+    fn durations_counts_and_sizes_get_the_smallest_allowed_value() {
+        let s = json!({"type": "object", "required": ["delay", "delayMs", "count", "size", "limit", "wait", "timeout_s", "pages", "steps", "label"], "properties": {
+            "delay": {"type": "number", "minimum": 0.5},
+            "delayMs": {"type": "integer", "multipleOf": 100},
+            "count": {"type": "integer", "minimum": 3},
+            "size": {"type": "integer"},
+            "limit": {"type": "integer", "exclusiveMinimum": 4},
+            "wait": {"type": "number", "exclusiveMinimum": 0},
+            "timeout_s": {"type": "number", "minimum": 0.2, "maximum": 0.3},
+            "pages": {"type": "integer", "maximum": 0},
+            "steps": {"type": "integer", "maximum": 10},
+            "label": {"type": "number"}}});
+        let v = generate(&s);
+        assert_eq!(v["delay"], json!(0.5));
+        assert_eq!(v["delayMs"], json!(100));
+        assert_eq!(v["count"], json!(3));
+        assert_eq!(v["size"], json!(1));
+        assert_eq!(v["limit"], json!(5));
+        assert_eq!(v["wait"], json!(0.1));
+        assert_eq!(v["timeout_s"], json!(0.2));
+        // Too narrow for a count of 1: the generic value inside the range.
+        assert_eq!(v["pages"], json!(0));
+        assert_eq!(v["steps"], json!(2));
+        assert_eq!(v["label"], json!(1.0));
+        valid(&s);
     }
 
     #[test]
@@ -510,7 +654,7 @@ mod tests {
         let s = json!({"type": "object", "required": ["tz", "duration"], "properties": {
             "tz": {"type": "string", "examples": ["Europe/Paris"]},
             "duration": {"type": "number", "default": 10}}});
-        assert_eq!(generate(&s), json!({"tz": "Europe/Paris", "duration": 1.0}));
+        assert_eq!(generate(&s), json!({"tz": "Europe/Paris", "duration": 0.1}));
     }
 
     #[test]

@@ -238,9 +238,15 @@ pub async fn run(s: &mut Session) {
     let wires = s.wires.clone();
     for w in &wires {
         check_server_info(s, w, dual);
-        check_ping(s, w, dual).await;
-        check_capabilities(s, w, dual).await;
     }
+    // ping and the capability lists are independent requests, and the wires of a dual-era
+    // server independent connections: all of them go out together.
+    let found = futures_util::future::join_all(wires.iter().map(|w| async move {
+        let (ping, caps) = futures_util::join!(check_ping(w, dual), check_capabilities(w, dual));
+        [ping, caps]
+    }))
+    .await;
+    s.add_all(found.into_iter().flatten());
 }
 
 /// Tags a finding with `era` when the server is dual-era.
@@ -553,7 +559,7 @@ fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
     s.add(tagged(b, w.era(), dual));
 }
 
-async fn check_ping(s: &mut Session, w: &Connection, dual: bool) {
+async fn check_ping(w: &Connection, dual: bool) -> crate::report::finding::FindingBuilder {
     if w.era() == Era::Modern {
         let r = w.send(Probe::request("ping", json!({}))).await;
         let b = match (r.error_code(), r.status()) {
@@ -569,8 +575,7 @@ async fn check_ping(s: &mut Session, w: &Connection, dual: bool) {
                 describe(&r)
             )),
         };
-        s.add(tagged(b.evidence(r.evidence.clone()), Era::Modern, dual));
-        return;
+        return tagged(b.evidence(r.evidence.clone()), Era::Modern, dual);
     }
     let r = w
         .send(Probe {
@@ -591,24 +596,28 @@ async fn check_ping(s: &mut Session, w: &Connection, dual: bool) {
         Some(v) => PING.warn(format!("ping returned a non-empty result {v}")),
         None => PING.fail(format!("ping got {}", describe(&r))),
     };
-    s.add(tagged(b.evidence(r.evidence.clone()), Era::Legacy, dual));
+    tagged(b.evidence(r.evidence.clone()), Era::Legacy, dual)
 }
 
-async fn check_capabilities(s: &mut Session, w: &Connection, dual: bool) {
+async fn check_capabilities(w: &Connection, dual: bool) -> crate::report::finding::FindingBuilder {
     // Only the "declared but failing" half: "works but undeclared" belongs to the
     // catalog phase, which lists every feature anyway.
     let mut ev = Vec::new();
     let mut failing = Vec::new();
     let mut ok = Vec::new();
-    for (cap, method) in [
+    let declared: Vec<&str> = [
         ("tools", "tools/list"),
         ("resources", "resources/list"),
         ("prompts", "prompts/list"),
-    ] {
-        if !w.declares(cap) {
-            continue;
-        }
-        let r = w.request(method, json!({})).await;
+    ]
+    .into_iter()
+    .filter(|(cap, _)| w.declares(cap))
+    .map(|(_, method)| method)
+    .collect();
+    let replies =
+        futures_util::future::join_all(declared.iter().map(|method| w.request(method, json!({}))))
+            .await;
+    for (method, r) in declared.into_iter().zip(replies) {
         ev.extend(r.evidence.iter().copied());
         if r.result().is_some() {
             ok.push(method);
@@ -630,7 +639,7 @@ async fn check_capabilities(s: &mut Session, w: &Connection, dual: bool) {
             .fail(format!("declared but failing: {}", failing.join("; ")))
             .evidence(ev)
     };
-    s.add(tagged(b, w.era(), dual));
+    tagged(b, w.era(), dual)
 }
 
 #[cfg(test)]

@@ -30,13 +30,16 @@ pub use spec::ServerSpec;
 /// Signals that the user asked the run to stop (Ctrl-C). `true` = stop.
 pub type CancelRx = watch::Receiver<bool>;
 
-/// Runs one phase's probes.
+/// Runs one phase's probes (the protocol phase is split in two: see [`Step`]).
 async fn run_phase(phase: Phase, s: &mut Session) {
     match phase {
         Phase::Discovery => discovery::run(s).await,
         Phase::Auth => auth::run(s).await,
         Phase::Handshake => handshake::run(s).await,
-        Phase::Protocol => protocol::run(s).await,
+        Phase::Protocol => {
+            let early = protocol::run_early(s, None).await;
+            protocol::run_late(s, early).await
+        }
         Phase::Catalog => catalog::run(s).await,
         Phase::Execution => execution::run(s).await,
         Phase::Performance => performance::run(s).await,
@@ -69,41 +72,164 @@ pub async fn run_server(spec: ServerSpec, cancel: CancelRx) -> ServerReport {
     run_server_exposing(spec, cancel).await.0
 }
 
+/// One step of the run plan: a whole phase, or one half of the protocol phase.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    Phase(Phase),
+    /// The protocol probes that change nothing and cannot upset a server (the GET stream
+    /// window, an unknown notification): run beside the catalog and execution phases.
+    ProtocolEarly,
+    /// The protocol probes that send deliberately broken input or end sessions, and the
+    /// phase's judgements over both halves: run in the final stage.
+    ProtocolLate,
+    /// The performance phase's latency samples: they need only the handshake's wires.
+    PerformanceSample,
+    /// The performance phase's judgements over what was recorded (cold start, payload
+    /// size, latency) after the catalog and execution traffic they read, then the load
+    /// ramp (`--allow-load`) while nothing else is in flight.
+    PerformanceObserved,
+}
+
+impl Step {
+    fn phase(self) -> Phase {
+        match self {
+            Step::Phase(p) => p,
+            Step::ProtocolEarly | Step::ProtocolLate => Phase::Protocol,
+            Step::PerformanceSample | Step::PerformanceObserved => Phase::Performance,
+        }
+    }
+
+    /// The first half of a split phase: it emits the phase's start and records no skips.
+    fn opens_only(self) -> bool {
+        matches!(self, Step::ProtocolEarly | Step::PerformanceSample)
+    }
+
+    /// The second half of a split phase: it emits the phase's end and records the skips.
+    fn closes_only(self) -> bool {
+        matches!(self, Step::ProtocolLate | Step::PerformanceObserved)
+    }
+}
+
+/// What one branch of the run carries from step to step.
+struct Branch {
+    deadline: tokio::time::Instant,
+    cancel: CancelRx,
+    /// Why the run stopped early (deadline, Ctrl-C); every later step is skipped with it.
+    interrupted: Option<String>,
+    /// The protocol phase's first half, for its second.
+    deferred: Option<protocol::Deferred>,
+    /// Ends the GET stream window of the protocol phase's first half.
+    stop: Option<watch::Receiver<bool>>,
+    protocol_ran: bool,
+}
+
+impl Branch {
+    fn new(deadline: tokio::time::Instant, cancel: CancelRx) -> Self {
+        Branch {
+            deadline,
+            cancel,
+            interrupted: None,
+            deferred: None,
+            stop: None,
+            protocol_ran: false,
+        }
+    }
+
+    /// A branch of the concurrent stage, starting from this one's state (a run already
+    /// interrupted stays interrupted).
+    fn fork(&self) -> Self {
+        Branch {
+            interrupted: self.interrupted.clone(),
+            ..Branch::new(self.deadline, self.cancel.clone())
+        }
+    }
+
+    /// Takes over what a finished branch learnt.
+    fn join(&mut self, other: Branch) {
+        if self.interrupted.is_none() {
+            self.interrupted = other.interrupted;
+        }
+        if other.deferred.is_some() {
+            self.deferred = other.deferred;
+        }
+        self.protocol_ran |= other.protocol_ran;
+    }
+}
+
 /// [`run_server`], plus what the server exposes to an agent (when the security phase judged
 /// it), for the rules over every server of a run (`security::cross`).
+///
+/// The run plan (docs/scheduling.md):
+///
+/// 1. **discovery → auth → handshake**, in order: each needs what the one before learnt.
+/// 2. **The concurrent stage.** Three branches, each on its own [`Session::fork`] (sharing
+///    the recorder, so sequence numbers stay unique): the protocol phase's harmless half
+///    (the GET stream window, which only waits, and an unknown notification), catalog →
+///    execution, and performance's latency samples. Inside a phase, independent requests
+///    (and the wires of a dual-era server) run together, bounded by `--concurrency` per
+///    server (and by `--rps` towards remote hosts). Then performance's judgements over
+///    what was recorded (cold start, payload size).
+/// 3. **The final stage**, one phase after another and alone on the wire: the protocol
+///    phase's deliberately broken input (garbage bodies, invalid requests, batches, ended
+///    sessions), then resilience (malformed bodies, abandoned requests, the oversized body,
+///    session recovery), then security (which reads every message of the run). A probe
+///    that could crash or stall the server never overlaps a probe whose verdict would be
+///    wrong if it did: within this stage only the protocol groups overlap each other (on
+///    HTTP, as they always did), and each finding cites only its own exchanges.
+/// 4. The whole-run judgements over every recorded exchange.
+///
+/// Findings are sorted by registry order (then era) at the end, so reports do not depend
+/// on which request finished first.
 pub async fn run_server_exposing(
     spec: ServerSpec,
-    mut cancel: CancelRx,
+    cancel: CancelRx,
 ) -> (ServerReport, Option<security::cross::Exposure>) {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + spec.deadline;
     let mut s = Session::new(spec);
-    let mut interrupted: Option<String> = None;
-    let mut protocol_ran = false;
+    let mut main = Branch::new(deadline, cancel);
 
-    for phase in Phase::ALL {
-        events::emit(&s.spec.observer, || events::RunEvent::PhaseStarted {
-            server: s.spec.name.clone(),
-            phase,
-        });
-        run_or_skip_phase(
-            &mut s,
-            phase,
-            deadline,
-            &mut cancel,
-            &mut interrupted,
-            &mut protocol_ran,
-        )
-        .await;
-        events::emit(&s.spec.observer, || events::RunEvent::PhaseFinished {
-            server: s.spec.name.clone(),
-            phase,
-        });
+    // 1. In order.
+    for phase in [Phase::Discovery, Phase::Auth, Phase::Handshake] {
+        step(&mut s, Step::Phase(phase), &mut main).await;
     }
 
-    // Checks over every message of the run (schema, resultType, cache hints, error codes)
-    // are judged last, so that the catalog and execution traffic counts too.
-    if protocol_ran {
+    // 2. The concurrent stage.
+    let (mut s_early, mut b_early) = (s.fork(), main.fork());
+    let (mut s_main, mut b_main) = (s.fork(), main.fork());
+    let (mut s_perf, mut b_perf) = (s.fork(), main.fork());
+    // The GET stream window listens while the catalog and execution phases work, and no
+    // longer.
+    let (stop_tx, stop_rx) = watch::channel(false);
+    b_early.stop = Some(stop_rx);
+    Box::pin(async {
+        futures_util::join!(
+            step(&mut s_early, Step::ProtocolEarly, &mut b_early),
+            async {
+                for phase in [Phase::Catalog, Phase::Execution] {
+                    step(&mut s_main, Step::Phase(phase), &mut b_main).await;
+                }
+                let _ = stop_tx.send(true);
+            },
+            step(&mut s_perf, Step::PerformanceSample, &mut b_perf),
+        )
+    })
+    .await;
+    for (branch_s, branch_b) in [(s_early, b_early), (s_main, b_main), (s_perf, b_perf)] {
+        s.join(branch_s);
+        main.join(branch_b);
+    }
+    step(&mut s, Step::PerformanceObserved, &mut main).await;
+
+    // 3. The final stage, alone on the wire.
+    step(&mut s, Step::ProtocolLate, &mut main).await;
+    for phase in [Phase::Resilience, Phase::Security] {
+        step(&mut s, Step::Phase(phase), &mut main).await;
+    }
+
+    // 4. Checks over every message of the run (schema, resultType, cache hints, error
+    // codes) are judged last, so that the catalog and execution traffic counts too.
+    if main.protocol_ran {
         let found = protocol::whole_run_findings(&s);
         s.add_all(found);
     }
@@ -116,11 +242,31 @@ pub async fn run_server_exposing(
     // After the last reader stopped: how much of what the server sent was kept.
     resilience::record_output_volume(&mut s);
     let exposure = security::cross::exposure(&s);
-    (finish_report(s, interrupted.is_some(), started), exposure)
+    (
+        finish_report(s, main.interrupted.is_some(), started),
+        exposure,
+    )
+}
+
+/// Sorts findings by a key that does not depend on scheduling: the check's place in the
+/// registry, then the era. The sort is stable: the findings of one check on one wire come
+/// from one piece of code, in the order it recorded them (which may carry meaning, e.g.
+/// the worst catalogue change first), and the branches of the run plan are joined in a
+/// fixed order.
+fn sort_findings(findings: &mut [crate::report::finding::Finding]) {
+    let order: std::collections::HashMap<&str, usize> = registry::all()
+        .enumerate()
+        .map(|(i, c)| (c.id, i))
+        .collect();
+    let rank = |f: &crate::report::finding::Finding| {
+        order.get(f.id.as_str()).copied().unwrap_or(usize::MAX)
+    };
+    findings.sort_by(|a, b| (rank(a), &a.id, a.era).cmp(&(rank(b), &b.id, b.era)));
 }
 
 /// Turns a finished session into a scored, redacted report.
-fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerReport {
+fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerReport {
+    sort_findings(&mut s.findings);
     let mut report = ServerReport {
         name: s.spec.name.clone(),
         transport: s
@@ -152,45 +298,91 @@ fn finish_report(s: Session, interrupted: bool, started: Instant) -> ServerRepor
     report
 }
 
-/// Runs `phase` (or records why it was skipped) within the deadline and the cancel signal.
-async fn run_or_skip_phase(
-    s: &mut Session,
-    phase: Phase,
-    deadline: tokio::time::Instant,
-    cancel: &mut CancelRx,
-    interrupted: &mut Option<String>,
-    protocol_ran: &mut bool,
-) {
-    if let Some(why) = interrupted.clone() {
-        skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
+/// Runs one step (or records why its phase was skipped) within the deadline and the
+/// cancel signal, between the phase's start and end events.
+async fn step(s: &mut Session, step: Step, b: &mut Branch) {
+    let phase = step.phase();
+    // A split phase starts with its first half and ends with its second.
+    if !step.closes_only() {
+        events::emit(&s.spec.observer, || events::RunEvent::PhaseStarted {
+            server: s.spec.name.clone(),
+            phase,
+        });
+    }
+    // Boxed: a phase's future is large (several probes in flight at once), and a run's
+    // future must stay small enough for a caller that runs many servers on one stack.
+    Box::pin(run_step(s, step, phase, b)).await;
+    if !step.opens_only() {
+        events::emit(&s.spec.observer, || events::RunEvent::PhaseFinished {
+            server: s.spec.name.clone(),
+            phase,
+        });
+    }
+}
+
+async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
+    // The first half records nothing when it cannot run: the second half records the skips.
+    let skips = !step.opens_only();
+    if let Some(why) = b.interrupted.clone() {
+        if skips {
+            skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
+        }
         return;
     }
     if let Some(why) = s.blocked.clone() {
-        skip_rest_of(s, phase, SkipReason::Blocked, &why);
+        if skips {
+            skip_rest_of(s, phase, SkipReason::Blocked, &why);
+        }
         return;
     }
     if !s.spec.runs(phase) {
-        skip_rest_of(
-            s,
-            phase,
-            SkipReason::NotAssessed,
-            "phase not selected (--only/--skip)",
-        );
+        if skips {
+            skip_rest_of(
+                s,
+                phase,
+                SkipReason::NotAssessed,
+                "phase not selected (--only/--skip)",
+            );
+        }
         return;
     }
-    tracing::debug!(server = %s.spec.name, %phase, "phase starts");
+    tracing::debug!(server = %s.spec.name, %phase, ?step, "step starts");
+    let deferred = match step {
+        Step::ProtocolLate => b.deferred.take(),
+        _ => None,
+    };
+    let mut early = None;
     let outcome = {
-        let fut = run_phase(phase, s);
+        let fut = async {
+            match step {
+                Step::Phase(p) => run_phase(p, s).await,
+                Step::ProtocolEarly => early = Some(protocol::run_early(s, b.stop.clone()).await),
+                Step::ProtocolLate => {
+                    let d = match deferred {
+                        Some(d) => d,
+                        None => protocol::run_early(s, None).await,
+                    };
+                    protocol::run_late(s, d).await
+                }
+                Step::PerformanceSample => performance::sample(s).await,
+                Step::PerformanceObserved => performance::judge_observed(s).await,
+            }
+        };
         tokio::select! {
-            r = tokio::time::timeout_at(deadline, fut) => r.map_err(|_| "the server's --deadline passed".to_string()),
-            _ = cancel.wait_for(|c| *c) => Err("interrupted (Ctrl-C)".to_string()),
+            r = tokio::time::timeout_at(b.deadline, fut) => r.map_err(|_| "the server's --deadline passed".to_string()),
+            _ = b.cancel.wait_for(|c| *c) => Err("interrupted (Ctrl-C)".to_string()),
         }
     };
+    if early.is_some() {
+        b.deferred = early;
+    }
     if let Err(why) = outcome {
         tracing::warn!(server = %s.spec.name, %phase, "{why}");
-        skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
-        *interrupted = Some(why);
-    } else if phase == Phase::Protocol && !s.wires.is_empty() {
-        *protocol_ran = true;
+        if skips {
+            skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
+        }
+        b.interrupted = Some(why);
+    } else if matches!(step, Step::ProtocolLate) && !s.wires.is_empty() {
+        b.protocol_ran = true;
     }
 }

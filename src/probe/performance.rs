@@ -43,9 +43,33 @@ fn cheap(w: &Connection) -> &'static str {
     }
 }
 
-/// Runs this phase's probes against the session.
+/// Runs this phase's probes against the session, in order (the run plan splits it in two:
+/// [`sample`] beside the catalog and execution phases, [`judge_observed`] after them).
 pub async fn run(s: &mut Session) {
-    // Judged first, from what the earlier phases recorded.
+    sample(s).await;
+    judge_observed(s).await;
+}
+
+/// The fixed latency samples: they need only the handshake's wires, so the run plan takes
+/// them beside the catalog and execution phases. Sequential within a wire on purpose
+/// (latency, not throughput); the wires of a dual-era server are independent connections
+/// and are sampled at the same time. Their times are noted by the connection
+/// ([`crate::telemetry::Timing`]) and judged in [`judge_observed`] with the rest of the run.
+pub async fn sample(s: &mut Session) {
+    let wires = s.wires.clone();
+    futures_util::future::join_all(wires.iter().map(|w| async move {
+        for _ in 0..SAMPLES {
+            w.request(cheap(w), json!({})).await;
+        }
+    }))
+    .await;
+}
+
+/// The judgements over what the run recorded (`cold_start`, `payload_size`, `latency` over
+/// every ordinary answered request), then the load ramp (`throughput`). The run plan calls
+/// this after the catalog and execution traffic and before the final stage, so the ramp has
+/// the server to itself: nothing else is in flight.
+pub async fn judge_observed(s: &mut Session) {
     let recorded = s.recorder.shared();
     s.add(observed::cold_start(&recorded));
     s.add(observed::payload_size(&recorded));
@@ -62,13 +86,6 @@ pub async fn run(s: &mut Session) {
         return;
     }
     let dual = wires.len() > 1;
-    for w in &wires {
-        // Sequential on purpose: latency, not throughput. Only reads, so it is safe beside
-        // other probes on the same wire.
-        for _ in 0..SAMPLES {
-            w.request(cheap(w), json!({})).await;
-        }
-    }
     let timings = s.recorder.timings();
     for w in &wires {
         s.add(latency::judge(

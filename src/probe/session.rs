@@ -79,6 +79,42 @@ impl Session {
         }
     }
 
+    /// A session for one branch of the run's concurrent stage: it shares the spec, the
+    /// recorder (sequence numbers stay unique), the connector and the wires, copies what
+    /// the earlier phases learnt, and starts with no findings of its own. Its findings,
+    /// internal errors and block are folded back with [`Session::join`].
+    pub fn fork(&self) -> Session {
+        Session {
+            spec: self.spec.clone(),
+            recorder: self.recorder.clone(),
+            findings: Vec::new(),
+            era: self.era,
+            wires: self.wires.clone(),
+            catalogs: self.catalogs.clone(),
+            protocol_versions: self.protocol_versions.clone(),
+            server_info: self.server_info.clone(),
+            blocked: self.blocked.clone(),
+            connector: self.connector.clone(),
+            opened: None,
+            run_id: self.run_id.clone(),
+            internal_errors: Vec::new(),
+            oauth: self.oauth.clone(),
+        }
+    }
+
+    /// Folds a branch made by [`Session::fork`] back in: its findings and internal errors,
+    /// the catalogues it learnt (the catalog phase runs in a branch), and its block.
+    pub fn join(&mut self, branch: Session) {
+        self.findings.extend(branch.findings);
+        self.internal_errors.extend(branch.internal_errors);
+        if self.catalogs.is_empty() {
+            self.catalogs = branch.catalogs;
+        }
+        if self.blocked.is_none() {
+            self.blocked = branch.blocked;
+        }
+    }
+
     /// Records a finding after checking its invariants (evidence must have been recorded).
     /// A finding that breaks them is kept as an internal error naming what it would have
     /// said, in debug and release builds alike.

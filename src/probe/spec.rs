@@ -94,6 +94,10 @@ pub struct ServerSpec {
     /// remote server; the config key `treat_as_remote`.
     #[serde(default)]
     pub treat_as_remote: bool,
+    /// Requests in flight at once towards this server (the run plan's bound; `--concurrency`,
+    /// default 8). Towards remote hosts the `rps` limiter is the tighter rule.
+    #[serde(default = "default_concurrency")]
+    pub concurrency: usize,
     /// The rate limiter shared by every server on this one's host (set by the runner; `None`
     /// = the transport builds its own from `rps`). Not configuration: never serialised.
     #[serde(skip)]
@@ -139,6 +143,13 @@ pub enum PinSpec {
     },
 }
 
+/// Requests in flight at once per server when the config says nothing.
+pub const DEFAULT_CONCURRENCY: usize = 8;
+
+fn default_concurrency() -> usize {
+    DEFAULT_CONCURRENCY
+}
+
 impl ServerSpec {
     /// A spec with the built-in defaults for `target`.
     pub fn new(name: impl Into<String>, target: TargetSpec) -> Self {
@@ -151,6 +162,7 @@ impl ServerSpec {
             tools: Vec::new(),
             rps: None,
             treat_as_remote: false,
+            concurrency: DEFAULT_CONCURRENCY,
             limiter: None,
             allow_load: false,
             skip_era_check: false,

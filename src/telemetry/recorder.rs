@@ -418,6 +418,23 @@ fn size_of(kind: &ExchangeKind) -> usize {
         }
 }
 
+/// What the record keeps of a body scout sends: the body itself, or, over
+/// [`OWN_BODY_CAP`], its first [`OWN_KEPT`] bytes and a note of the size sent.
+pub fn own_body_kept(body: &str) -> String {
+    if body.len() <= OWN_BODY_CAP {
+        return body.to_string();
+    }
+    let mut end = OWN_KEPT;
+    while !body.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}[… {} bytes were sent; the first {end} are kept]",
+        &body[..end],
+        body.len()
+    )
+}
+
 /// Cuts what scout itself sent down to [`OWN_KEPT`] bytes when it is over [`OWN_BODY_CAP`],
 /// with a note of the size that went out.
 fn cut_own(kind: &mut ExchangeKind) {
@@ -439,6 +456,8 @@ fn cut_own(kind: &mut ExchangeKind) {
     t.push_str(&format!(
         "[… {sent} bytes were sent; the first {end} are kept]"
     ));
+    // The cut text must not hold on to the megabytes it was cut from.
+    t.shrink_to_fit();
 }
 
 /// Cuts the bodies of an exchange to [`KEPT_PREFIX`] bytes, marked.

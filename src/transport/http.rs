@@ -141,6 +141,9 @@ pub struct HttpRequest {
     pub expect_id: Option<Value>,
     pub timeout: Duration,
     pub max_body: usize,
+    /// Stops reading the body early when it turns true (or its sender is gone): a GET
+    /// stream is listened to only while the rest of the run needs the time anyway.
+    pub stop: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 /// Sends one request and reads the answer under the cap and the timeout.
@@ -158,7 +161,7 @@ pub async fn exchange(
     clients: &HttpClients,
     recorder: &Recorder,
     era: Option<Era>,
-    req: HttpRequest,
+    mut req: HttpRequest,
 ) -> Reply {
     clients.pace().await;
     let started = Instant::now();
@@ -170,14 +173,20 @@ pub async fn exchange(
     for (k, v) in &req.headers {
         rb = rb.header(k, v);
     }
-    if let Some(b) = &req.body {
-        rb = rb.body(b.clone());
+    // The body is handed to the client without a copy, and the record keeps what the
+    // recorder would keep of it anyway (a large body costs its size once, not three times).
+    let request_body = req
+        .body
+        .as_deref()
+        .map(crate::telemetry::recorder::own_body_kept);
+    if let Some(b) = req.body.take() {
+        rb = rb.body(b);
     }
     let mut ex = HttpExchange {
         method: req.method.clone(),
         url: req.url.clone(),
         request_headers: req.headers.clone(),
-        request_body: req.body.clone(),
+        request_body,
         ..HttpExchange::default()
     };
     let mut reply = Reply {
@@ -222,6 +231,7 @@ pub async fn exchange(
         deadline,
         req.max_body,
         is_sse.then_some((&mut parser, &mut col, req.expect_id.as_ref())),
+        req.stop.clone(),
     )
     .await;
     let truncated = end == End::Truncated;
@@ -261,7 +271,14 @@ pub async fn exchange(
     if is_sse {
         if !closed_early {
             let mut notes = Vec::new();
-            stream_anomalies(&mut parser, &final_end, &col, &req, &mut notes);
+            stream_anomalies(
+                &mut parser,
+                &final_end,
+                &col,
+                &req,
+                started.elapsed(),
+                &mut notes,
+            );
             col.anomalies.extend(notes);
         } else {
             parser.finish();
@@ -400,6 +417,7 @@ pub(super) async fn read_stream<S>(
     deadline: tokio::time::Instant,
     max_body: usize,
     mut sse: Option<(&mut SseParser, &mut Collected, Option<&Value>)>,
+    mut stop: Option<tokio::sync::watch::Receiver<bool>>,
 ) -> (Vec<u8>, End)
 where
     S: futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Unpin,
@@ -411,7 +429,16 @@ where
             Some(g) => g.min(deadline),
             None => deadline,
         };
-        let chunk = match tokio::time::timeout_at(until, stream.next()).await {
+        let next = tokio::time::timeout_at(until, stream.next());
+        let next = match stop.as_mut() {
+            // Told to stop (or the sender is gone): like a timeout, scout stopped reading.
+            Some(rx) => tokio::select! {
+                r = next => r,
+                _ = rx.wait_for(|s| *s) => break End::TimedOut,
+            },
+            None => next.await,
+        };
+        let chunk = match next {
             Err(_) if grace_until.is_some() => break End::Grace,
             Err(_) => break End::TimedOut,
             Ok(None) => break End::Ended,
@@ -463,6 +490,7 @@ pub(super) fn stream_anomalies(
     end: &End,
     col: &Collected,
     req: &HttpRequest,
+    listened: Duration,
     out: &mut Vec<String>,
 ) {
     match end {
@@ -472,7 +500,7 @@ pub(super) fn stream_anomalies(
             // A GET stream or a notification: staying open is what such a stream does.
             parser.anomalies.push(format!(
                 "the stream was still open when scout stopped reading after {} ms",
-                req.timeout.as_millis()
+                listened.as_millis()
             ));
         }
         _ if col.response.is_some() => parser.anomalies.push(format!(

@@ -168,6 +168,7 @@ impl LegacySseWire {
                 expect_id: None,
                 timeout,
                 max_body,
+                stop: None,
             },
         )
         .await;

@@ -84,6 +84,8 @@ pub struct Probe {
     pub expect_no_reply: bool,
     /// Use the bare HTTP client (no credentials, no fixed headers).
     pub bare: bool,
+    /// HTTP only: stop reading the body when this turns true (see `HttpRequest::stop`).
+    pub stop: Option<tokio::sync::watch::Receiver<bool>>,
 }
 
 impl Probe {

@@ -113,7 +113,7 @@ pub(super) async fn resume(
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
         if status != 200 || !is_event_stream(content_type.as_deref()) {
             // Keep a little of the refusal for the report.
-            let (body, _) = read_stream(resp.bytes_stream(), deadline, 4096, None).await;
+            let (body, _) = read_stream(resp.bytes_stream(), deadline, 4096, None, None).await;
             ex.response_body = Some(String::from_utf8_lossy(&body).into_owned());
             recorder.finish(pending, era, ExchangeKind::Http(ex));
             return Err((
@@ -130,6 +130,7 @@ pub(super) async fn resume(
             deadline,
             req.max_body,
             Some((&mut parser, col, req.expect_id.as_ref())),
+            None,
         )
         .await;
         if let End::Broken(e) = &end {
@@ -140,7 +141,7 @@ pub(super) async fn resume(
         recorder.finish(pending, era, ExchangeKind::Http(ex));
         if col.response.is_some() {
             let mut notes = Vec::new();
-            stream_anomalies(&mut parser, &end, col, req, &mut notes);
+            stream_anomalies(&mut parser, &end, col, req, req.timeout, &mut notes);
             col.anomalies.extend(notes);
             return Ok(end);
         }
@@ -259,6 +260,7 @@ mod tests {
                 expect_id: Some(json!(7)),
                 timeout,
                 max_body: 1 << 20,
+                stop: None,
             },
             era,
         )

@@ -19,6 +19,7 @@ mod oauth_sources;
 mod performance;
 mod phase_fixtures;
 mod phases;
+mod plan;
 mod props;
 mod protocol;
 mod rate;

@@ -86,10 +86,20 @@ pub async fn run(s: &mut Session) {
         return;
     }
     let limiter = RateLimiter::for_spec(&s.spec);
-    for wire in &wires {
-        let catalog = catalog_wire(s, wire, &limiter).await;
-        s.catalogs.push(catalog);
+    // The wires of a dual-era server are independent connections: listed at the same time,
+    // each on a branch of the session, and the catalogues kept in wire order.
+    let mut branches: Vec<Session> = wires.iter().map(|_| s.fork()).collect();
+    let catalogs = futures_util::future::join_all(
+        branches
+            .iter_mut()
+            .zip(&wires)
+            .map(|(b, wire)| catalog_wire(b, wire, &limiter)),
+    )
+    .await;
+    for b in branches {
+        s.join(b);
     }
+    s.catalogs.extend(catalogs);
 }
 
 /// Lists one feature, honouring capability gating: an undeclared feature is probed once to

@@ -91,14 +91,28 @@ pub async fn run(s: &mut Session) {
         return;
     }
     let limiter = RateLimiter::for_spec(&s.spec);
-    for wire in &wires {
-        let catalog = s
-            .catalogs
-            .iter()
-            .find(|c| c.era == Some(wire.era()))
-            .cloned()
-            .unwrap_or_default();
-        execute_wire(s, wire, &limiter, &catalog).await;
+    let catalogs: Vec<Catalog> = wires
+        .iter()
+        .map(|wire| {
+            s.catalogs
+                .iter()
+                .find(|c| c.era == Some(wire.era()))
+                .cloned()
+                .unwrap_or_default()
+        })
+        .collect();
+    // The wires of a dual-era server are independent connections: each is exercised on a
+    // branch of the session, at the same time.
+    let mut branches: Vec<Session> = wires.iter().map(|_| s.fork()).collect();
+    futures_util::future::join_all(
+        branches
+            .iter_mut()
+            .zip(wires.iter().zip(&catalogs))
+            .map(|(b, (wire, catalog))| execute_wire(b, wire, &limiter, catalog)),
+    )
+    .await;
+    for b in branches {
+        s.join(b);
     }
 }
 
@@ -147,19 +161,26 @@ async fn execute_wire(
         );
     }
 
-    // ---- tool_call, structured_output, content_blocks
+    // Every request below is independent of the others: the tool calls, the unknown tool,
+    // the invalid arguments and the reads all go out together (bounded by the server's
+    // `--concurrency` slots and, towards remote hosts, the rate limiter). The findings are
+    // recorded afterwards in a fixed order.
+    let skip_policy = allowed.is_empty() && !catalog.tools.is_empty();
+    let timeout = s.spec.timeout;
+    let (calls, unknown, invalid, resources, prompts) = futures_util::join!(
+        call_tools(wire, limiter, &allowed, era, timeout),
+        unknown_tool(wire, limiter, tools_declared),
+        invalid_arguments(wire, limiter, &allowed, skip_policy),
+        read_resources(wire, limiter, catalog, era),
+        get_prompts(wire, limiter, catalog, &version),
+    );
+
+    // ---- tool_call, structured_output, content_blocks, progress, cancellation
     let mut structured_seen = false;
     let mut blocks_seen = false;
-    let mut first_ok: Option<&Allowed> = None;
-    for a in &allowed {
-        let name = policy::tool_name(&a.tool).to_string();
-        // 2025-11-25 tasks: a tool that requires task augmentation refuses a plain call
-        // (-32600); scout does not run tasks, so the call would say nothing about the tool.
-        if a.tool
-            .pointer("/execution/taskSupport")
-            .and_then(Value::as_str)
-            == Some("required")
-        {
+    // `calls.calls` is in the order of `allowed`.
+    for (a, (name, reply, call)) in allowed.iter().zip(calls.calls) {
+        let Some(call) = call else {
             s.add(
                 TOOL_CALL
                     .skip(SkipReason::NotApplicable, "the tool requires task augmentation (execution.taskSupport: required), which scout does not use")
@@ -167,34 +188,14 @@ async fn execute_wire(
                     .era(era),
             );
             continue;
-        }
-        limiter.wait().await;
-        let reply = wire
-            .request(
-                "tools/call",
-                json!({"name": name, "arguments": a.arguments}),
-            )
-            .await;
-        let call = judge_tool_call(&name, a.source, &reply);
-        let answered_ok = call.status() != crate::report::finding::Status::Fail;
+        };
         s.add(call.era(era));
+        let Some(reply) = reply else {
+            continue;
+        };
         let Some(result) = reply.result() else {
             continue;
         };
-        // Progress and cancellation reuse a tool (and arguments) that answered a call,
-        // preferably one that says it reports progress.
-        let reports_progress = |t: &Value| {
-            t.get("description")
-                .and_then(Value::as_str)
-                .is_some_and(|d| d.to_ascii_lowercase().contains("progress"))
-        };
-        let better = match first_ok {
-            None => true,
-            Some(f) => reports_progress(&a.tool) && !reports_progress(&f.tool),
-        };
-        if answered_ok && better {
-            first_ok = Some(a);
-        }
         if let Some(f) = judge_content_blocks(&name, result, &version, &reply.evidence) {
             blocks_seen = true;
             s.add(f.era(era));
@@ -227,7 +228,7 @@ async fn execute_wire(
         s.add(
             CONTENT_BLOCKS
                 .skip(
-                    if allowed.is_empty() && !catalog.tools.is_empty() {
+                    if skip_policy {
                         SkipReason::Policy
                     } else {
                         SkipReason::NotApplicable
@@ -247,105 +248,16 @@ async fn execute_wire(
                 .era(era),
         );
     }
-
-    // ---- unknown_tool
-    if tools_declared {
-        limiter.wait().await;
-        let reply = wire
-            .request("tools/call", json!({"name": MADE_UP_TOOL, "arguments": {}}))
-            .await;
-        s.add(judge_unknown_tool(&reply).era(era));
-    } else {
-        s.add(
-            UNKNOWN_TOOL
-                .skip(
-                    SkipReason::NotApplicable,
-                    "the server does not declare the tools capability",
-                )
-                .era(era),
-        );
-    }
-
-    // ---- invalid_arguments: only tools the policy allows
-    let target = allowed.iter().find_map(|a| {
-        let sch = a.tool.get("inputSchema")?;
-        args::invalid(sch).map(|bad| (policy::tool_name(&a.tool).to_string(), bad))
-    });
-    match target {
-        Some((name, bad)) => {
-            limiter.wait().await;
-            let reply = wire
-                .request("tools/call", json!({"name": name, "arguments": bad}))
-                .await;
-            s.add(judge_invalid_arguments(&name, &reply).era(era));
-        }
-        None => s.add(
-            INVALID_ARGUMENTS
-                .skip(
-                    if allowed.is_empty() && !catalog.tools.is_empty() {
-                        SkipReason::Policy
-                    } else {
-                        SkipReason::NotApplicable
-                    },
-                    "no allowed tool has a required or declared argument to get wrong",
-                )
-                .era(era),
-        ),
-    }
-
-    // ---- progress and cancellation use the first tool that answered
-    match first_ok {
-        Some(a) => {
-            let name = policy::tool_name(&a.tool).to_string();
-            limiter.wait().await;
-            let token = format!("scout-progress-{}", era.as_str());
-            let reply = wire
-                .request(
-                    "tools/call",
-                    json!({"name": name, "arguments": a.arguments, "_meta": {"progressToken": token}}),
-                )
-                .await;
-            let mut finding = judge_progress(&token, &reply);
-            // stdio: progress for this token that arrives after the result lands in the
-            // wire's inbox; give a late sender a moment, then look.
-            if let Some(stdio) = wire.stdio()
-                && reply.result().is_some()
-            {
-                tokio::time::sleep(AFTER_RESULT_WAIT).await;
-                let last = reply.evidence.iter().copied().max().unwrap_or(0);
-                let late = late_progress(&stdio.inbox(), &token, last);
-                if !late.is_empty() {
-                    // Late progress is noise the agent can ignore (a warning, like the
-                    // other progress deviations).
-                    finding = PROGRESS
-                        .warn(format!(
-                            "{} progress notification(s) for the token arrived after the result; none may follow it",
-                            late.len()
-                        ))
-                        .evidence(reply.evidence.iter().copied().chain(late));
-                }
-            }
-            s.add(finding.era(era));
-            if wire.transport() == TransportKind::Stdio {
-                limiter.wait().await;
-                let f = cancellation(wire, &name, &a.arguments, s.spec.timeout).await;
-                s.add(f.era(era));
-            } else {
-                s.add(
-                    CANCELLATION
-                        .skip(
-                            SkipReason::NotApplicable,
-                            "cancellation is probed on stdio only",
-                        )
-                        .era(era),
-                );
-            }
+    match calls.progress {
+        Some((progress, cancel)) => {
+            s.add(progress.era(era));
+            s.add(cancel.era(era));
         }
         None => {
             for c in [&PROGRESS, &CANCELLATION] {
                 s.add(
                     c.skip(
-                        if allowed.is_empty() && !catalog.tools.is_empty() {
+                        if skip_policy {
                             SkipReason::Policy
                         } else {
                             SkipReason::NotApplicable
@@ -357,104 +269,287 @@ async fn execute_wire(
             }
         }
     }
+    s.add(unknown.era(era));
+    s.add(invalid.era(era));
+    s.add(resources.era(era));
+    s.add(prompts.era(era));
+}
 
-    // ---- resources
-    if crate::probe::catalog::declared(wire.capabilities(), "resources") {
-        let mut ev = Vec::new();
-        let mut problems = Vec::new();
-        for r in catalog.resources.iter().take(MAX_READS) {
-            let Some(uri) = r.get("uri").and_then(Value::as_str) else {
-                continue;
-            };
-            limiter.wait().await;
-            let reply = wire.request("resources/read", json!({"uri": uri})).await;
-            ev.extend(reply.evidence.iter().copied());
-            problems.extend(read_problems(uri, &reply));
-        }
-        limiter.wait().await;
-        let missing = wire
-            .request("resources/read", json!({"uri": MISSING_URI}))
-            .await;
-        s.add(
-            judge_resource_read(
-                catalog.resources.len().min(MAX_READS),
-                &problems,
-                ev,
-                era,
-                &missing,
-            )
-            .era(era),
-        );
-    } else {
-        s.add(
-            RESOURCE_READ
-                .skip(
-                    SkipReason::NotApplicable,
-                    "the server does not declare the resources capability",
-                )
-                .era(era),
-        );
-    }
+/// What the tool calls produced: per allowed tool (in catalogue order) its name, the reply
+/// and the `tool_call` verdict (`None` when the tool was not called), and the progress and
+/// cancellation verdicts.
+struct Calls {
+    calls: Vec<(
+        String,
+        Option<crate::transport::Reply>,
+        Option<FindingBuilder>,
+    )>,
+    progress: Option<(FindingBuilder, FindingBuilder)>,
+}
 
-    // ---- prompts
-    if crate::probe::catalog::declared(wire.capabilities(), "prompts") {
-        let mut ev = Vec::new();
-        let mut problems = Vec::new();
-        let mut refused = Vec::new();
-        for p in catalog.prompts.iter().take(MAX_READS) {
-            let Some(name) = p.get("name").and_then(Value::as_str) else {
-                continue;
-            };
+/// Calls every allowed tool once, all at the same time, each with a `progressToken` of its
+/// own: the one call serves `tool_call`, `content_blocks`, `structured_output` and
+/// `progress` alike. Progress is judged on the call that best shows it (one that sent
+/// progress notifications, else one whose description speaks of progress, else the first
+/// that answered); cancellation (stdio) calls that tool once more and cancels it.
+async fn call_tools(
+    wire: &Connection,
+    limiter: &RateLimiter,
+    allowed: &[Allowed],
+    era: crate::report::finding::Era,
+    timeout: std::time::Duration,
+) -> Calls {
+    let token = |i: usize| format!("scout-progress-{}-{i}", era.as_str());
+    let replies = futures_util::future::join_all(allowed.iter().enumerate().map(|(i, a)| {
+        let token = token(i);
+        async move {
+            let name = policy::tool_name(&a.tool).to_string();
+            // 2025-11-25 tasks: a tool that requires task augmentation refuses a plain call
+            // (-32600); scout does not run tasks, so the call would say nothing about the tool.
+            if a.tool
+                .pointer("/execution/taskSupport")
+                .and_then(Value::as_str)
+                == Some("required")
+            {
+                return (name, None, None);
+            }
             limiter.wait().await;
             let reply = wire
                 .request(
-                    "prompts/get",
-                    json!({"name": name, "arguments": prompt_arguments(p)}),
+                    "tools/call",
+                    json!({"name": name, "arguments": a.arguments, "_meta": {"progressToken": token}}),
                 )
                 .await;
-            ev.extend(reply.evidence.iter().copied());
-            // As with tools: scout cannot tell whether "scout" was a fitting value for the
-            // prompt's arguments, so an error to generated arguments is a warning.
-            let has_args = p
-                .get("arguments")
-                .and_then(Value::as_array)
-                .is_some_and(|a| !a.is_empty());
-            if has_args && reply.error_code().is_some() {
-                refused.push(format!(
-                    "prompts/get `{name}` answered scout's generated arguments with {}",
-                    describe(&reply)
-                ));
-            } else {
-                problems.extend(prompt_problems(name, &reply, &version));
-            }
+            let call = judge_tool_call(&name, a.source, &reply);
+            (name, Some(reply), Some(call))
         }
-        limiter.wait().await;
-        let unknown = wire
-            .request(
-                "prompts/get",
-                json!({"name": MADE_UP_PROMPT, "arguments": {}}),
-            )
-            .await;
-        s.add(
-            judge_prompt_get(
-                catalog.prompts.len().min(MAX_READS),
-                &problems,
-                &refused,
-                ev,
-                &unknown,
-            )
-            .era(era),
-        );
-    } else {
-        s.add(
-            PROMPT_GET
-                .skip(
-                    SkipReason::NotApplicable,
-                    "the server does not declare the prompts capability",
-                )
-                .era(era),
+    }))
+    .await;
+
+    // The call progress is judged on.
+    let sent_progress = |r: &crate::transport::Reply| {
+        r.notifications
+            .iter()
+            .any(|n| n.get("method").and_then(Value::as_str) == Some("notifications/progress"))
+    };
+    let speaks_of_progress = |t: &Value| {
+        t.get("description")
+            .and_then(Value::as_str)
+            .is_some_and(|d| d.to_ascii_lowercase().contains("progress"))
+    };
+    let chosen = replies
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (_, reply, call))| {
+            let (reply, call) = (reply.as_ref()?, call.as_ref()?);
+            (call.status() != crate::report::finding::Status::Fail && reply.result().is_some())
+                .then_some((i, reply))
+        })
+        .min_by_key(|(i, reply)| {
+            let rank = if sent_progress(reply) {
+                0
+            } else if speaks_of_progress(&allowed[*i].tool) {
+                1
+            } else {
+                2
+            };
+            (rank, *i)
+        });
+    let progress = match chosen {
+        None => None,
+        Some((i, reply)) => {
+            let a = &allowed[i];
+            let token = token(i);
+            let name = policy::tool_name(&a.tool).to_string();
+            let late = async {
+                let mut finding = judge_progress(&token, reply);
+                // stdio: progress for this token that arrives after the result lands in the
+                // wire's inbox; give a late sender a moment, then look.
+                if let Some(stdio) = wire.stdio() {
+                    tokio::time::sleep(AFTER_RESULT_WAIT).await;
+                    let last = reply.evidence.iter().copied().max().unwrap_or(0);
+                    let late = late_progress(&stdio.inbox(), &token, last);
+                    if !late.is_empty() {
+                        // Late progress is noise the agent can ignore (a warning, like the
+                        // other progress deviations).
+                        finding = PROGRESS
+                            .warn(format!(
+                                "{} progress notification(s) for the token arrived after the result; none may follow it",
+                                late.len()
+                            ))
+                            .evidence(reply.evidence.iter().copied().chain(late));
+                    }
+                }
+                finding
+            };
+            let cancel = async {
+                if wire.transport() == TransportKind::Stdio {
+                    limiter.wait().await;
+                    cancellation(wire, &name, &a.arguments, timeout).await
+                } else {
+                    CANCELLATION.skip(
+                        SkipReason::NotApplicable,
+                        "cancellation is probed on stdio only",
+                    )
+                }
+            };
+            Some(futures_util::join!(late, cancel))
+        }
+    };
+    Calls {
+        calls: replies,
+        progress,
+    }
+}
+
+/// `unknown_tool`: a call to a made-up name.
+async fn unknown_tool(wire: &Connection, limiter: &RateLimiter, declared: bool) -> FindingBuilder {
+    if !declared {
+        return UNKNOWN_TOOL.skip(
+            SkipReason::NotApplicable,
+            "the server does not declare the tools capability",
         );
     }
+    limiter.wait().await;
+    let reply = wire
+        .request("tools/call", json!({"name": MADE_UP_TOOL, "arguments": {}}))
+        .await;
+    judge_unknown_tool(&reply)
+}
+
+/// `invalid_arguments`: only tools the policy allows.
+async fn invalid_arguments(
+    wire: &Connection,
+    limiter: &RateLimiter,
+    allowed: &[Allowed],
+    skip_policy: bool,
+) -> FindingBuilder {
+    let target = allowed.iter().find_map(|a| {
+        let sch = a.tool.get("inputSchema")?;
+        args::invalid(sch).map(|bad| (policy::tool_name(&a.tool).to_string(), bad))
+    });
+    match target {
+        Some((name, bad)) => {
+            limiter.wait().await;
+            let reply = wire
+                .request("tools/call", json!({"name": name, "arguments": bad}))
+                .await;
+            judge_invalid_arguments(&name, &reply)
+        }
+        None => INVALID_ARGUMENTS.skip(
+            if skip_policy {
+                SkipReason::Policy
+            } else {
+                SkipReason::NotApplicable
+            },
+            "no allowed tool has a required or declared argument to get wrong",
+        ),
+    }
+}
+
+/// `resource_read`: up to [`MAX_READS`] listed resources and one missing URI, all at once.
+async fn read_resources(
+    wire: &Connection,
+    limiter: &RateLimiter,
+    catalog: &Catalog,
+    era: crate::report::finding::Era,
+) -> FindingBuilder {
+    if !crate::probe::catalog::declared(wire.capabilities(), "resources") {
+        return RESOURCE_READ.skip(
+            SkipReason::NotApplicable,
+            "the server does not declare the resources capability",
+        );
+    }
+    let uris: Vec<&str> = catalog
+        .resources
+        .iter()
+        .take(MAX_READS)
+        .filter_map(|r| r.get("uri").and_then(Value::as_str))
+        .collect();
+    let read = |uri: &str| {
+        let params = json!({"uri": uri});
+        async move {
+            limiter.wait().await;
+            wire.request("resources/read", params).await
+        }
+    };
+    let (replies, missing) = futures_util::join!(
+        futures_util::future::join_all(uris.iter().map(|u| read(u))),
+        read(MISSING_URI),
+    );
+    let mut ev = Vec::new();
+    let mut problems = Vec::new();
+    for (uri, reply) in uris.iter().zip(&replies) {
+        ev.extend(reply.evidence.iter().copied());
+        problems.extend(read_problems(uri, reply));
+    }
+    judge_resource_read(
+        catalog.resources.len().min(MAX_READS),
+        &problems,
+        ev,
+        era,
+        &missing,
+    )
+}
+
+/// `prompt_get`: up to [`MAX_READS`] listed prompts and one unknown name, all at once.
+async fn get_prompts(
+    wire: &Connection,
+    limiter: &RateLimiter,
+    catalog: &Catalog,
+    version: &str,
+) -> FindingBuilder {
+    if !crate::probe::catalog::declared(wire.capabilities(), "prompts") {
+        return PROMPT_GET.skip(
+            SkipReason::NotApplicable,
+            "the server does not declare the prompts capability",
+        );
+    }
+    let listed: Vec<(&Value, &str)> = catalog
+        .prompts
+        .iter()
+        .take(MAX_READS)
+        .filter_map(|p| Some((p, p.get("name").and_then(Value::as_str)?)))
+        .collect();
+    let get = |params: Value| async move {
+        limiter.wait().await;
+        wire.request("prompts/get", params).await
+    };
+    let (replies, unknown) = futures_util::join!(
+        futures_util::future::join_all(
+            listed
+                .iter()
+                .map(|(p, name)| get(json!({"name": name, "arguments": prompt_arguments(p)})))
+        ),
+        get(json!({"name": MADE_UP_PROMPT, "arguments": {}})),
+    );
+    let mut ev = Vec::new();
+    let mut problems = Vec::new();
+    let mut refused = Vec::new();
+    for ((p, name), reply) in listed.iter().zip(&replies) {
+        ev.extend(reply.evidence.iter().copied());
+        // As with tools: scout cannot tell whether "scout" was a fitting value for the
+        // prompt's arguments, so an error to generated arguments is a warning.
+        let has_args = p
+            .get("arguments")
+            .and_then(Value::as_array)
+            .is_some_and(|a| !a.is_empty());
+        if has_args && reply.error_code().is_some() {
+            refused.push(format!(
+                "prompts/get `{name}` answered scout's generated arguments with {}",
+                describe(reply)
+            ));
+        } else {
+            problems.extend(prompt_problems(name, reply, version));
+        }
+    }
+    judge_prompt_get(
+        catalog.prompts.len().min(MAX_READS),
+        &problems,
+        &refused,
+        ev,
+        &unknown,
+    )
 }
 
 /// Fail with every problem (and the soft ones after them), else warn with the soft ones,

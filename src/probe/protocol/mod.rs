@@ -93,12 +93,42 @@ crate::checks! { phase: Protocol;
         "Make the cited messages match the schema of the negotiated revision.";
 }
 
-/// Runs this phase's probes against every wire of the session, then the whole-run checks
-/// (`error_codes`, `result_type`, `cache_hints`, `wire_schema`) over what was recorded so far.
-pub async fn run(s: &mut crate::probe::Session) {
+/// The first half of the phase, carried to the second (see [`run_early`]).
+pub struct Deferred {
+    wires: Vec<(crate::client::Connection, probes::Early)>,
+}
+
+/// The phase's first half: on every HTTP wire the probes that change nothing and cannot
+/// upset a server (the GET stream window, an unknown notification). The run plan sends
+/// them beside the catalog and execution phases (`probe::run_server`).
+///
+/// `stop` ends the GET stream window early (when the rest of the concurrent stage is done);
+/// the window is never longer than the phase's own limit.
+pub async fn run_early(
+    s: &mut crate::probe::Session,
+    stop: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Deferred {
+    let conns = s.wires.clone();
+    let s: &crate::probe::Session = s;
+    // Each wire's first half is its own connection's business: all wires at once.
+    let early = futures_util::future::join_all(
+        conns
+            .iter()
+            .map(|conn| probes::probe_wire_early(s, conn, stop.clone())),
+    )
+    .await;
+    Deferred {
+        wires: conns.into_iter().zip(early).collect(),
+    }
+}
+
+/// The phase's second half, in the run's final stage: the probes that send deliberately
+/// broken input or end sessions, then every verdict over both halves. The whole-run checks
+/// (`error_codes`, `result_type`, `cache_hints`, `wire_schema`) are judged at the end of the
+/// run, over every phase's traffic: see `probe::run_server`.
+pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
     let before = s.recorder.len();
-    let wires = s.wires.clone();
-    if wires.is_empty() {
+    if early.wires.is_empty() {
         s.add_all(CHECKS.iter().map(|c| {
             c.skip(
                 crate::report::finding::SkipReason::NotAssessed,
@@ -107,12 +137,30 @@ pub async fn run(s: &mut crate::probe::Session) {
         }));
         return;
     }
-    for conn in &wires {
-        let found = probes::probe_wire(s, conn).await;
-        s.add_all(found);
+    // HTTP wires are independent connections and go at the same time. stdio wires go one
+    // after the other: the stdio verdicts read the lines that arrived between two probes,
+    // and the recorder holds the lines of every process.
+    let any_stdio = early
+        .wires
+        .iter()
+        .any(|(c, _)| c.transport() == crate::report::model::TransportKind::Stdio);
+    if any_stdio {
+        for (conn, e) in early.wires {
+            let found = probes::probe_wire_late(s, &conn, e).await;
+            s.add_all(found);
+        }
+    } else {
+        let shared: &crate::probe::Session = s;
+        let (conns, halves): (Vec<_>, Vec<_>) = early.wires.into_iter().unzip();
+        let found = futures_util::future::join_all(
+            conns
+                .iter()
+                .zip(halves)
+                .map(|(conn, e)| probes::probe_wire_late(shared, conn, e)),
+        )
+        .await;
+        s.add_all(found.into_iter().flatten());
     }
-    // The whole-run checks (wire_schema, result_type, cache_hints, error_codes) are judged at
-    // the end of the run, over every phase's traffic: see `probe::run_server`.
     tracing::info!(
         server = %s.spec.name,
         exchanges = s.recorder.len().saturating_sub(before),

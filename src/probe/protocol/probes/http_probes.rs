@@ -3,27 +3,63 @@
 
 use super::*;
 
-/// The HTTP transport probes: GET, DELETE, unknown sessions, the version header.
+/// The GET stream (`get_stream`): it only waits, so it runs in the concurrent stage, beside
+/// the catalog and execution phases, instead of holding up the run.
+pub(super) async fn get_group(
+    s: &Session,
+    conn: &Link<'_>,
+    w: &Wire,
+    stop: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Out {
+    let mut out = Out::default();
+    if !w.is_http() {
+        out.findings
+            .push(GET_STREAM.skip(SkipReason::NotApplicable, w.not_streamable_http()));
+        return out;
+    }
+    let modern_only = s.era == EraKind::Modern;
+    if w.is_modern() && !modern_only {
+        out.findings.push(GET_STREAM.skip(
+            SkipReason::NotApplicable,
+            "dual-era server: the GET stream belongs to its handshake-era wire",
+        ));
+        return out;
+    }
+    let session = if w.is_modern() {
+        SessionMode::None
+    } else {
+        SessionMode::Auto
+    };
+    let g = conn
+        .send(Probe {
+            http_method: Some("GET".into()),
+            headers: vec![("Accept".into(), Some("text/event-stream".into()))],
+            session,
+            timeout: Some(GET_WINDOW),
+            expect_no_reply: true,
+            stop,
+            ..Probe::default()
+        })
+        .await;
+    out.findings.push(http::get_stream(w, &g, modern_only));
+    out.gets.push(g);
+    out
+}
+
+/// The HTTP transport probes: DELETE, unknown sessions, the version header (the GET stream
+/// is [`get_group`]).
 pub(super) async fn http_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     let mut out = Out::default();
     let na = |c: &'static crate::probe::registry::Check, why: &str| {
         c.skip(SkipReason::NotApplicable, why.to_string())
     };
     if !w.is_http() {
-        for c in [&GET_STREAM, &DELETE, &BOGUS_SESSION, &VERSION_HEADER] {
+        for c in [&DELETE, &BOGUS_SESSION, &VERSION_HEADER] {
             out.findings.push(na(c, &w.not_streamable_http()));
         }
         return out;
     }
     let modern_only = s.era == EraKind::Modern;
-    let get = |session: SessionMode| Probe {
-        http_method: Some("GET".into()),
-        headers: vec![("Accept".into(), Some("text/event-stream".into()))],
-        session,
-        timeout: Some(GET_WINDOW),
-        expect_no_reply: true,
-        ..Probe::default()
-    };
     let del = |session: SessionMode| Probe {
         http_method: Some("DELETE".into()),
         session,
@@ -32,20 +68,13 @@ pub(super) async fn http_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
     };
     if w.is_modern() {
         if modern_only {
-            let g = conn.send(get(SessionMode::None)).await;
-            out.findings.push(http::get_stream(w, &g, true));
             let d = conn.send(del(SessionMode::None)).await;
             out.findings.push(http::delete(w, &d, None, true));
-            out.gets.push(g);
             out.replies.push(Sent {
                 reply: d,
                 id: Value::Null,
             });
         } else {
-            out.findings.push(na(
-                &GET_STREAM,
-                "dual-era server: the GET stream belongs to its handshake-era wire",
-            ));
             out.findings.push(na(
                 &DELETE,
                 "dual-era server: DELETE belongs to its handshake-era wire",
@@ -88,17 +117,7 @@ pub(super) async fn http_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
         });
         return out;
     }
-    // Handshake era. The GET stream stays open until scout stops listening, so it runs
-    // beside the session probes instead of before them.
-    let (g, rest) = futures_util::join!(
-        conn.send(get(SessionMode::Auto)),
-        legacy_session_probes(conn, w)
-    );
-    out.findings.push(http::get_stream(w, &g, false));
-    out.gets.push(g);
-    out.findings.extend(rest.findings);
-    out.replies.extend(rest.replies);
-    out
+    legacy_session_probes(conn, w).await
 }
 
 /// Handshake-era HTTP probes around sessions: a throw-away session for DELETE, a never

@@ -34,8 +34,10 @@ const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
 /// A tool name no server has; header probes call it so that nothing runs even when the
 /// server ignores the headers.
 const NO_TOOL: &str = "scout-no-such-tool";
-/// How long a GET stream is read before scout stops listening (a stream is expected to stay
-/// open; the status and content type arrive at once).
+/// The longest a GET stream is read before scout stops listening (a stream is expected to
+/// stay open; the status and content type, all the verdict needs, arrive at once). The run
+/// plan stops listening sooner when the rest of the concurrent stage is done, so the window
+/// never holds up the run; the finding's evidence says how long the stream stayed open.
 const GET_WINDOW: Duration = Duration::from_millis(300);
 
 /// The full 2026-07-28 `_meta` envelope for `version`.
@@ -187,34 +189,81 @@ struct Out {
     gets: Vec<Reply>,
 }
 
-/// All probes of one wire; the findings are tagged with the wire's era.
-pub(super) async fn probe_wire(s: &Session, raw_conn: &Connection) -> Vec<FindingBuilder> {
+/// What the first half of one wire's probes produced, for the second half to judge with
+/// its own (`jsonrpc_ids`, `content_type` and `sse` read the replies of both).
+pub(in crate::probe) struct Early(Out);
+
+/// The first half of one wire's probes: the ones that change nothing and cannot upset a
+/// server, so they may run beside the catalog and execution phases. On HTTP that is the
+/// GET stream window (which mostly waits) and an unknown notification. On stdio nothing
+/// runs early: its "no reply" verdicts read the lines that arrived between two probes, so
+/// every stdio probe runs in the final stage, alone on the wire.
+pub(in crate::probe) async fn probe_wire_early(
+    s: &Session,
+    raw_conn: &Connection,
+    stop: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Early {
     let link = Link::new(raw_conn);
     let conn = &link;
-    let w = Wire::new(
+    let w = wire_of(raw_conn);
+    if w.is_stdio() {
+        return Early(http_probes::get_group(s, conn, &w, stop).await);
+    }
+    let (mut out, n) = futures_util::join!(
+        http_probes::get_group(s, conn, &w, stop),
+        jsonrpc_probes::notification_group(s, conn, &w)
+    );
+    merge(&mut out, n);
+    Early(out)
+}
+
+fn wire_of(raw_conn: &Connection) -> Wire {
+    Wire::new(
         raw_conn.era(),
         raw_conn.transport(),
         raw_conn.protocol_version(),
-    );
-    let groups: Vec<BoxFuture<'_, Out>> = vec![
+    )
+}
+
+fn merge(into: &mut Out, o: Out) {
+    into.findings.extend(o.findings);
+    into.replies.extend(o.replies);
+    into.typed.extend(o.typed);
+    into.gets.extend(o.gets);
+}
+
+/// The second half of one wire's probes (deliberately broken input and ended sessions, run
+/// in the final stage) and the judgements over both halves; the findings are tagged with
+/// the wire's era.
+pub(in crate::probe) async fn probe_wire_late(
+    s: &Session,
+    raw_conn: &Connection,
+    early: Early,
+) -> Vec<FindingBuilder> {
+    let link = Link::new(raw_conn);
+    let conn = &link;
+    let w = wire_of(raw_conn);
+    let mut groups: Vec<BoxFuture<'_, Out>> = vec![
         jsonrpc_probes::jsonrpc_group(s, conn, &w).boxed(),
         jsonrpc_probes::garbage_group(s, conn, &w).boxed(),
-        jsonrpc_probes::notification_group(s, conn, &w).boxed(),
         jsonrpc_probes::batch_group(s, conn, &w).boxed(),
         http_probes::http_group(s, conn, &w).boxed(),
         modern_probes::modern_group(s, conn, &w).boxed(),
     ];
-    let outs = run_groups(&w, groups).await;
-    let mut findings = Vec::new();
-    let mut replies = Vec::new();
-    let mut typed = Vec::new();
-    let mut gets = Vec::new();
-    for o in outs {
-        findings.extend(o.findings);
-        replies.extend(o.replies);
-        typed.extend(o.typed);
-        gets.extend(o.gets);
+    if w.is_stdio() {
+        groups.insert(2, jsonrpc_probes::notification_group(s, conn, &w).boxed());
     }
+    let outs = run_groups(&w, groups).await;
+    let mut all = early.0;
+    for o in outs {
+        merge(&mut all, o);
+    }
+    let Out {
+        mut findings,
+        replies,
+        typed,
+        gets,
+    } = all;
     let typed_refs: Vec<(&Reply, Value)> = typed.iter().map(|x| (&x.reply, x.id.clone())).collect();
     let others: Vec<(&Reply, Value)> = replies
         .iter()
