@@ -88,6 +88,12 @@ enum Step {
     /// size, latency) after the catalog and execution traffic they read, then the load
     /// ramp (`--allow-load`) while nothing else is in flight.
     PerformanceObserved,
+    /// The resilience phase's `concurrent_sessions`: two extra read-only clients, taken
+    /// after execution in the concurrent stage.
+    ResilienceSessions,
+    /// The rest of the resilience phase (broken input, abandoned requests, second
+    /// connections, ended sessions): the final stage, alone on the wire.
+    ResilienceLate,
 }
 
 impl Step {
@@ -96,17 +102,24 @@ impl Step {
             Step::Phase(p) => p,
             Step::ProtocolEarly | Step::ProtocolLate => Phase::Protocol,
             Step::PerformanceSample | Step::PerformanceObserved => Phase::Performance,
+            Step::ResilienceSessions | Step::ResilienceLate => Phase::Resilience,
         }
     }
 
     /// The first half of a split phase: it emits the phase's start and records no skips.
     fn opens_only(self) -> bool {
-        matches!(self, Step::ProtocolEarly | Step::PerformanceSample)
+        matches!(
+            self,
+            Step::ProtocolEarly | Step::PerformanceSample | Step::ResilienceSessions
+        )
     }
 
     /// The second half of a split phase: it emits the phase's end and records the skips.
     fn closes_only(self) -> bool {
-        matches!(self, Step::ProtocolLate | Step::PerformanceObserved)
+        matches!(
+            self,
+            Step::ProtocolLate | Step::PerformanceObserved | Step::ResilienceLate
+        )
     }
 }
 
@@ -210,6 +223,7 @@ pub async fn run_server_exposing(
                     step(&mut s_main, Step::Phase(phase), &mut b_main).await;
                 }
                 let _ = stop_tx.send(true);
+                step(&mut s_main, Step::ResilienceSessions, &mut b_main).await;
             },
             step(&mut s_perf, Step::PerformanceSample, &mut b_perf),
         )
@@ -223,9 +237,8 @@ pub async fn run_server_exposing(
 
     // 3. The final stage, alone on the wire.
     step(&mut s, Step::ProtocolLate, &mut main).await;
-    for phase in [Phase::Resilience, Phase::Security] {
-        step(&mut s, Step::Phase(phase), &mut main).await;
-    }
+    step(&mut s, Step::ResilienceLate, &mut main).await;
+    step(&mut s, Step::Phase(Phase::Security), &mut main).await;
 
     // 4. Checks over every message of the run (schema, resultType, cache hints, error
     // codes) are judged last, so that the catalog and execution traffic counts too.
@@ -366,6 +379,8 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
                 }
                 Step::PerformanceSample => performance::sample(s).await,
                 Step::PerformanceObserved => performance::judge_observed(s).await,
+                Step::ResilienceSessions => resilience::run_sessions(s).await,
+                Step::ResilienceLate => resilience::run_late(s).await,
             }
         };
         tokio::select! {

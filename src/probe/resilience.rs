@@ -112,6 +112,26 @@ fn tag(f: FindingBuilder, era: Era, dual: bool) -> FindingBuilder {
 
 /// Runs this phase's probes against the session.
 pub async fn run(s: &mut Session) {
+    run_sessions(s).await;
+    run_late(s).await;
+}
+
+/// `concurrent_sessions`: two extra clients of their own that only read, so the run plan
+/// takes it beside the latency samples once execution has found a tool that reports
+/// progress, instead of in the final stage.
+pub async fn run_sessions(s: &mut Session) {
+    let wires = s.wires.clone();
+    if wires.is_empty() {
+        return;
+    }
+    let dual = wires.len() > 1;
+    concurrent_sessions(s, &wires, dual).await;
+}
+
+/// Every other probe of the phase: broken and oversized input, abandoned requests, second
+/// connections and ended sessions. One after another and alone on the wire (the final
+/// stage): if the server falls over, scout must know which request did it.
+pub async fn run_late(s: &mut Session) {
     let wires = s.wires.clone();
     let dual = wires.len() > 1;
     malformed(s, &wires, dual).await;
@@ -145,7 +165,6 @@ pub async fn run(s: &mut Session) {
             "The server does not speak 2026-07-28.",
         )),
     }
-    concurrent_sessions(s, &wires, dual).await;
     match wires.iter().find(|w| w.era() == Era::Legacy) {
         Some(w) if w.transport() == TransportKind::Http => match recovery::probe_session(w).await {
             Ok(run) => s.add(recovery::judge_session(&run)),

@@ -56,7 +56,7 @@ enum Scenario {
     StdioPinned,
     /// `stdout_flood.py` with FLOOD_LINES=25000: more stray stdout lines than the recorder keeps.
     StdioFlood,
-    /// `serialises_requests.py` over HTTP with `allow_load`: one global lock, 20 ms a request.
+    /// `serialises_requests.py` over HTTP with `allow_load`: one global lock, 60 ms a request.
     HttpSerialises,
 }
 

@@ -100,7 +100,7 @@ async fn a_server_that_serialises_requests_warns_under_allow_load() {
         run(load(fixture_http("minimal_server.py"))),
         run(performance(fixture_http("serialises_requests.py"))),
     );
-    // serialises_requests.py holds one global lock for 20 ms per request.
+    // serialises_requests.py holds one global lock for 60 ms per request.
     let f = expect(&bad, "performance.throughput", None, Status::Warn);
     assert!(f.detail.contains("serialises"), "{}", f.detail);
     assert!(f.detail.contains("req/s"), "{}", f.detail);
