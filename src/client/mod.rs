@@ -187,7 +187,8 @@ impl Connection {
         let small = built
             .body
             .as_ref()
-            .is_none_or(|b| b.len() <= crate::telemetry::recorder::OWN_BODY_CAP);
+            .is_none_or(|b| b.len() <= crate::telemetry::recorder::OWN_BODY_CAP)
+            && probe.pad.is_none();
         let reply = self.send_built(probe, built).await;
         if ordinary
             && small
@@ -222,6 +223,13 @@ impl Connection {
         let mut probe = probe;
         probe.params = None;
         probe.raw_body = None;
+        // Padding is streamed over Streamable HTTP; the other wires get it written out.
+        if let Some(pad) = probe.pad
+            && !matches!(self.wire, Wire::Http(_))
+            && let Some(b) = built.body.as_mut()
+        {
+            *b = b.replacen(crate::transport::PAD_MARKER, &"x".repeat(pad), 1);
+        }
         match &self.wire {
             Wire::Stdio(w) => {
                 if probe.http_method.is_some() {
@@ -268,6 +276,7 @@ impl Connection {
                     timeout,
                     max_body: self.connector.max_body(),
                     stop: probe.stop.clone(),
+                    pad: probe.pad,
                 };
                 let reply = crate::transport::http::exchange(
                     &h.clients,

@@ -88,12 +88,12 @@ enum Step {
     /// size, latency) after the catalog and execution traffic they read, then the load
     /// ramp (`--allow-load`) while nothing else is in flight.
     PerformanceObserved,
-    /// The resilience phase's `concurrent_sessions`: two extra read-only clients, taken
-    /// after execution in the concurrent stage.
-    ResilienceSessions,
-    /// The rest of the resilience phase (broken input, abandoned requests, second
-    /// connections, ended sessions): the final stage, alone on the wire.
+    /// The resilience phase's broken input, abandoned requests, second connections and
+    /// ended sessions: the final stage, alone on the wire.
     ResilienceLate,
+    /// The resilience phase's `concurrent_sessions` (two extra read-only clients) and the
+    /// phase's skips: after the rest of it, beside the security phase.
+    ResilienceSessions,
 }
 
 impl Step {
@@ -110,7 +110,7 @@ impl Step {
     fn opens_only(self) -> bool {
         matches!(
             self,
-            Step::ProtocolEarly | Step::PerformanceSample | Step::ResilienceSessions
+            Step::ProtocolEarly | Step::PerformanceSample | Step::ResilienceLate
         )
     }
 
@@ -118,7 +118,7 @@ impl Step {
     fn closes_only(self) -> bool {
         matches!(
             self,
-            Step::ProtocolLate | Step::PerformanceObserved | Step::ResilienceLate
+            Step::ProtocolLate | Step::PerformanceObserved | Step::ResilienceSessions
         )
     }
 }
@@ -223,7 +223,6 @@ pub async fn run_server_exposing(
                     step(&mut s_main, Step::Phase(phase), &mut b_main).await;
                 }
                 let _ = stop_tx.send(true);
-                step(&mut s_main, Step::ResilienceSessions, &mut b_main).await;
             },
             step(&mut s_perf, Step::PerformanceSample, &mut b_perf),
         )
@@ -238,7 +237,19 @@ pub async fn run_server_exposing(
     // 3. The final stage, alone on the wire.
     step(&mut s, Step::ProtocolLate, &mut main).await;
     step(&mut s, Step::ResilienceLate, &mut main).await;
-    step(&mut s, Step::Phase(Phase::Security), &mut main).await;
+    // Two read-only extra clients (`concurrent_sessions`, which waits for a tool that reports
+    // progress) beside the security phase: neither sends anything that could upset the
+    // server, and the broken input is over.
+    let (mut s_sess, mut b_sess) = (s.fork(), main.fork());
+    Box::pin(async {
+        futures_util::join!(
+            step(&mut s, Step::Phase(Phase::Security), &mut main),
+            step(&mut s_sess, Step::ResilienceSessions, &mut b_sess),
+        )
+    })
+    .await;
+    s.join(s_sess);
+    main.join(b_sess);
 
     // 4. Checks over every message of the run (schema, resultType, cache hints, error
     // codes) are judged last, so that the catalog and execution traffic counts too.

@@ -144,6 +144,53 @@ pub struct HttpRequest {
     /// Stops reading the body early when it turns true (or its sender is gone): a GET
     /// stream is listened to only while the rest of the run needs the time anyway.
     pub stop: Option<tokio::sync::watch::Receiver<bool>>,
+    /// The body's [`PAD_MARKER`](super::PAD_MARKER) stands for this many `x` bytes, streamed
+    /// in chunks so that an oversized request costs scout no memory.
+    pub pad: Option<usize>,
+}
+
+/// 64 KiB of padding, sent as often as a padded body needs it.
+static PADDING: [u8; 64 * 1024] = [b'x'; 64 * 1024];
+
+/// A body whose [`PAD_MARKER`](super::PAD_MARKER) is replaced by `pad` bytes of `x`, as a
+/// stream of chunks with its total length, and what the record keeps of it (the first
+/// bytes and the size sent, as [`own_body_kept`](crate::telemetry::recorder::own_body_kept)
+/// would keep of the whole body).
+fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String) {
+    let (prefix, suffix) = match body.split_once(super::PAD_MARKER) {
+        Some((a, b)) => (a.to_string(), b.to_string()),
+        None => (body, String::new()),
+    };
+    let total = prefix.len() + pad + suffix.len();
+    let kept_pad = crate::telemetry::recorder::OWN_KEPT.saturating_sub(prefix.len());
+    let kept = crate::telemetry::recorder::own_body_kept(&format!(
+        "{prefix}{}",
+        "x".repeat(kept_pad.min(pad))
+    ));
+    let kept = if total > crate::telemetry::recorder::OWN_BODY_CAP {
+        let end = kept.len().min(crate::telemetry::recorder::OWN_KEPT);
+        format!(
+            "{}[… {total} bytes were sent; the first {end} are kept]",
+            &kept[..end]
+        )
+    } else {
+        kept
+    };
+    let full = pad / PADDING.len();
+    let rest = pad % PADDING.len();
+    let chunks = std::iter::once(bytes::Bytes::from(prefix))
+        .chain(std::iter::repeat_n(
+            bytes::Bytes::from_static(&PADDING),
+            full,
+        ))
+        .chain(std::iter::once(bytes::Bytes::from_static(&PADDING[..rest])))
+        .chain(std::iter::once(bytes::Bytes::from(suffix)))
+        .map(Ok::<_, std::io::Error>);
+    (
+        reqwest::Body::wrap_stream(futures_util::stream::iter(chunks)),
+        total,
+        kept,
+    )
 }
 
 /// Sends one request and reads the answer under the cap and the timeout.
@@ -175,13 +222,19 @@ pub async fn exchange(
     }
     // The body is handed to the client without a copy, and the record keeps what the
     // recorder would keep of it anyway (a large body costs its size once, not three times).
-    let request_body = req
-        .body
-        .as_deref()
-        .map(crate::telemetry::recorder::own_body_kept);
-    if let Some(b) = req.body.take() {
-        rb = rb.body(b);
-    }
+    let request_body = match (req.body.take(), req.pad) {
+        (Some(b), Some(pad)) => {
+            let (body, total, kept) = padded(b, pad);
+            rb = rb.header(reqwest::header::CONTENT_LENGTH, total).body(body);
+            Some(kept)
+        }
+        (Some(b), None) => {
+            let kept = crate::telemetry::recorder::own_body_kept(&b);
+            rb = rb.body(b);
+            Some(kept)
+        }
+        (None, _) => None,
+    };
     let mut ex = HttpExchange {
         method: req.method.clone(),
         url: req.url.clone(),

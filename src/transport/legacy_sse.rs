@@ -169,6 +169,7 @@ impl LegacySseWire {
                 timeout,
                 max_body,
                 stop: None,
+                pad: None,
             },
         )
         .await;

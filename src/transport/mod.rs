@@ -86,7 +86,14 @@ pub struct Probe {
     pub bare: bool,
     /// HTTP only: stop reading the body when this turns true (see `HttpRequest::stop`).
     pub stop: Option<tokio::sync::watch::Receiver<bool>>,
+    /// Padding: the string [`PAD_MARKER`] in `params` stands for this many `x` bytes. Over
+    /// HTTP they are streamed in chunks and never held in memory at once (see
+    /// `HttpRequest::pad`); other wires get the padding written into the body.
+    pub pad: Option<usize>,
 }
+
+/// Stands for [`Probe::pad`] bytes of padding inside a probe's params.
+pub const PAD_MARKER: &str = "@@scout-padding-marker@@";
 
 impl Probe {
     /// An ordinary request.

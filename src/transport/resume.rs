@@ -261,6 +261,7 @@ mod tests {
                 timeout,
                 max_body: 1 << 20,
                 stop: None,
+                pad: None,
             },
             era,
         )

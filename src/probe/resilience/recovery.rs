@@ -86,12 +86,13 @@ pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
 /// Sends the read-only follow-up request with a [`OVERSIZED_BYTES`] padding string in its
 /// params, then an ordinary request.
 pub async fn probe_oversized(w: &Connection) -> (Reply, Reply) {
-    let big = w
-        .request(
-            follow_up(w),
-            json!({"scoutPadding": "x".repeat(OVERSIZED_BYTES)}),
-        )
-        .await;
+    // The padding is streamed (over HTTP), never held in memory at once.
+    let mut probe = crate::transport::Probe::request(
+        follow_up(w),
+        json!({"scoutPadding": crate::transport::PAD_MARKER}),
+    );
+    probe.pad = Some(OVERSIZED_BYTES);
+    let big = w.send(probe).await;
     let next = w.request(follow_up(w), json!({})).await;
     (big, next)
 }
