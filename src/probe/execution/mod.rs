@@ -299,7 +299,7 @@ async fn call_tools(
     era: crate::report::finding::Era,
     timeout: std::time::Duration,
 ) -> Calls {
-    let token = |i: usize| format!("scout-progress-{}-{i}", era.as_str());
+    let token = |i: usize| format!("{}{}-{i}", progress::TOKEN_PREFIX, era.as_str());
     let replies = futures_util::future::join_all(allowed.iter().enumerate().map(|(i, a)| {
         let token = token(i);
         async move {

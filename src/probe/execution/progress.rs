@@ -97,6 +97,20 @@ pub fn late_progress(
         .collect()
 }
 
+/// True when `n` carries another progress token scout issued in this run. Calls run
+/// concurrently, and on stdio a notification is gathered by whichever call is in flight when
+/// it arrives: progress for another of scout's calls (early, or late after its own result)
+/// belongs to that call, and is judged there, not here.
+fn for_another_call(token: &str, n: &Value) -> bool {
+    n.get("params")
+        .and_then(|p| p.get("progressToken"))
+        .and_then(Value::as_str)
+        .is_some_and(|t| t != token && t.starts_with(TOKEN_PREFIX))
+}
+
+/// Every progress token scout sends starts with this.
+pub const TOKEN_PREFIX: &str = "scout-progress-";
+
 /// `execution.progress`: every notification that came with the call echoes the token and
 /// progress strictly increases (a warning otherwise); the call itself must still answer. "None after the result" is judged by the caller on stdio
 /// (where late messages land in the wire's inbox), with [`late_progress`].
@@ -106,6 +120,7 @@ pub fn judge_progress(token: &str, reply: &Reply) -> FindingBuilder {
         .notifications
         .iter()
         .filter(|n| n.get("method").and_then(Value::as_str) == Some("notifications/progress"))
+        .filter(|n| !for_another_call(token, n))
         .collect();
     if reply.result().is_none() && reply.error_code().is_none() {
         return PROGRESS
@@ -175,6 +190,12 @@ mod tests {
         assert_eq!(built(judge_progress("k", &r)).status, Status::Warn);
         r.notifications = vec![note("other", 1.0)];
         assert_eq!(built(judge_progress("k", &r)).status, Status::Warn);
+        // Progress for another of scout's concurrent calls is that call's, not a wrong token.
+        let (mine, theirs) = ("scout-progress-legacy-1", "scout-progress-legacy-0");
+        r.notifications = vec![note(theirs, 1.0), note(mine, 1.0), note(mine, 2.0)];
+        assert_eq!(built(judge_progress(mine, &r)).status, Status::Pass);
+        r.notifications = vec![note(theirs, 1.0)];
+        assert_eq!(built(judge_progress(mine, &r)).status, Status::Info);
         // A call that breaks because it carries a token fails.
         let mut broken = ok(9, json!({}));
         broken.response = None;
