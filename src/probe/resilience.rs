@@ -304,7 +304,8 @@ mod tests {
     use super::*;
     use crate::report::finding::Status;
 
-    fn reply(seq: u64, outcome: Outcome, response: Option<serde_json::Value>) -> Reply {
+    /// A reply for the judges' tests (also used by the child modules' tests).
+    pub(super) fn reply(seq: u64, outcome: Outcome, response: Option<serde_json::Value>) -> Reply {
         Reply {
             evidence: vec![seq],
             outcome,

@@ -317,17 +317,7 @@ mod tests {
     use crate::report::finding::Status;
     use crate::transport::HttpInfo;
 
-    fn reply(seq: u64, outcome: Outcome, response: Option<serde_json::Value>) -> Reply {
-        Reply {
-            evidence: vec![seq],
-            outcome,
-            response,
-            notifications: vec![],
-            server_requests: vec![],
-            http: None,
-            elapsed: Duration::from_millis(1),
-        }
-    }
+    use crate::probe::resilience::tests::reply;
     fn ok(seq: u64) -> Reply {
         reply(
             seq,
