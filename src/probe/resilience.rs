@@ -117,8 +117,8 @@ pub async fn run(s: &mut Session) {
 }
 
 /// `concurrent_sessions`: two extra clients of their own that only read, so the run plan
-/// takes it beside the latency samples once execution has found a tool that reports
-/// progress, instead of in the final stage.
+/// takes it beside the security phase, after the broken-input stage (and after execution,
+/// which finds the tool that reports progress).
 pub async fn run_sessions(s: &mut Session) {
     let wires = s.wires.clone();
     if wires.is_empty() {

@@ -133,17 +133,57 @@ async fn gated_list(
     None
 }
 
-/// The catalog probes on one wire.
+/// The catalog probes on one wire. Tools, resources and prompts are listed at the same time
+/// (each on a branch of the session, joined in that order so findings keep a fixed order);
+/// completions follow, as they need a prompt or a resource template to complete.
 async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter) -> Catalog {
     let era = wire.era();
-    let version = wire.protocol_version().to_string();
     let mut catalog = Catalog {
         era: Some(era),
         ..Catalog::default()
     };
+    let (mut st, mut sr, mut sp) = (s.fork(), s.fork(), s.fork());
+    let (tools, resources, prompts) = futures_util::join!(
+        list_tools(&mut st, wire, limiter),
+        list_resources(&mut sr, wire, limiter),
+        list_prompts(&mut sp, wire, limiter),
+    );
+    for branch in [st, sr, sp] {
+        s.join(branch);
+    }
     let mut size_evidence = Vec::new();
+    if let Some((items, evidence)) = tools {
+        size_evidence.extend(evidence);
+        catalog.tools = items;
+    }
+    if let Some((items, templates, evidence)) = resources {
+        size_evidence.extend(evidence);
+        catalog.resources = items;
+        catalog.resource_templates = templates;
+    }
+    if let Some((items, evidence)) = prompts {
+        size_evidence.extend(evidence);
+        catalog.prompts = items;
+    }
 
-    // ---- tools
+    // ---- completions
+    completions(s, wire, limiter, &catalog).await;
+
+    // ---- context size
+    s.add(judge_context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
+    catalog.evidence = size_evidence;
+    catalog
+}
+
+/// The tool list and its checks; the tools and the exchanges that listed them when the
+/// list could be judged.
+async fn list_tools(
+    s: &mut Session,
+    wire: &Connection,
+    limiter: &RateLimiter,
+) -> Option<(Vec<Value>, Vec<Seq>)> {
+    let era = wire.era();
+    let version = wire.protocol_version().to_string();
     let tool_checks = [
         &TOOLS_LIST,
         &PAGINATION,
@@ -165,6 +205,7 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
                     .era(era),
                 );
             }
+            None
         }
         Some(Paged {
             failed: Some(reply),
@@ -185,6 +226,7 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
                         .era(era),
                 );
             }
+            None
         }
         Some(paged) if paged.malformed.is_some() => {
             s.add(judge_tools_list(&paged).era(era));
@@ -197,14 +239,28 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
                     .era(era),
                 );
             }
+            None
         }
         Some(paged) => {
-            size_evidence.extend(paged.evidence.iter().copied());
             let tools = paged.items.clone();
             let mut f = judge_tools_list(&paged);
-            if era == Era::Modern && paged.problem.is_none() {
+            // The garbage cursor goes out beside the 2026-07-28 second listing: neither
+            // depends on the other.
+            let again = async {
                 // 2026-07-28: the order SHOULD be deterministic: list again and compare.
-                let again = list_all(wire, limiter, "tools/list", "tools").await;
+                if era == Era::Modern && paged.problem.is_none() {
+                    Some(list_all(wire, limiter, "tools/list", "tools").await)
+                } else {
+                    None
+                }
+            };
+            let garbage = async {
+                limiter.wait().await;
+                wire.request("tools/list", json!({"cursor": GARBAGE_CURSOR}))
+                    .await
+            };
+            let (again, garbage) = futures_util::join!(again, garbage);
+            if let Some(again) = again {
                 let ev: Vec<Seq> = paged
                     .evidence
                     .iter()
@@ -225,11 +281,6 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
                 }
             }
             s.add(f.era(era));
-            let garbage = {
-                limiter.wait().await;
-                wire.request("tools/list", json!({"cursor": GARBAGE_CURSOR}))
-                    .await
-            };
             s.add(judge_pagination("tools/list", &paged, &garbage).era(era));
             let all = |fs: Vec<FindingBuilder>| fs.into_iter().map(move |f| f.era(era));
             s.add_all(all(judge_tool_schemas(&tools, &paged.evidence)));
@@ -249,59 +300,75 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
                 );
             }
             s.add_all(all(judge_descriptions(&tools, &paged.evidence)));
-            catalog.tools = tools;
+            Some((tools, paged.evidence))
         }
     }
+}
 
-    // ---- resources and templates
-    match gated_list(s, wire, limiter, "resources", "resources/list", "resources").await {
-        None => s.add(
+/// Resources and resource templates (listed at the same time once the capability is
+/// declared): the resources, the templates and the exchanges that listed them.
+async fn list_resources(
+    s: &mut Session,
+    wire: &Connection,
+    limiter: &RateLimiter,
+) -> Option<(Vec<Value>, Vec<Value>, Vec<Seq>)> {
+    let era = wire.era();
+    if !declared(wire.capabilities(), "resources") {
+        // Probed once anyway, to catch "works without being declared".
+        gated_list(s, wire, limiter, "resources", "resources/list", "resources").await;
+        s.add(
             RESOURCES
                 .skip(
                     SkipReason::NotApplicable,
                     "the server does not declare the resources capability",
                 )
                 .era(era),
-        ),
-        Some(paged) => {
-            let templates = list_all(
-                wire,
-                limiter,
-                "resources/templates/list",
-                "resourceTemplates",
-            )
-            .await;
-            size_evidence.extend(paged.evidence.iter().chain(&templates.evidence).copied());
-            s.add(judge_resources(&paged, &templates).era(era));
-            catalog.resources = paged.items;
-            catalog.resource_templates = templates.items;
-        }
+        );
+        return None;
     }
+    let (paged, templates) = futures_util::join!(
+        list_all(wire, limiter, "resources/list", "resources"),
+        list_all(
+            wire,
+            limiter,
+            "resources/templates/list",
+            "resourceTemplates",
+        ),
+    );
+    let evidence = paged
+        .evidence
+        .iter()
+        .chain(&templates.evidence)
+        .copied()
+        .collect();
+    s.add(judge_resources(&paged, &templates).era(era));
+    Some((paged.items, templates.items, evidence))
+}
 
-    // ---- prompts
+/// The prompt list: the prompts and the exchanges that listed them.
+async fn list_prompts(
+    s: &mut Session,
+    wire: &Connection,
+    limiter: &RateLimiter,
+) -> Option<(Vec<Value>, Vec<Seq>)> {
+    let era = wire.era();
     match gated_list(s, wire, limiter, "prompts", "prompts/list", "prompts").await {
-        None => s.add(
-            PROMPTS
-                .skip(
-                    SkipReason::NotApplicable,
-                    "the server does not declare the prompts capability",
-                )
-                .era(era),
-        ),
+        None => {
+            s.add(
+                PROMPTS
+                    .skip(
+                        SkipReason::NotApplicable,
+                        "the server does not declare the prompts capability",
+                    )
+                    .era(era),
+            );
+            None
+        }
         Some(paged) => {
-            size_evidence.extend(paged.evidence.iter().copied());
             s.add(judge_prompts(&paged).era(era));
-            catalog.prompts = paged.items;
+            Some((paged.items, paged.evidence))
         }
     }
-
-    // ---- completions
-    completions(s, wire, limiter, &catalog).await;
-
-    // ---- context size
-    s.add(judge_context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
-    catalog.evidence = size_evidence;
-    catalog
 }
 
 /// completion/complete for the first prompt argument (or resource template variable).

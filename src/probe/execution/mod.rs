@@ -120,6 +120,9 @@ pub async fn run(s: &mut Session) {
 struct Allowed {
     tool: Value,
     arguments: Value,
+    /// The arguments of the call the cancellation probe cancels: waits long enough to still
+    /// be running when the cancellation arrives.
+    cancel_arguments: Value,
     source: args::ArgsSource,
 }
 
@@ -145,6 +148,7 @@ async fn execute_wire(
                 allowed.push(Allowed {
                     tool: t.clone(),
                     arguments,
+                    cancel_arguments: args::arguments_to_cancel(t, &s.spec.tools),
                     source,
                 });
             }
@@ -385,7 +389,7 @@ async fn call_tools(
             let cancel = async {
                 if wire.transport() == TransportKind::Stdio {
                     limiter.wait().await;
-                    cancellation(wire, &name, &a.arguments, timeout).await
+                    cancellation(wire, &name, &a.cancel_arguments, timeout).await
                 } else {
                     CANCELLATION.skip(
                         SkipReason::NotApplicable,

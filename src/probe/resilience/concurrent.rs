@@ -123,25 +123,33 @@ fn methods(w: &Connection) -> (&'static str, &'static str) {
     (list, cheap)
 }
 
-/// Opens one client: a fresh wire, with a session of its own in the handshake era.
-async fn open_client(w: &Connection, setup: &mut Vec<Reply>) -> Result<Connection, String> {
-    let c = w.fresh().await.map_err(|e| e.to_string())?;
+/// Opens one client: a fresh wire, with a session of its own in the handshake era. The
+/// exchanges that set it up are returned either way.
+async fn open_client(w: &Connection) -> (Result<Connection, String>, Vec<Reply>) {
+    let mut setup = Vec::new();
+    let c = match w.fresh().await {
+        Ok(c) => c,
+        Err(e) => return (Err(e.to_string()), setup),
+    };
     if w.era() == Era::Modern {
-        return Ok(c);
+        return (Ok(c), setup);
     }
     let init = lifecycle::initialize(&c, w.protocol_version()).await;
     let ok = init.result().is_some();
     let why = describe(&init);
     setup.push(init);
     if !ok {
-        return Err(format!("initialize {why}"));
+        c.close().await;
+        return (Err(format!("initialize {why}")), setup);
     }
     let note = c.notify("notifications/initialized", None).await;
     setup.push(note);
-    Ok(c)
+    (Ok(c), setup)
 }
 
 /// Runs the probe on `w` (HTTP); `progress`: a read-only tool that reports progress.
+/// Both clients are opened at once; the rounds go out beside the progress calls (other
+/// ids), so a slow tool does not hold up the rounds.
 pub async fn probe(
     w: &Connection,
     progress: Option<ProgressTool>,
@@ -154,14 +162,15 @@ pub async fn probe(
         },
         ..ConcurrentRun::default()
     };
-    let a = match open_client(w, &mut run.setup).await {
-        Ok(a) => a,
-        Err(e) => return Err((e, run.setup)),
-    };
-    let b = match open_client(w, &mut run.setup).await {
-        Ok(b) => b,
-        Err(e) => {
-            a.close().await;
+    let ((a, setup_a), (b, setup_b)) = tokio::join!(open_client(w), open_client(w));
+    run.setup.extend(setup_a);
+    run.setup.extend(setup_b);
+    let (a, b) = match (a, b) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), other) | (other, Err(e)) => {
+            if let Ok(c) = other {
+                c.close().await;
+            }
             return Err((e, run.setup));
         }
     };
@@ -170,34 +179,39 @@ pub async fn probe(
         Era::Modern => "modern",
         Era::Legacy => "legacy",
     };
-    for round in 0..ROUNDS {
-        let id = format!("{ID_PREFIX}-{era}-{round}");
-        let (ma, mb) = if round % 2 == 0 {
-            (list, cheap)
-        } else {
-            (cheap, list)
-        };
-        let probe = |m: &str| Probe {
-            id: IdKind::Str(id.clone()),
-            ..Probe::request(m, json!({}))
-        };
-        let (ra, rb) = tokio::join!(a.send(probe(ma)), b.send(probe(mb)));
-        run.pairs.push((
-            Sent {
-                client: 'A',
-                method: ma.into(),
-                token: None,
-                reply: ra,
-            },
-            Sent {
-                client: 'B',
-                method: mb.into(),
-                token: None,
-                reply: rb,
-            },
-        ));
-    }
-    if let Some(tool) = progress {
+    let rounds = async {
+        let mut pairs = Vec::new();
+        for round in 0..ROUNDS {
+            let id = format!("{ID_PREFIX}-{era}-{round}");
+            let (ma, mb) = if round % 2 == 0 {
+                (list, cheap)
+            } else {
+                (cheap, list)
+            };
+            let probe = |m: &str| Probe {
+                id: IdKind::Str(id.clone()),
+                ..Probe::request(m, json!({}))
+            };
+            let (ra, rb) = tokio::join!(a.send(probe(ma)), b.send(probe(mb)));
+            pairs.push((
+                Sent {
+                    client: 'A',
+                    method: ma.into(),
+                    token: None,
+                    reply: ra,
+                },
+                Sent {
+                    client: 'B',
+                    method: mb.into(),
+                    token: None,
+                    reply: rb,
+                },
+            ));
+        }
+        pairs
+    };
+    let progress = async {
+        let tool = progress?;
         let id = format!("{ID_PREFIX}-{era}-progress");
         let headers: Vec<(String, Option<String>)> = if w.era() == Era::Modern {
             crate::transport::headers::param_headers(&tool.arguments, &tool.input_schema)
@@ -217,7 +231,7 @@ pub async fn probe(
         };
         let (ta, tb) = (format!("{ID_PREFIX}-a"), format!("{ID_PREFIX}-b"));
         let (ra, rb) = tokio::join!(a.send(call(&ta)), b.send(call(&tb)));
-        run.pairs.push((
+        Some((
             Sent {
                 client: 'A',
                 method: "tools/call".into(),
@@ -230,10 +244,12 @@ pub async fn probe(
                 token: Some(tb),
                 reply: rb,
             },
-        ));
-    }
-    a.close().await;
-    b.close().await;
+        ))
+    };
+    let (pairs, progress) = tokio::join!(rounds, progress);
+    run.pairs = pairs;
+    run.pairs.extend(progress);
+    tokio::join!(a.close(), b.close());
     Ok(run)
 }
 
@@ -255,8 +271,10 @@ fn token_of(n: &Value) -> Option<&Value> {
     n.get("params").and_then(|p| p.get("progressToken"))
 }
 
-/// What went wrong for one client, if anything.
-fn problem(me: &Sent, other: &Sent) -> Option<String> {
+/// What went wrong for one client, if anything. `theirs`: the other client's progress
+/// token, if it sent one (its progress may not reach any of this client's requests, the
+/// rounds sent beside the progress calls included).
+fn problem(me: &Sent, other: &Sent, theirs: Option<&str>) -> Option<String> {
     let seq = me.reply.evidence.first().copied().unwrap_or_default();
     let Some(result) = me.reply.result() else {
         return Some(format!(
@@ -275,12 +293,12 @@ fn problem(me: &Sent, other: &Sent) -> Option<String> {
             me.client, me.method, other.method, other.client
         ));
     }
-    if let Some(theirs) = &other.token {
+    if let Some(theirs) = theirs {
         let stray = me
             .reply
             .notifications
             .iter()
-            .filter(|n| token_of(n).and_then(Value::as_str) == Some(theirs.as_str()))
+            .filter(|n| token_of(n).and_then(Value::as_str) == Some(theirs))
             .count();
         if stray > 0 {
             return Some(format!(
@@ -299,10 +317,18 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
             .iter()
             .chain(run.pairs.iter().flat_map(|(a, b)| [&a.reply, &b.reply])),
     );
+    let token = |client: char| {
+        run.pairs
+            .iter()
+            .flat_map(|(a, b)| [a, b])
+            .find(|s| s.client == client && s.token.is_some())
+            .and_then(|s| s.token.as_deref())
+    };
+    let (token_a, token_b) = (token('A'), token('B'));
     let problems: Vec<String> = run
         .pairs
         .iter()
-        .flat_map(|(a, b)| [problem(a, b), problem(b, a)])
+        .flat_map(|(a, b)| [problem(a, b, token_b), problem(b, a, token_a)])
         .flatten()
         .collect();
     let progress = run
@@ -442,5 +468,43 @@ mod tests {
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Fail);
         assert!(f.detail.contains("client B's token"), "{}", f.detail);
+    }
+
+    #[test]
+    fn progress_for_the_other_client_on_a_round_request_fails() {
+        // The rounds go out beside the progress calls: B's progress reaching A's tools/list
+        // (sent at the same time, another id) is as wrong as reaching A's own call.
+        let done = json!({"content": []});
+        let run = ConcurrentRun {
+            setup: vec![],
+            pairs: vec![
+                (
+                    sent(
+                        'A',
+                        "tools/list",
+                        None,
+                        reply(1, Some(json!({"tools": []})), vec![progress("b")]),
+                    ),
+                    sent('B', "ping", None, reply(2, Some(json!({})), vec![])),
+                ),
+                (
+                    sent(
+                        'A',
+                        "tools/call",
+                        Some("a"),
+                        reply(3, Some(done.clone()), vec![progress("a")]),
+                    ),
+                    sent('B', "tools/call", Some("b"), reply(4, Some(done), vec![])),
+                ),
+            ],
+            clients: "two sessions",
+        };
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Fail);
+        assert!(
+            f.detail.contains("client A received 1 progress notification(s) for client B's token with its tools/list"),
+            "{}",
+            f.detail
+        );
     }
 }
