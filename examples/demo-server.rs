@@ -288,6 +288,11 @@ async fn main() -> anyhow::Result<()> {
             // Loopback only: the demo must never be reachable from another machine.
             let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await?;
             let addr = listener.local_addr()?;
+            // Small answers go out at once: without TCP_NODELAY, Nagle's algorithm held a
+            // streamed answer's last bytes back until the client's delayed ACK (about 40 ms).
+            let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            });
             eprintln!("demo-server listening on http://{addr}/mcp");
             axum::serve(listener, router)
                 .with_graceful_shutdown(async {

@@ -277,6 +277,7 @@ impl Connection {
                     max_body: self.connector.max_body(),
                     stop: probe.stop.clone(),
                     pad: probe.pad,
+                    abandon: probe.abandon,
                 };
                 let reply = crate::transport::http::exchange(
                     &h.clients,

@@ -219,8 +219,7 @@ fn render_finding(out: &mut String, f: &Finding, style: TextStyle) {
         _ => style.paint(Paint::Warn, "WARN"),
     };
     let subject = f
-        .subject
-        .as_ref()
+        .subject_shown()
         .map(|s| format!(" [{s}]"))
         .unwrap_or_default();
     let era = f

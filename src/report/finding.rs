@@ -208,6 +208,14 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// The subject as a reader should see it: an empty one (a tool with an empty name) is
+    /// shown as `""`, so that it does not read as a missing subject.
+    pub fn subject_shown(&self) -> Option<&str> {
+        self.subject
+            .as_deref()
+            .map(|s| if s.is_empty() { "\"\"" } else { s })
+    }
+
     /// True when the finding takes part in scoring and gating.
     pub fn counts(&self) -> bool {
         self.suppressed.is_none()

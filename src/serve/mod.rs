@@ -109,7 +109,11 @@ impl Server {
             runs.stop_all(STOP_GRACE).await;
             let _ = stopped.send(true);
         };
-        let served = axum::serve(self.listener, app).with_graceful_shutdown(graceful);
+        // Small answers (SSE events, JSON) go out at once rather than waiting on Nagle.
+        let listener = axum::serve::ListenerExt::tap_io(self.listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
+        let served = axum::serve(listener, app).with_graceful_shutdown(graceful);
         // A connection that stays open (a stalled client) must not keep scout running.
         let linger = async move {
             let _ = stopped_rx.wait_for(|s| *s).await;

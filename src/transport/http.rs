@@ -147,6 +147,8 @@ pub struct HttpRequest {
     /// The body's [`PAD_MARKER`](super::PAD_MARKER) stands for this many `x` bytes, streamed
     /// in chunks so that an oversized request costs scout no memory.
     pub pad: Option<usize>,
+    /// Abandon the request (see [`Probe::abandon`](super::Probe::abandon)).
+    pub abandon: bool,
 }
 
 /// 64 KiB of padding, sent as often as a padded body needs it.
@@ -193,6 +195,64 @@ fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String) {
     )
 }
 
+/// What the record of an abandoned request says.
+const ABANDONED: &str = "abandoned: scout sent the whole request on a connection of its own and closed it without reading the answer";
+
+/// Writes `req` whole on a new plain-HTTP connection and closes it without reading a byte
+/// of the answer: a client that goes away, whatever the server's speed (a timer could lose
+/// the race against a server that answers in under a millisecond). Header lines with a
+/// CR or LF are left out rather than written raw.
+async fn abandon(req: &HttpRequest) -> Result<(), String> {
+    use tokio::io::AsyncWriteExt;
+    let url = url::Url::parse(&req.url).map_err(|e| e.to_string())?;
+    let host = url.host_str().ok_or("the URL has no host")?;
+    let port = url.port_or_known_default().unwrap_or(80);
+    let mut target = url.path().to_string();
+    if let Some(q) = url.query() {
+        target.push('?');
+        target.push_str(q);
+    }
+    let authority = match url.port() {
+        Some(p) => format!("{host}:{p}"),
+        None => host.to_string(),
+    };
+    let body = req.body.as_deref().unwrap_or_default();
+    let clean = |s: &str| !s.contains(['\r', '\n']);
+    let mut head = format!("{} {target} HTTP/1.1\r\n", req.method);
+    if !req
+        .headers
+        .iter()
+        .any(|(k, _)| k.eq_ignore_ascii_case("host"))
+    {
+        head.push_str(&format!("Host: {authority}\r\n"));
+    }
+    for (k, v) in &req.headers {
+        let framing = ["content-length", "connection", "transfer-encoding"]
+            .iter()
+            .any(|h| k.eq_ignore_ascii_case(h));
+        if !framing && clean(k) && clean(v) {
+            head.push_str(&format!("{k}: {v}\r\n"));
+        }
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut tcp = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
+        .await
+        .map_err(|e| e.to_string())?;
+    tcp.write_all(head.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    tcp.write_all(body.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    tcp.flush().await.map_err(|e| e.to_string())?;
+    // Closed here, unread: the server finds its answer has nobody to go to.
+    let _ = tcp.shutdown().await;
+    Ok(())
+}
+
 /// Sends one request and reads the answer under the cap and the timeout.
 ///
 /// A handshake-era server may close an SSE response stream before the response and expect
@@ -214,6 +274,40 @@ pub async fn exchange(
     let started = Instant::now();
     let pending = recorder.begin();
     let deadline = tokio::time::Instant::now() + req.timeout;
+    if req.abandon && req.pad.is_none() && req.url.starts_with("http://") {
+        let why = match tokio::time::timeout_at(deadline, abandon(&req)).await {
+            Ok(Ok(())) => ABANDONED.to_string(),
+            Ok(Err(e)) => format!("could not send the request to abandon: {e}"),
+            Err(_) => "timed out sending the request to abandon".to_string(),
+        };
+        let sent = why == ABANDONED;
+        let seq = pending.seq;
+        let ex = HttpExchange {
+            method: req.method.clone(),
+            url: req.url.clone(),
+            request_headers: req.headers.clone(),
+            request_body: req
+                .body
+                .as_deref()
+                .map(crate::telemetry::recorder::own_body_kept),
+            error: Some(why.clone()),
+            ..HttpExchange::default()
+        };
+        recorder.finish(pending, era, ExchangeKind::Http(ex));
+        return Reply {
+            evidence: vec![seq],
+            outcome: if sent {
+                Outcome::NoResponse
+            } else {
+                Outcome::TransportError(why)
+            },
+            response: None,
+            notifications: Vec::new(),
+            server_requests: Vec::new(),
+            http: None,
+            elapsed: started.elapsed(),
+        };
+    }
     let method =
         reqwest::Method::from_bytes(req.method.as_bytes()).unwrap_or(reqwest::Method::POST);
     let mut rb = clients.client.request(method, &req.url);
@@ -625,5 +719,75 @@ impl HttpWire {
     /// Sets (or clears) the session id.
     pub fn set_session(&self, s: Option<String>) {
         *self.state.session.lock().unwrap_or_else(|e| e.into_inner()) = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::AsyncReadExt;
+
+    use super::*;
+    use crate::policy::limiter::RateLimiter;
+
+    #[tokio::test]
+    async fn an_abandoned_request_is_written_whole_and_its_connection_closed_unread() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}/mcp?x=1", listener.local_addr().expect("addr"));
+        // The server reads everything the client sends until it closes its side; it never
+        // gets to answer.
+        let server = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.expect("accept");
+            let mut got = Vec::new();
+            tcp.read_to_end(&mut got).await.expect("read");
+            String::from_utf8(got).expect("utf-8")
+        });
+        let clients =
+            HttpClients::new(Vec::new(), "trace".into(), RateLimiter::new(None)).expect("clients");
+        let recorder = Recorder::new();
+        let body = r#"{"jsonrpc":"2.0","id":"a","method":"tools/list"}"#;
+        let reply = exchange(
+            &clients,
+            &recorder,
+            None,
+            HttpRequest {
+                method: "POST".into(),
+                url,
+                headers: vec![
+                    ("Mcp-Session-Id".into(), "s-1".into()),
+                    ("X-Bad".into(), "a\r\nInjected: yes".into()),
+                ],
+                body: Some(body.into()),
+                expect_id: Some(serde_json::json!("a")),
+                timeout: Duration::from_secs(5),
+                max_body: 1 << 20,
+                stop: None,
+                pad: None,
+                abandon: true,
+            },
+        )
+        .await;
+        let seen = tokio::time::timeout(Duration::from_secs(5), server)
+            .await
+            .expect("the connection was closed")
+            .expect("server task");
+        assert!(seen.starts_with("POST /mcp?x=1 HTTP/1.1\r\n"), "{seen}");
+        assert!(seen.contains("\r\nMcp-Session-Id: s-1\r\n"), "{seen}");
+        assert!(
+            seen.contains(&format!("\r\nContent-Length: {}\r\n", body.len())),
+            "{seen}"
+        );
+        assert!(!seen.contains("Injected"), "{seen}");
+        assert!(seen.ends_with(&format!("\r\n\r\n{body}")), "{seen}");
+        assert_eq!(reply.outcome, Outcome::NoResponse);
+        assert!(reply.http.is_none());
+        assert_eq!(reply.evidence.len(), 1);
+        let kept = recorder.take();
+        let ExchangeKind::Http(ex) = &kept[0].kind else {
+            panic!("an HTTP exchange")
+        };
+        assert_eq!(ex.error.as_deref(), Some(ABANDONED));
+        assert_eq!(ex.status, None);
     }
 }

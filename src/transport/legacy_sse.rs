@@ -170,6 +170,7 @@ impl LegacySseWire {
                 max_body,
                 stop: None,
                 pad: None,
+                abandon: false,
             },
         )
         .await;

@@ -90,6 +90,11 @@ pub struct Probe {
     /// HTTP they are streamed in chunks and never held in memory at once (see
     /// `HttpRequest::pad`); other wires get the padding written into the body.
     pub pad: Option<usize>,
+    /// HTTP only: abandon the request. Over plain `http://` it is written whole on a
+    /// connection of its own, which is closed at once without reading the answer, so the
+    /// server always meets a client that went away however fast it answers; over `https://`
+    /// scout stops waiting after the probe's `timeout`.
+    pub abandon: bool,
 }
 
 /// Stands for [`Probe::pad`] bytes of padding inside a probe's params.

@@ -262,6 +262,7 @@ mod tests {
                 max_body: 1 << 20,
                 stop: None,
                 pad: None,
+                abandon: false,
             },
             era,
         )

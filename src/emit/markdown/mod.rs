@@ -366,6 +366,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_empty_subject_is_shown_quoted() {
+        let f = |subject: &str| {
+            crate::probe::catalog::TOOL_NAMES
+                .fail("a tool name is empty")
+                .subject(subject)
+                .evidence([1])
+                .build(|_| true)
+                .expect("a valid finding")
+        };
+        assert_eq!(
+            super::section::check_label(&f("")),
+            "`catalog.tool_names` (\"\")"
+        );
+        assert_eq!(
+            super::section::check_label(&f("echo")),
+            "`catalog.tool_names` (echo)"
+        );
+    }
+
+    #[test]
     fn escapes_markup_from_servers() {
         assert_eq!(
             esc("<img src=x> | *a*\n[x](y)"),

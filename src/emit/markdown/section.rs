@@ -86,9 +86,9 @@ fn status_label(f: &Finding) -> String {
     }
 }
 
-fn check_label(f: &Finding) -> String {
+pub(super) fn check_label(f: &Finding) -> String {
     let mut s = format!("`{}`", f.id);
-    if let Some(subject) = &f.subject {
+    if let Some(subject) = f.subject_shown() {
         s.push_str(&format!(" ({})", esc(&clip(subject, 80))));
     }
     s

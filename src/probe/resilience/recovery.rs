@@ -12,10 +12,10 @@ use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
 use crate::transport::{IdKind, Outcome, Probe, Reply, SessionMode};
 
-/// How long scout waits for the request it means to abandon over HTTP: short enough that a
-/// server rarely answers in time, so the next request meets a server that still has one
-/// open. Over stdio scout writes the line and does not wait for its answer at all, so the
-/// abandon does not depend on timing.
+/// How long scout waits for the request it means to abandon over `https://`: short enough
+/// that a server rarely answers in time. Over plain `http://` scout writes the request on a
+/// connection of its own and closes it unread, and over stdio it writes the line and does
+/// not wait for its answer: there the abandon does not depend on timing.
 pub const ABANDON_AFTER: Duration = Duration::from_millis(1);
 
 /// The size of the padding string in the oversized request's params: 4 MiB, past the
@@ -26,8 +26,9 @@ pub const OVERSIZED_BYTES: usize = 4 * 1024 * 1024;
 /// up on" match it).
 pub const ABANDONED_ID: &str = "scout-abandoned";
 
-/// Sends `tools/list` and abandons it (stdio: without waiting for its answer; HTTP: after
-/// [`ABANDON_AFTER`]), then an ordinary request.
+/// Sends `tools/list` and abandons it (stdio: without waiting for its answer; `http://`:
+/// on a connection closed unread; `https://`: after [`ABANDON_AFTER`]), then an ordinary
+/// request.
 pub async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
     let stdio = w.transport() == TransportKind::Stdio;
     let abandoned = w
@@ -35,6 +36,7 @@ pub async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
             id: IdKind::Str(format!("{ABANDONED_ID}-{}", era_tag(w.era()))),
             timeout: Some(ABANDON_AFTER),
             expect_no_reply: stdio,
+            abandon: !stdio,
             ..Probe::request("tools/list", json!({}))
         })
         .await;
@@ -50,7 +52,8 @@ fn era_tag(e: Era) -> &'static str {
 }
 
 /// Judges `timeout_recovery`: only a request scout really stopped waiting for counts as
-/// abandoned (HTTP: one that timed out; stdio: one written without waiting, `NoResponse`).
+/// abandoned (https: one that timed out; stdio and plain HTTP: one written without waiting,
+/// `NoResponse` with no HTTP answer).
 pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
     let ev = cite([abandoned, next]);
     let given_up = match abandoned.outcome {
