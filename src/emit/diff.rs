@@ -70,8 +70,7 @@ fn line(kind: &str, c: &Change) -> String {
         (st, None) => st.as_str().to_uppercase(),
     };
     let subject = f
-        .subject
-        .as_ref()
+        .subject_shown()
         .map(|s| format!(" [{s}]"))
         .unwrap_or_default();
     let era = f

@@ -34,7 +34,7 @@ pub fn escape_property(s: &str) -> String {
 fn command(level: &str, server: &ServerReport, f: &Finding) -> String {
     let anchor = anchor_of(server);
     let mut title = format!("{} ({})", f.id, server.name);
-    if let Some(subject) = &f.subject {
+    if let Some(subject) = f.subject_shown() {
         title = format!("{}[{}] ({})", f.id, subject, server.name);
     }
     let mut msg = format!("{}: {}", f.title, f.detail);

@@ -64,7 +64,7 @@ fn issue(server: &ServerReport, f: &Finding, seen: &mut HashSet<String>) -> Issu
         fp = format!("{}-{n}", fingerprint(&server.name, f));
     }
     let mut description = format!("{}: {} — {}", server.name, f.title, f.detail);
-    if let Some(subject) = &f.subject {
+    if let Some(subject) = f.subject_shown() {
         description = format!("{}: [{subject}] {} — {}", server.name, f.title, f.detail);
     }
     if !f.evidence.is_empty() {
