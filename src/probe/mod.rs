@@ -6,6 +6,7 @@ pub mod catalog;
 pub mod discovery;
 pub mod events;
 pub mod execution;
+pub mod grounds;
 pub mod handshake;
 pub mod performance;
 pub mod protocol;

@@ -24,7 +24,55 @@ pub struct Check {
     pub advice: &'static str,
 }
 
+/// What a check's worst verdict rests on, and so the worst status it may give.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// A MUST or MUST NOT of the spec or an RFC it cites: may fail.
+    Must,
+    /// A SHOULD, SHOULD NOT or RECOMMENDED: warns at most.
+    Should,
+    /// scout's own rule (text patterns, timings, sizes): fails only what is unambiguous.
+    Heuristic,
+    /// What JSON-RPC or HTTP ask of any server (answering after garbage): may fail.
+    Robustness,
+    /// A statement about the server, never a judgement: info at most.
+    Observation,
+}
+
+impl Basis {
+    /// Lower-case name as in `docs/checks.md`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Basis::Must => "must",
+            Basis::Should => "should",
+            Basis::Heuristic => "heuristic",
+            Basis::Robustness => "robustness",
+            Basis::Observation => "observation",
+        }
+    }
+
+    /// Whether a finding of `status` is within what this basis can support.
+    pub fn allows(self, status: Status) -> bool {
+        match self {
+            Basis::Must | Basis::Heuristic | Basis::Robustness => true,
+            Basis::Should => status != Status::Fail,
+            Basis::Observation => matches!(status, Status::Info | Status::Skip),
+        }
+    }
+}
+
 impl Check {
+    /// The ground of this check's grade (every registered check has one; a test holds it).
+    pub fn ground(&self) -> Option<&'static crate::probe::grounds::Ground> {
+        crate::probe::grounds::of(self.id)
+    }
+
+    /// The basis of this check's worst verdict; a check without a ground is treated as
+    /// an observation, so it can never fail unearned.
+    pub fn basis(&self) -> Basis {
+        self.ground().map_or(Basis::Observation, |g| g.basis)
+    }
+
     /// A request showed the property.
     pub fn pass(&'static self, detail: impl Into<String>) -> FindingBuilder {
         FindingBuilder::new(self, Status::Pass, detail.into())
@@ -114,16 +162,15 @@ pub mod spec {
     pub const PAGINATION26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination";
     pub const PROGRESS26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/progress";
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress";
     pub const CANCEL26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/utilities/cancellation";
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation";
     pub const AU26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization";
     pub const ASD26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery";
     pub const CR26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration";
     pub const SECAU26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/security-considerations";
-    pub const SEC26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/security_best_practices";
+    pub const SEC26: &str = "https://modelcontextprotocol.io/docs/2026-07-28/tutorials/security/security_best_practices";
 }
 
 /// Every phase's check table, in run order. This is the only list.

@@ -248,6 +248,15 @@ pub enum FindingError {
     UnknownEvidence { id: &'static str, seq: Seq },
     #[error("{id}: a skip needs a reason")]
     SkipWithoutReason { id: &'static str },
+    #[error(
+        "{id}: a {status} is beyond the check's basis ({basis}), which allows no worse than {allowed}"
+    )]
+    BeyondBasis {
+        id: &'static str,
+        status: &'static str,
+        basis: &'static str,
+        allowed: &'static str,
+    },
 }
 
 /// Builds a [`Finding`] from a registered [`Check`]; see `Check::pass` and friends.
@@ -356,6 +365,21 @@ impl FindingBuilder {
         }
         if self.status == Status::Skip && self.skip_reason.is_none() {
             return Err(FindingError::SkipWithoutReason { id });
+        }
+        // A SHOULD cannot fail a server and an observation cannot judge it: a verdict beyond
+        // the check's basis is scout's bug, reported as such rather than charged to the server.
+        let basis = self.check.basis();
+        if !basis.allows(self.status) {
+            return Err(FindingError::BeyondBasis {
+                id,
+                status: self.status.as_str(),
+                basis: basis.as_str(),
+                allowed: if basis.allows(Status::Warn) {
+                    "warn"
+                } else {
+                    "info"
+                },
+            });
         }
         Ok(Finding {
             id: id.to_string(),

@@ -192,10 +192,7 @@ fn an_http_server_gives_outputs_summary_and_reports_in_the_workspace() {
 #[test]
 fn a_stdio_command_one_argument_per_line_and_the_underscore_spelling() {
     let step = Step::new();
-    let command = format!(
-        "python3\n{}\nstdio\n",
-        fixture_arg("duplicate_tool_names.py")
-    );
+    let command = format!("python3\n{}\nstdio\n", fixture_arg("bad_input_schema.py"));
     let run = step.run(&[
         ("command", &command),
         ("INPUT_FAIL_ON", "minor"),
@@ -205,7 +202,7 @@ fn a_stdio_command_one_argument_per_line_and_the_underscore_spelling() {
     assert_eq!(
         run.code,
         Some(1),
-        "duplicate names fail a minor gate: {}",
+        "an invalid input schema fails a minor gate: {}",
         run.all_output()
     );
     assert!(run.stderr.contains("gate failed"), "{}", run.stderr);
@@ -219,7 +216,7 @@ fn a_stdio_command_one_argument_per_line_and_the_underscore_spelling() {
             .as_array()
             .expect("findings")
             .iter()
-            .any(|f| f["id"] == "catalog.tool_names" && f["status"] == "fail"),
+            .any(|f| f["id"] == "catalog.tool_schema" && f["status"] == "fail"),
         "the fixture was started as given"
     );
 }

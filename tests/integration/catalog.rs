@@ -80,7 +80,8 @@ async fn bad_input_schemas_fail() {
 #[tokio::test]
 async fn duplicate_and_malformed_names() {
     let r = run(fixture("duplicate_tool_names.py", &[])).await;
-    expect(&r, "catalog.tool_names", Some("echo"), Status::Fail);
+    // Was a major fail; the spec says only "Tool names SHOULD be unique within a server".
+    expect(&r, "catalog.tool_names", Some("echo"), Status::Warn);
     expect(&r, "catalog.tool_names", Some("echo twice"), Status::Warn);
 }
 

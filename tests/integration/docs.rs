@@ -16,11 +16,22 @@ const SCORING: &str = "## Scoring\n\n\
 - The overall score is the rounded mean of the assessed categories. A server has no score (JSON `null`, \"not assessed\" in every other report) when no category was assessed, or when its run was blocked (unreachable, credentials missing) or interrupted: a score over the few checks that ran would look green although the server was not checked. A server without a score fails the gate, with the reason.\n\
 - Baselined and ignored findings are reported, marked as such, and cost nothing.\n\n";
 
+/// What a check's basis means for the worst verdict it may give.
+const BASES: &str = "## Basis of a grade\n\n\
+Every check names the basis of its worst verdict and quotes the sentence it rests on:\n\n\
+- **must**: a MUST or MUST NOT of the MCP revision or of an RFC it cites. Broken, it fails.\n\
+- **should**: a SHOULD, SHOULD NOT or RECOMMENDED. Broken, it warns; it never fails.\n\
+- **robustness**: what JSON-RPC or HTTP ask of any server, such as answering after garbage or refusing what it cannot take. Broken, it fails.\n\
+- **heuristic**: scout's own rule (text patterns, timings, sizes). A match warns; it fails only what is unambiguous.\n\
+- **observation**: a statement about the server, reported as info and never judged.\n\n\
+scout refuses to record a verdict beyond its check's basis (it reports its own internal error instead), and a test reads the source for any.\n\n";
+
 fn render() -> String {
     let mut out = String::from(
         "# Checks\n\n<!-- Generated from the check registry (src/probe/*.rs) by tests/integration/docs.rs; do not edit by hand. Regenerate with `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs`. -->\n\nEvery check has a stable id (`phase.name`): the JUnit test case name, the SARIF rule id, the anchor on this page and the key for `[checks] ignore`. A failing check costs its category by severity (critical zeroes it, major 40, minor 15); every warning costs 5 (see [Scoring](#scoring)).\n\n",
     );
     out.push_str(SCORING);
+    out.push_str(BASES);
     for phase in Phase::ALL {
         out.push_str(&format!("- [{phase}](#{phase})\n"));
     }
@@ -46,6 +57,14 @@ fn render() -> String {
                 out.push_str(&format!(" · Spec: <{}>", c.spec));
             }
             out.push_str("\n\n");
+            if let Some(g) = c.ground() {
+                out.push_str(&format!(
+                    "Basis: **{}** ({}) — “{}”\n\n",
+                    g.basis.as_str(),
+                    g.source,
+                    g.quote
+                ));
+            }
             out.push_str(&format!("{}\n\n", c.description));
             out.push_str(&format!("*Advice:* {}\n\n", c.advice));
         }

@@ -30,7 +30,7 @@ fn write_baseline_then_baseline_passes_and_a_stale_entry_fails() {
             fixture(script)
         )
     };
-    let defective = workspace(Some(&config("duplicate_tool_names.py")));
+    let defective = workspace(Some(&config("bad_input_schema.py")));
     let fixed = workspace(Some(&config("minimal_server.py")));
     let baseline = defective.path().join("baseline.toml");
     let check = |dir: &Path, extra: &[&str]| {
@@ -46,11 +46,11 @@ fn write_baseline_then_baseline_passes_and_a_stale_entry_fails() {
     assert_eq!(
         first.code,
         Some(1),
-        "duplicate names fail the gate: {}",
+        "an invalid input schema fails the gate: {}",
         first.stderr
     );
     let text = std::fs::read_to_string(&baseline).expect("baseline written");
-    assert!(text.contains("catalog.tool_names"), "{text}");
+    assert!(text.contains("catalog.tool_schema"), "{text}");
 
     let second = check(defective.path(), &["--baseline", &b]);
     assert_eq!(
@@ -98,7 +98,7 @@ fn merged_shards_equal_the_unsharded_run() {
     let config = format!(
         "[[default.servers]]\nname = \"alpha\"\ncommand = [\"python3\", {:?}]\n\n[[default.servers]]\nname = \"beta\"\ncommand = [\"python3\", {:?}]\n\n[[default.servers]]\nname = \"gamma\"\ncommand = [\"python3\", {:?}]\n",
         fixture("minimal_server.py"),
-        fixture("duplicate_tool_names.py"),
+        fixture("schema_root_not_object.py"),
         fixture("unannotated_tools.py"),
     );
     let ws = workspace(Some(&config));
@@ -137,7 +137,7 @@ fn merged_shards_equal_the_unsharded_run() {
     assert_eq!(
         merged.code,
         Some(1),
-        "the duplicate names fail the re-evaluated gate: {}",
+        "the non-object input schema fails the re-evaluated gate: {}",
         merged.stderr
     );
 
@@ -186,13 +186,13 @@ fn under_github_actions_the_binary_writes_annotations_outputs_and_the_step_summa
             "--stdio",
             "--",
         ])
-        .args(["python3", &fixture("duplicate_tool_names.py")])
+        .args(["python3", &fixture("bad_input_schema.py")])
         .run();
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stdout
             .lines()
-            .any(|l| l.starts_with("::error ") && l.contains("catalog.tool_names")),
+            .any(|l| l.starts_with("::error ") && l.contains("catalog.tool_schema")),
         "an ::error annotation for the failing check: {}",
         run.stdout
     );
@@ -208,8 +208,8 @@ fn under_github_actions_the_binary_writes_annotations_outputs_and_the_step_summa
         "report paths, workspace-relative: {outputs}"
     );
     let md = std::fs::read_to_string(&summary).expect("step summary appended");
-    assert!(md.contains("catalog.tool_names"), "{md}");
-    assert!(md.contains("duplicate_tool_names"), "{md}");
+    assert!(md.contains("catalog.tool_schema"), "{md}");
+    assert!(md.contains("bad_input_schema"), "{md}");
 }
 
 #[test]

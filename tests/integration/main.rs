@@ -3,6 +3,7 @@
 
 mod action;
 mod baseline;
+mod basis;
 mod catalog;
 mod cli;
 mod commands;
@@ -35,6 +36,7 @@ mod security;
 mod security_real;
 mod serve;
 mod servers;
+mod spec_urls;
 mod tools_call;
 mod transport;
 mod tui;

@@ -61,9 +61,9 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (base_path, head_path) = (dir.path().join("base.json"), dir.path().join("head.json"));
     // base: tools without annotations (a warning on both wires); head: annotated tools,
-    // but two share a name and one has a space (a new failure).
+    // but the echo tool's input schema is not an object (a new failure).
     let base = check("unannotated_tools.py", &base_path);
-    let head = check("duplicate_tool_names.py", &head_path);
+    let head = check("schema_root_not_object.py", &head_path);
 
     let (md, json) = (dir.path().join("comment.md"), dir.path().join("diff.json"));
     let run = Scout::new()
@@ -83,7 +83,7 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
     assert_eq!(s["presence"], "both");
     assert_eq!(
         ids(&s["new"]),
-        BTreeSet::from(["catalog.tool_names".into()])
+        BTreeSet::from(["catalog.tool_schema".into()])
     );
     assert_eq!(
         ids(&s["fixed"]),
@@ -141,10 +141,11 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
         .filter(|l| l.starts_with("    new") || l.starts_with("    fixed"))
         .filter(|l| !l.contains("performance."))
         .collect();
-    assert_eq!(listed.len(), 6, "{}", run.stdout);
+    // Two new (one per wire) and two fixed (one per wire).
+    assert_eq!(listed.len(), 4, "{}", run.stdout);
     assert!(
         listed.iter().all(
-            |l| (l.starts_with("    new") && l.contains("catalog.tool_names"))
+            |l| (l.starts_with("    new") && l.contains("catalog.tool_schema"))
                 || (l.starts_with("    fixed") && l.contains("catalog.annotations"))
         ),
         "{}",
@@ -159,7 +160,7 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
         "{md}"
     );
     assert!(
-        md.contains("| 🆕 ❌ major | `catalog.tool_names` (echo) | legacy, modern |"),
+        md.contains("| 🆕 ❌ major | `catalog.tool_schema` (echo) | legacy, modern |"),
         "{md}"
     );
     assert!(
@@ -192,7 +193,7 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
     assert!(
         gated
             .stderr
-            .contains("new failing check: srv: catalog.tool_names[echo] (legacy)"),
+            .contains("new failing check: srv: catalog.tool_schema[echo] (legacy)"),
         "{}",
         gated.stderr
     );

@@ -1,0 +1,660 @@
+//! Why each check may grade as it does: the basis of the worst verdict it can give and the
+//! sentence that verdict rests on. A `must` quotes a MUST or MUST NOT (of the MCP revision or
+//! an RFC it cites) and may fail; a `should` quotes a SHOULD and warns at most; a `heuristic`
+//! states scout's own rule (text patterns, timings, sizes) and fails only what is unambiguous;
+//! a `robustness` rule is what JSON-RPC or HTTP ask of any server (answering after garbage,
+//! refusing what it cannot take); an `observation` reports and never judges.
+//!
+//! The table is keyed by check id; a test ties it to the registry both ways, and the finding
+//! builder refuses a verdict beyond its check's basis.
+
+use crate::probe::registry::Basis::{self, Heuristic, Must, Observation, Robustness, Should};
+
+/// The ground of one check's grade.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Ground {
+    /// The check id this ground belongs to.
+    pub id: &'static str,
+    /// What kind of rule the worst verdict rests on.
+    pub basis: Basis,
+    /// Where the sentence is: an MCP revision and page, an RFC section, or `scout` for its own rule.
+    pub source: &'static str,
+    /// The sentence, quoted (scout's rule, stated, for heuristics and observations).
+    pub quote: &'static str,
+}
+
+const fn g(id: &'static str, basis: Basis, source: &'static str, quote: &'static str) -> Ground {
+    Ground {
+        id,
+        basis,
+        source,
+        quote,
+    }
+}
+
+/// One entry per registered check.
+pub static GROUNDS: &[Ground] = &[
+    // discovery
+    g(
+        "discovery.reachable",
+        Robustness,
+        "MCP 2025-11-25 basic/transports",
+        "The server MUST provide a single HTTP endpoint path (hereafter referred to as the MCP endpoint) that supports both POST and GET methods.",
+    ),
+    g(
+        "discovery.tls",
+        Must,
+        "RFC 6750 §5.3",
+        "Clients MUST always use TLS [RFC5246] (https) or equivalent transport security when making requests with bearer tokens.",
+    ),
+    g(
+        "discovery.protected_resource",
+        Must,
+        "RFC 9728 §3.3",
+        "If these values are not identical, the data contained in the response MUST NOT be used.",
+    ),
+    g(
+        "discovery.authorization_server",
+        Must,
+        "MCP 2026-07-28 basic/authorization/authorization-server-discovery",
+        "After retrieving a metadata document, MCP clients MUST validate it as required by RFC8414 Section 3.3 or OpenID Connect Discovery Section 4.3.",
+    ),
+    g(
+        "discovery.pkce",
+        Must,
+        "MCP 2026-07-28 basic/authorization/security-considerations",
+        "If code_challenge_methods_supported is absent, the authorization server does not support PKCE and MCP clients MUST refuse to proceed.",
+    ),
+    g(
+        "discovery.registration",
+        Observation,
+        "scout",
+        "Which registration paths the authorization server metadata offers is reported, not judged.",
+    ),
+    // auth
+    g(
+        "auth.challenge",
+        Must,
+        "RFC 9110 §15.5.2",
+        "The server generating a 401 response MUST send a WWW-Authenticate header field (Section 11.6.1) containing at least one challenge applicable to the target resource.",
+    ),
+    g(
+        "auth.garbage_token",
+        Must,
+        "MCP 2026-07-28 basic/authorization",
+        "Invalid or expired tokens MUST receive a HTTP 401 response.",
+    ),
+    g(
+        "auth.query_token",
+        Should,
+        "RFC 6750 §2.3",
+        "Because of the security weaknesses associated with the URI method (see Section 5), including the high likelihood that the URL containing the access token will be logged, it SHOULD NOT be used unless it is impossible to transport the access token in the \"Authorization\" request header field or the HTTP request entity-body.",
+    ),
+    g(
+        "auth.audience",
+        Must,
+        "MCP 2026-07-28 basic/authorization/security-considerations",
+        "MCP servers MUST only accept tokens specifically intended for themselves and MUST reject tokens that do not include them in the audience claim or otherwise verify that they are the intended recipient of the token.",
+    ),
+    g(
+        "auth.token_acquired",
+        Robustness,
+        "scout",
+        "A token obtained with the configured credentials is accepted by the server; otherwise nothing behind the authorization can be assessed.",
+    ),
+    g(
+        "auth.scope_challenge",
+        Should,
+        "MCP 2026-07-28 basic/authorization",
+        "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: HTTP 403 Forbidden status code",
+    ),
+    g(
+        "auth.open",
+        Should,
+        "MCP 2025-11-25 basic/transports",
+        "Servers SHOULD implement proper authentication for all connections.",
+    ),
+    // handshake
+    g(
+        "handshake.protocol_era",
+        Must,
+        "MCP 2026-07-28 basic/versioning",
+        "Servers MUST implement server/discover.",
+    ),
+    g(
+        "handshake.discover",
+        Must,
+        "MCP 2026-07-28 basic/versioning",
+        "Servers MUST implement server/discover.",
+    ),
+    g(
+        "handshake.initialize",
+        Must,
+        "MCP 2025-11-25 basic/lifecycle",
+        "The server MUST respond with its own capabilities and information.",
+    ),
+    g(
+        "handshake.version_negotiation",
+        Must,
+        "MCP 2025-11-25 basic/lifecycle",
+        "If the server supports the requested protocol version, it MUST respond with the same version. Otherwise, the server MUST respond with another protocol version it supports.",
+    ),
+    g(
+        "handshake.initialized",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "If the server accepts the input, the server MUST return HTTP status code 202 Accepted with no body.",
+    ),
+    g(
+        "handshake.session",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "The session ID MUST only contain visible ASCII characters (ranging from 0x21 to 0x7E).",
+    ),
+    g(
+        "handshake.stateless",
+        Must,
+        "MCP 2026-07-28 basic",
+        "Servers MUST NOT rely on prior requests over the same connection to establish context for subsequent requests.",
+    ),
+    g(
+        "handshake.capabilities",
+        Must,
+        "MCP 2026-07-28 server/tools",
+        "Servers that support tools MUST declare the tools capability.",
+    ),
+    g(
+        "handshake.ping",
+        Must,
+        "MCP 2025-11-25 basic/utilities/ping",
+        "The receiver MUST respond promptly with an empty response.",
+    ),
+    g(
+        "handshake.server_info",
+        Must,
+        "MCP 2025-11-25 basic/lifecycle",
+        "The server MUST respond with its own capabilities and information.",
+    ),
+    // protocol
+    g(
+        "protocol.jsonrpc_ids",
+        Must,
+        "MCP 2025-11-25 basic",
+        "Result responses MUST include the same ID as the request they correspond to.",
+    ),
+    g(
+        "protocol.parse_error",
+        Robustness,
+        "JSON-RPC 2.0 §5.1",
+        "Invalid JSON was received by the server. An error occurred on the server while parsing the JSON text.",
+    ),
+    g(
+        "protocol.invalid_request",
+        Robustness,
+        "JSON-RPC 2.0 §5.1",
+        "The JSON sent is not a valid Request object.",
+    ),
+    g(
+        "protocol.unknown_method",
+        Must,
+        "MCP 2026-07-28 basic/transports/streamable-http",
+        "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found).",
+    ),
+    g(
+        "protocol.notification",
+        Must,
+        "MCP 2026-07-28 basic",
+        "The receiver MUST NOT send a response.",
+    ),
+    g(
+        "protocol.null_id",
+        Should,
+        "MCP 2025-11-25 basic",
+        "Unlike base JSON-RPC, the ID MUST NOT be null.",
+    ),
+    g(
+        "protocol.batch",
+        Must,
+        "MCP 2025-03-26 basic",
+        "MCP implementations MAY support sending JSON-RPC batches, but MUST support receiving JSON-RPC batches.",
+    ),
+    g(
+        "protocol.accept_header",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+    ),
+    g(
+        "protocol.content_type",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "If the input is a JSON-RPC request, the server MUST either return Content-Type: text/event-stream, to initiate an SSE stream, or Content-Type: application/json, to return one JSON object.",
+    ),
+    g(
+        "protocol.get_stream",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "The server MUST either return Content-Type: text/event-stream in response to this HTTP GET, or else return HTTP 405 Method Not Allowed, indicating that the server does not offer an SSE stream at this endpoint.",
+    ),
+    g(
+        "protocol.delete",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+    ),
+    g(
+        "protocol.bogus_session",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "The server MAY terminate the session at any time, after which it MUST respond to requests containing that session ID with HTTP 404 Not Found.",
+    ),
+    g(
+        "protocol.version_header",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "If the server receives a request with an invalid or unsupported MCP-Protocol-Version, it MUST respond with 400 Bad Request.",
+    ),
+    g(
+        "protocol.routing_headers",
+        Must,
+        "MCP 2026-07-28 basic/transports/streamable-http",
+        "Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails.",
+    ),
+    g(
+        "protocol.header_encoding",
+        Must,
+        "MCP 2026-07-28 basic/transports/streamable-http",
+        "Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails.",
+    ),
+    g(
+        "protocol.param_headers",
+        Must,
+        "MCP 2026-07-28 basic/transports/streamable-http",
+        "Servers MUST reject requests with a 400 Bad Request HTTP status and JSON-RPC error code -32020 (HeaderMismatch) if any validation fails.",
+    ),
+    g(
+        "protocol.meta_required",
+        Must,
+        "MCP 2026-07-28 server/tools",
+        "Every request MUST include the required _meta fields",
+    ),
+    g(
+        "protocol.result_type",
+        Must,
+        "MCP 2026-07-28 basic",
+        "The result MUST include a resultType field to indicate the type of the result.",
+    ),
+    g(
+        "protocol.cache_hints",
+        Must,
+        "MCP 2026-07-28 server/utilities/caching",
+        "Servers MUST provide a ttlMs value that is >= 0.",
+    ),
+    g(
+        "protocol.error_codes",
+        Must,
+        "MCP 2026-07-28 basic",
+        "Implementations of this protocol version MUST NOT emit these codes",
+    ),
+    g(
+        "protocol.sse",
+        Must,
+        "MCP 2026-07-28 basic/transports/streamable-http",
+        "The server MUST NOT send independent JSON-RPC requests on this stream.",
+    ),
+    g(
+        "protocol.wire_schema",
+        Must,
+        "MCP 2026-07-28 basic",
+        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+    ),
+    // stdio
+    g(
+        "stdio.process",
+        Robustness,
+        "scout",
+        "A stdio server that exits before its first request cannot be checked: the process must start and stay up.",
+    ),
+    g(
+        "stdio.environment",
+        Observation,
+        "scout",
+        "What the child process was handed is stated, not judged.",
+    ),
+    g(
+        "stdio.stdout_clean",
+        Must,
+        "MCP 2026-07-28 basic/transports/stdio",
+        "The server MUST NOT write anything to its stdout that is not a valid MCP message.",
+    ),
+    g(
+        "stdio.stderr",
+        Observation,
+        "MCP 2025-11-25 basic/transports",
+        "Clients MAY capture, forward, or ignore this logging and SHOULD NOT assume stderr output indicates error conditions.",
+    ),
+    g(
+        "stdio.alive",
+        Robustness,
+        "scout",
+        "A server that dies under a client's ordinary and malformed messages cannot serve an agent: the process must survive the run.",
+    ),
+    g(
+        "stdio.shutdown",
+        Robustness,
+        "MCP 2025-11-25 basic/lifecycle",
+        "For the stdio transport, the client SHOULD initiate shutdown by: First, closing the input stream to the child process (the server); Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time",
+    ),
+    // catalog
+    g(
+        "catalog.tools_list",
+        Must,
+        "MCP 2026-07-28 server/tools",
+        "Servers that declare the tools capability MUST respond to tools/list requests with the set of tools currently available to the requesting client.",
+    ),
+    g(
+        "catalog.pagination",
+        Robustness,
+        "MCP 2026-07-28 server/utilities/pagination",
+        "Invalid cursors SHOULD result in an error with code -32602 (Invalid params).",
+    ),
+    g(
+        "catalog.tool_schema",
+        Must,
+        "MCP 2026-07-28 basic",
+        "Schemas MUST be valid according to their declared or default dialect",
+    ),
+    g(
+        "catalog.output_schema",
+        Must,
+        "MCP 2026-07-28 basic",
+        "Schemas MUST be valid according to their declared or default dialect",
+    ),
+    g(
+        "catalog.tool_names",
+        Should,
+        "MCP 2026-07-28 server/tools",
+        "Tool names SHOULD be unique within a server.",
+    ),
+    g(
+        "catalog.annotations",
+        Heuristic,
+        "MCP 2026-07-28 schema",
+        "readOnlyHint?: boolean — hints are booleans; a tool without annotations is treated as destructive and open-world by default, so agents will not call it freely: a warning.",
+    ),
+    g(
+        "catalog.x_mcp_header",
+        Must,
+        "MCP 2026-07-28 basic/transports/streamable-http",
+        "Clients using the Streamable HTTP transport MUST reject tool definitions where any x-mcp-header value violates these constraints.",
+    ),
+    g(
+        "catalog.descriptions",
+        Heuristic,
+        "scout",
+        "An agent picks tools and fills arguments from their descriptions: a tool or argument without one warns.",
+    ),
+    g(
+        "catalog.resources",
+        Must,
+        "MCP 2026-07-28 server/resources",
+        "Servers that declare the resources capability MUST respond to resources/list",
+    ),
+    g(
+        "catalog.prompts",
+        Must,
+        "MCP 2026-07-28 server/prompts",
+        "Servers that declare the prompts capability MUST respond to prompts/list requests",
+    ),
+    g(
+        "catalog.completions",
+        Must,
+        "MCP 2025-11-25 schema",
+        "values: string[] — An array of completion values. Must not exceed 100 items.",
+    ),
+    g(
+        "catalog.context_size",
+        Heuristic,
+        "scout",
+        "A catalogue over the configured token threshold crowds an agent's context: a warning.",
+    ),
+    // execution
+    g(
+        "execution.tool_call",
+        Must,
+        "MCP 2026-07-28 basic",
+        "Result responses MUST include a result field.",
+    ),
+    g(
+        "execution.structured_output",
+        Must,
+        "MCP 2026-07-28 server/tools",
+        "Servers MUST provide structured results that conform to this schema.",
+    ),
+    g(
+        "execution.content_blocks",
+        Must,
+        "MCP 2026-07-28 server/prompts",
+        "The image data MUST be base64-encoded and include a valid MIME type.",
+    ),
+    g(
+        "execution.unknown_tool",
+        Robustness,
+        "MCP 2026-07-28 server/tools",
+        "Protocol Errors indicate issues with the request structure itself that models are less likely to be able to fix",
+    ),
+    g(
+        "execution.invalid_arguments",
+        Robustness,
+        "MCP 2026-07-28 server/tools",
+        "Tool Execution Errors contain actionable feedback that language models can use to self-correct and retry with adjusted parameters",
+    ),
+    g(
+        "execution.progress",
+        Must,
+        "MCP 2026-07-28 basic/patterns/progress",
+        "The progress value MUST increase with each notification, even if the total is unknown.",
+    ),
+    g(
+        "execution.cancellation",
+        Must,
+        "MCP 2026-07-28 basic/transports/stdio",
+        "Servers SHOULD stop work on a cancelled request as soon as practical and MUST NOT send any further messages for it.",
+    ),
+    g(
+        "execution.resource_read",
+        Must,
+        "MCP 2026-07-28 server/resources",
+        "Servers MUST NOT return an empty contents array for a non-existent resource.",
+    ),
+    g(
+        "execution.prompt_get",
+        Robustness,
+        "MCP 2026-07-28 server/prompts",
+        "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)",
+    ),
+    g(
+        "execution.policy",
+        Observation,
+        "scout",
+        "Which tools the safety policy kept scout from calling, and why, is reported, not judged.",
+    ),
+    // performance
+    g(
+        "performance.latency",
+        Heuristic,
+        "scout",
+        "p95 within 1 s for list, discover and ping, and 2 s for read, get and complete, over requests that were not queued behind scout's own work.",
+    ),
+    g(
+        "performance.cold_start",
+        Heuristic,
+        "scout",
+        "The first answer within 5 s of the start (scout's default request timeout is 10 s).",
+    ),
+    g(
+        "performance.payload_size",
+        Heuristic,
+        "scout",
+        "A result the model reads within 256 KiB (about 64k tokens).",
+    ),
+    g(
+        "performance.throughput",
+        Heuristic,
+        "scout",
+        "Concurrent read-only requests are served faster than one at a time; a server that serialises them warns.",
+    ),
+    // resilience
+    g(
+        "resilience.malformed_survival",
+        Robustness,
+        "JSON-RPC 2.0 §5.1",
+        "Invalid JSON was received by the server. An error occurred on the server while parsing the JSON text.",
+    ),
+    g(
+        "resilience.timeout_recovery",
+        Robustness,
+        "MCP 2025-11-25 basic/transports",
+        "Disconnection SHOULD NOT be interpreted as the client cancelling its request.",
+    ),
+    g(
+        "resilience.oversized_request",
+        Robustness,
+        "RFC 9110 §15.5.14",
+        "The 413 (Content Too Large) status code indicates that the server is refusing to process a request because the request content is larger than the server is willing or able to process.",
+    ),
+    g(
+        "resilience.stateless",
+        Must,
+        "MCP 2026-07-28 server/tools",
+        "but MUST NOT vary per-connection or as a side effect of other requests on the connection.",
+    ),
+    g(
+        "resilience.session_recovery",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "When a client receives HTTP 404 in response to a request containing an MCP-Session-Id, it MUST start a new session by sending a new InitializeRequest without a session ID attached.",
+    ),
+    g(
+        "resilience.concurrent_sessions",
+        Must,
+        "MCP 2026-07-28 basic",
+        "Result responses MUST include the same ID as the request they correspond to.",
+    ),
+    g(
+        "resilience.output_volume",
+        Heuristic,
+        "scout",
+        "Output beyond what scout keeps (20,000 exchanges and 64 MiB per server) is counted, not judged: a warning.",
+    ),
+    // security
+    g(
+        "security.origin",
+        Must,
+        "MCP 2025-11-25 basic/transports",
+        "Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks",
+    ),
+    g(
+        "security.session_entropy",
+        Must,
+        "MCP 2025-11-25 tutorials/security/security_best_practices",
+        "MCP servers MUST use secure, non-deterministic session IDs.",
+    ),
+    g(
+        "security.unauthenticated_destructive",
+        Heuristic,
+        "MCP 2025-11-25 basic/transports",
+        "Servers SHOULD implement proper authentication for all connections. scout fails only the unambiguous case: a remote server that serves state-changing tools to a client without credentials.",
+    ),
+    g(
+        "security.transport",
+        Must,
+        "RFC 6750 §5.3",
+        "Clients MUST always use TLS [RFC5246] (https) or equivalent transport security when making requests with bearer tokens.",
+    ),
+    g(
+        "security.hidden_characters",
+        Heuristic,
+        "scout",
+        "Characters that hide text from the person approving a tool while the model reads it (bidi overrides and isolates, tag characters, zero-width spaces out of place, control characters, ANSI escapes) are flagged; the joiners and marks that write a language are not.",
+    ),
+    g(
+        "security.tool_poisoning",
+        Heuristic,
+        "scout",
+        "Text the model reads that hides instructions from the user, conceals from them, or exfiltrates credentials fails; a pattern that only may be one warns, with the matched words quoted.",
+    ),
+    g(
+        "security.secrets_in_output",
+        Heuristic,
+        "scout",
+        "A value the server sent that matches an unambiguous credential pattern (a private key, a cloud access key, a provider token) fails; scout's own secrets are excluded by value.",
+    ),
+    g(
+        "security.error_leakage",
+        Heuristic,
+        "scout",
+        "Stack traces and absolute internal paths in errors tell an attacker how the server is built: a warning, a failure only for an unambiguous trace.",
+    ),
+    g(
+        "security.catalog_pinning",
+        Heuristic,
+        "scout",
+        "What the server lists now differs from what scout.lock pinned: each difference is reported, a tool that became destructive is critical.",
+    ),
+];
+
+/// The ground of `id`, if the table has one.
+pub fn of(id: &str) -> Option<&'static Ground> {
+    GROUNDS.iter().find(|g| g.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::registry;
+    use std::collections::HashSet;
+
+    #[test]
+    fn every_check_has_exactly_one_ground_and_every_ground_a_check() {
+        let mut seen = HashSet::new();
+        for g in GROUNDS {
+            assert!(seen.insert(g.id), "{} has two grounds", g.id);
+            assert!(
+                registry::lookup(g.id).is_some(),
+                "{} is grounded but not registered",
+                g.id
+            );
+            assert!(
+                !g.quote.is_empty() && !g.source.is_empty(),
+                "{}: empty",
+                g.id
+            );
+        }
+        for c in registry::all() {
+            assert!(of(c.id).is_some(), "{} has no basis for its grade", c.id);
+        }
+    }
+
+    #[test]
+    fn a_must_or_should_quotes_its_keyword() {
+        for g in GROUNDS {
+            let kw = match g.basis {
+                Must => "MUST",
+                Should => "SHOULD",
+                _ => continue,
+            };
+            // A MUST check may rest on "MUST NOT"; a SHOULD on "SHOULD NOT". A SHOULD check
+            // may quote a MUST that binds the client (the server's side is then a SHOULD).
+            // A schema's own words are its types and descriptions, not RFC 2119 keywords.
+            let schema = g.source.ends_with("schema");
+            assert!(
+                schema || g.quote.contains(kw) || (g.basis == Should && g.quote.contains("MUST")),
+                "{}: a {} basis quotes no {kw}: {}",
+                g.id,
+                g.basis.as_str(),
+                g.quote
+            );
+        }
+    }
+}
