@@ -31,6 +31,8 @@ pub fn render_json(d: &ReportDiff) -> String {
             json!({
                 "name": s.name,
                 "presence": s.presence.as_str(),
+                "paired_by": s.paired.map(|p| p.as_str()),
+                "base_name": s.base_name,
                 "base_score": s.base_score,
                 "head_score": s.head_score,
                 "score_delta": delta(s.base_score, s.head_score),
@@ -114,6 +116,12 @@ pub fn render_text(d: &ReportDiff) -> String {
             }
         };
         out.push_str(&format!("{}  {head}\n", s.name));
+        if let (Some(how), Some(base_name)) = (s.paired, &s.base_name) {
+            out.push_str(&format!(
+                "  compared with {base_name} of the base run ({})\n",
+                how.describe()
+            ));
+        }
         for c in &s.categories {
             if c.base != c.head {
                 let dl = delta_text(c.base, c.head);

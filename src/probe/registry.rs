@@ -254,6 +254,34 @@ mod tests {
     }
 
     #[test]
+    fn a_verdict_beyond_the_basis_is_refused() {
+        // catalog.tool_names rests on a SHOULD: it may warn, never fail.
+        let should = lookup("catalog.tool_names").expect("registered");
+        assert_eq!(should.basis(), Basis::Should);
+        let err = should
+            .fail("duplicate")
+            .without_exchange()
+            .build(|_| true)
+            .expect_err("a fail on a SHOULD is refused");
+        assert!(
+            err.to_string().contains("beyond the check's basis"),
+            "{err}"
+        );
+        assert!(
+            should
+                .warn("duplicate")
+                .without_exchange()
+                .build(|_| true)
+                .is_ok()
+        );
+        // An observation never judges.
+        let obs = lookup("execution.policy").expect("registered");
+        assert_eq!(obs.basis(), Basis::Observation);
+        assert!(obs.warn("x").without_exchange().build(|_| true).is_err());
+        assert!(obs.info("x").build(|_| true).is_ok());
+    }
+
+    #[test]
     fn every_phase_has_checks() {
         for phase in Phase::ALL {
             assert!(all().any(|c| c.phase == phase), "{phase} has no checks");

@@ -55,6 +55,40 @@ impl Presence {
     }
 }
 
+/// How a head server was paired with a base server. Names default to `host:port`, so the
+/// same server on another port (every PR run on a random port) has another name: with one
+/// server on each side they are paired whatever their names; otherwise by name, then by
+/// target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pairing {
+    /// Both runs checked one server each.
+    OnlyServer,
+    /// The same name (the config's, or the default).
+    Name,
+    /// The same target (URL or command line) under another name.
+    Target,
+}
+
+impl Pairing {
+    /// Name as in the JSON diff.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pairing::OnlyServer => "only_server",
+            Pairing::Name => "name",
+            Pairing::Target => "target",
+        }
+    }
+
+    /// How the text and Markdown say it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Pairing::OnlyServer => "the only server of each run",
+            Pairing::Name => "the same name",
+            Pairing::Target => "the same target",
+        }
+    }
+}
+
 /// One finding that changed: the head finding for a new problem, the base finding for a
 /// fixed or unverified one, with the worst status of its identity on each side (`None` =
 /// not reported there).
@@ -83,6 +117,10 @@ pub fn delta(base: Option<u8>, head: Option<u8>) -> Option<i16> {
 pub struct ServerDiff {
     pub name: String,
     pub presence: Presence,
+    /// How the two sides were paired (`None` when the server is in one run only).
+    pub paired: Option<Pairing>,
+    /// The base run's name for the server, when it differs from `name`.
+    pub base_name: Option<String>,
     pub base_score: Option<u8>,
     pub head_score: Option<u8>,
     pub categories: Vec<CategoryDelta>,
@@ -202,9 +240,16 @@ fn server_diff(name: &str, base: Option<&ServerReport>, head: Option<&ServerRepo
         s.and_then(|s| s.categories.iter().find(|c| c.phase == phase))
             .and_then(|c| c.score)
     };
+    let paired_names = base
+        .zip(head)
+        .map(|(b, h)| (b.name.as_str(), h.name.as_str()));
     ServerDiff {
         name: name.to_string(),
         presence,
+        paired: None,
+        base_name: paired_names
+            .filter(|(b, h)| b != h)
+            .map(|(b, _)| b.to_string()),
         base_score: base.and_then(|s| s.score),
         head_score: head.and_then(|s| s.score),
         categories: Phase::ALL
@@ -221,20 +266,57 @@ fn server_diff(name: &str, base: Option<&ServerReport>, head: Option<&ServerRepo
     }
 }
 
+/// Pairs every head server with at most one base server: with one server on each side,
+/// those two; otherwise by name, then by target, each base server used once.
+fn pair<'r>(base: &'r Report, head: &'r Report) -> Vec<Option<(&'r ServerReport, Pairing)>> {
+    if base.servers.len() == 1 && head.servers.len() == 1 {
+        let how = if base.servers[0].name == head.servers[0].name {
+            Pairing::Name
+        } else {
+            Pairing::OnlyServer
+        };
+        return vec![Some((&base.servers[0], how))];
+    }
+    let mut used = vec![false; base.servers.len()];
+    let mut pairs: Vec<Option<(&ServerReport, Pairing)>> = vec![None; head.servers.len()];
+    let rules: [(Pairing, fn(&ServerReport, &ServerReport) -> bool); 2] = [
+        (Pairing::Name, |b, h| b.name == h.name),
+        (Pairing::Target, |b, h| b.target == h.target),
+    ];
+    for (how, same) in rules {
+        for (i, h) in head.servers.iter().enumerate() {
+            if pairs[i].is_some() {
+                continue;
+            }
+            if let Some(j) =
+                (0..base.servers.len()).find(|&j| !used[j] && same(&base.servers[j], h))
+            {
+                used[j] = true;
+                pairs[i] = Some((&base.servers[j], how));
+            }
+        }
+    }
+    pairs
+}
+
 /// Compares `head` with `base`.
 pub fn diff(base: &Report, head: &Report) -> ReportDiff {
-    fn find<'r>(r: &'r Report, name: &str) -> Option<&'r ServerReport> {
-        r.servers.iter().find(|s| s.name == name)
-    }
+    let pairs = pair(base, head);
     let mut servers: Vec<ServerDiff> = head
         .servers
         .iter()
-        .map(|h| server_diff(&h.name, find(base, &h.name), Some(h)))
+        .zip(&pairs)
+        .map(|(h, p)| {
+            let mut d = server_diff(&h.name, p.map(|(b, _)| b), Some(h));
+            d.paired = p.map(|(_, how)| how);
+            d
+        })
         .collect();
+    let paired_base: Vec<&ServerReport> = pairs.iter().flatten().map(|(b, _)| *b).collect();
     servers.extend(
         base.servers
             .iter()
-            .filter(|b| find(head, &b.name).is_none())
+            .filter(|b| !paired_base.iter().any(|p| std::ptr::eq(*p, *b)))
             .map(|b| server_diff(&b.name, Some(b), None)),
     );
     ReportDiff {
@@ -321,6 +403,66 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    fn at(name: &str, target: &str, findings: Vec<Finding>) -> ServerReport {
+        let mut s = server(name, findings);
+        s.target = target.into();
+        s
+    }
+
+    #[test]
+    fn one_server_on_another_port_is_the_same_server() {
+        // Was "new server" plus "only in the base run": the name defaults to host:port.
+        let base = report(vec![at(
+            "127.0.0.1:4001",
+            "http://127.0.0.1:4001/mcp",
+            vec![f("catalog.x", Status::Pass, None)],
+        )]);
+        let head = report(vec![at(
+            "127.0.0.1:4077",
+            "http://127.0.0.1:4077/mcp",
+            vec![f("catalog.x", Status::Fail, None)],
+        )]);
+        let d = diff(&base, &head);
+        assert_eq!(d.servers.len(), 1, "{d:?}");
+        let s = &d.servers[0];
+        assert_eq!(s.presence, Presence::Both);
+        assert_eq!(s.paired, Some(Pairing::OnlyServer));
+        assert_eq!(s.base_name.as_deref(), Some("127.0.0.1:4001"));
+        assert_eq!(ids(&s.new), ["catalog.x"]);
+        assert_eq!(d.new_fails().len(), 1, "--fail-on-new can fire");
+    }
+
+    #[test]
+    fn several_servers_pair_by_name_then_by_target() {
+        let base = report(vec![
+            at("alpha", "cmd-a", vec![]),
+            at("old-name", "cmd-b", vec![]),
+            at("gone", "cmd-c", vec![]),
+        ]);
+        let head = report(vec![
+            at("alpha", "cmd-a2", vec![]),
+            at("new-name", "cmd-b", vec![]),
+            at("fresh", "cmd-d", vec![]),
+        ]);
+        let d = diff(&base, &head);
+        let how = |n: &str| d.server(n).map(|s| (s.presence, s.paired));
+        assert_eq!(how("alpha"), Some((Presence::Both, Some(Pairing::Name))));
+        assert_eq!(
+            how("new-name"),
+            Some((Presence::Both, Some(Pairing::Target)))
+        );
+        assert_eq!(
+            d.server("new-name").and_then(|s| s.base_name.as_deref()),
+            Some("old-name")
+        );
+        assert_eq!(how("fresh"), Some((Presence::Added, None)));
+        assert_eq!(how("gone"), Some((Presence::Removed, None)));
+        assert!(
+            d.server("old-name").is_none(),
+            "a paired base server is not listed again"
+        );
     }
 
     #[test]
@@ -413,24 +555,24 @@ mod tests {
 
     #[test]
     fn added_and_removed_servers() {
-        let base = report(vec![server(
-            "old",
-            vec![f("catalog.x", Status::Fail, None)],
-        )]);
-        let head = report(vec![server(
-            "new",
-            vec![f("catalog.x", Status::Fail, None)],
-        )]);
+        // Two servers a side (one on each side is always a pair): neither name nor target
+        // matches, so one is added and one removed.
+        let base = report(vec![
+            at("kept", "cmd-k", vec![]),
+            at("old", "cmd-old", vec![f("catalog.x", Status::Fail, None)]),
+        ]);
+        let head = report(vec![
+            at("kept", "cmd-k", vec![]),
+            at("new", "cmd-new", vec![f("catalog.x", Status::Fail, None)]),
+        ]);
         let d = diff(&base, &head);
-        assert_eq!(d.servers.len(), 2);
-        assert_eq!(d.servers[0].presence, Presence::Added);
-        assert_eq!(ids(&d.servers[0].new), ["catalog.x"]);
-        assert_eq!(d.servers[1].presence, Presence::Removed);
-        assert!(
-            d.servers[1].fixed.is_empty(),
-            "a removed server fixes nothing"
-        );
-        assert_eq!(ids(&d.servers[1].unverified), ["catalog.x"]);
+        assert_eq!(d.servers.len(), 3);
+        let (added, removed) = (&d.servers[1], &d.servers[2]);
+        assert_eq!(added.presence, Presence::Added);
+        assert_eq!(ids(&added.new), ["catalog.x"]);
+        assert_eq!(removed.presence, Presence::Removed);
+        assert!(removed.fixed.is_empty(), "a removed server fixes nothing");
+        assert_eq!(ids(&removed.unverified), ["catalog.x"]);
         assert_eq!(d.new_fails().len(), 1);
     }
 

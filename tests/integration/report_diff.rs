@@ -312,3 +312,47 @@ fn the_pr_markdown_of_a_50_server_fleet_fits_a_comment() {
         "deterministic"
     );
 }
+
+/// Every pull-request run of an HTTP server on a random port gets another default name
+/// (`host:port`): the base and head servers were "new server" and "only in the base run", so
+/// `--fail-on-new` could never fire. With one server on each side they are one server.
+#[test]
+fn the_same_server_on_another_port_is_paired_and_its_new_fail_gates() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (base_path, head_path) = (dir.path().join("base.json"), dir.path().join("head.json"));
+    let run_on = |script: &str, out: &Path| {
+        let server = crate::common::HttpFixture::start(script);
+        let r = Scout::new()
+            .args(["-q", "check", "--skip", "performance", "--json"])
+            .args([out])
+            .args([&server.url])
+            .run();
+        assert!(matches!(r.code, Some(0 | 1)), "{script}: {}", r.stderr);
+        read_json(out)
+    };
+    let base = run_on("minimal_server.py", &base_path);
+    let head = run_on("schema_root_not_object.py", &head_path);
+    assert_ne!(
+        base["servers"][0]["name"], head["servers"][0]["name"],
+        "two ports, two default names"
+    );
+    let json = dir.path().join("diff.json");
+    let gated = Scout::new()
+        .args(["report", "diff"])
+        .args([&base_path, &head_path])
+        .args(["--fail-on-new", "--json"])
+        .args([&json])
+        .run();
+    assert_eq!(gated.code, Some(1), "the new fail gates: {}", gated.stderr);
+    let d = read_json(&json);
+    let servers = d["servers"].as_array().expect("servers");
+    assert_eq!(servers.len(), 1, "one server, paired: {d}");
+    assert_eq!(servers[0]["presence"], "both");
+    assert_eq!(servers[0]["paired_by"], "only_server");
+    assert_eq!(servers[0]["base_name"], base["servers"][0]["name"]);
+    assert!(
+        gated.stdout.contains("(the only server of each run)"),
+        "the text says how they were paired: {}",
+        gated.stdout
+    );
+}
