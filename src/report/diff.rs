@@ -266,6 +266,9 @@ fn server_diff(name: &str, base: Option<&ServerReport>, head: Option<&ServerRepo
     }
 }
 
+/// Whether a base and a head server are the same by one pairing rule.
+type SameServer = fn(&ServerReport, &ServerReport) -> bool;
+
 /// Pairs every head server with at most one base server: with one server on each side,
 /// those two; otherwise by name, then by target, each base server used once.
 fn pair<'r>(base: &'r Report, head: &'r Report) -> Vec<Option<(&'r ServerReport, Pairing)>> {
@@ -279,7 +282,7 @@ fn pair<'r>(base: &'r Report, head: &'r Report) -> Vec<Option<(&'r ServerReport,
     }
     let mut used = vec![false; base.servers.len()];
     let mut pairs: Vec<Option<(&ServerReport, Pairing)>> = vec![None; head.servers.len()];
-    let rules: [(Pairing, fn(&ServerReport, &ServerReport) -> bool); 2] = [
+    let rules: [(Pairing, SameServer); 2] = [
         (Pairing::Name, |b, h| b.name == h.name),
         (Pairing::Target, |b, h| b.target == h.target),
     ];
