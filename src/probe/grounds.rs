@@ -106,7 +106,7 @@ pub static GROUNDS: &[Ground] = &[
         "auth.scope_challenge",
         Should,
         "MCP 2026-07-28 basic/authorization",
-        "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: HTTP 403 Forbidden status code",
+        "When a client makes a request with an access token with insufficient scope during runtime operations, the server SHOULD respond with: - HTTP 403 Forbidden status code (per RFC 6750 Section 3.1)",
     ),
     g(
         "auth.open",
@@ -155,7 +155,7 @@ pub static GROUNDS: &[Ground] = &[
         "handshake.stateless",
         Must,
         "MCP 2026-07-28 basic",
-        "Servers MUST NOT rely on prior requests over the same connection to establish context for subsequent requests.",
+        "Servers MUST NOT rely on prior requests over the same connection to establish context (e.g., capabilities, protocol version, client identity).",
     ),
     g(
         "handshake.capabilities",
@@ -331,7 +331,7 @@ pub static GROUNDS: &[Ground] = &[
         "stdio.stderr",
         Observation,
         "MCP 2025-11-25 basic/transports",
-        "Clients MAY capture, forward, or ignore this logging and SHOULD NOT assume stderr output indicates error conditions.",
+        "The client MAY capture, forward, or ignore the server's stderr output and SHOULD NOT assume stderr output indicates error conditions.",
     ),
     g(
         "stdio.alive",
@@ -343,7 +343,7 @@ pub static GROUNDS: &[Ground] = &[
         "stdio.shutdown",
         Robustness,
         "MCP 2025-11-25 basic/lifecycle",
-        "For the stdio transport, the client SHOULD initiate shutdown by: First, closing the input stream to the child process (the server); Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time",
+        "For the stdio transport, the client SHOULD initiate shutdown by: 1. First, closing the input stream to the child process (the server) 2. Waiting for the server to exit, or sending SIGTERM if the server does not exit within a reasonable time",
     ),
     // catalog
     g(
@@ -379,8 +379,8 @@ pub static GROUNDS: &[Ground] = &[
     g(
         "catalog.annotations",
         Heuristic,
-        "MCP 2026-07-28 schema",
-        "readOnlyHint?: boolean — hints are booleans; a tool without annotations is treated as destructive and open-world by default, so agents will not call it freely: a warning.",
+        "scout, on MCP 2026-07-28 schema",
+        "Annotation hints are booleans (readOnlyHint?: boolean); a tool without annotations is destructive and open-world by the schema's defaults, so agents will not call it freely: a warning.",
     ),
     g(
         "catalog.x_mcp_header",
@@ -410,7 +410,7 @@ pub static GROUNDS: &[Ground] = &[
         "catalog.completions",
         Must,
         "MCP 2025-11-25 schema",
-        "values: string[] — An array of completion values. Must not exceed 100 items.",
+        "An array of completion values. Must not exceed 100 items.",
     ),
     g(
         "catalog.context_size",
@@ -471,7 +471,7 @@ pub static GROUNDS: &[Ground] = &[
         "execution.prompt_get",
         Robustness,
         "MCP 2026-07-28 server/prompts",
-        "Servers SHOULD return standard JSON-RPC errors for common failure cases: Invalid prompt name: -32602 (Invalid params)",
+        "Servers SHOULD return standard JSON-RPC errors for common failure cases: - Invalid prompt name: -32602 (Invalid params)",
     ),
     g(
         "execution.policy",
@@ -563,8 +563,8 @@ pub static GROUNDS: &[Ground] = &[
     g(
         "security.unauthenticated_destructive",
         Heuristic,
-        "MCP 2025-11-25 basic/transports",
-        "Servers SHOULD implement proper authentication for all connections. scout fails only the unambiguous case: a remote server that serves state-changing tools to a client without credentials.",
+        "scout, on MCP 2025-11-25 basic/transports",
+        "\"Servers SHOULD implement proper authentication for all connections.\" scout fails only the unambiguous case: a remote server that serves state-changing tools to a client without credentials.",
     ),
     g(
         "security.transport",
