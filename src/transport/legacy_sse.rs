@@ -111,8 +111,15 @@ impl LegacySseWire {
         let endpoint = endpoint.ok_or("no endpoint event arrived on the stream")?;
         let endpoint = base
             .join(endpoint.trim())
-            .map_err(|e| format!("the endpoint event's URI is invalid: {e}"))?
-            .to_string();
+            .map_err(|e| format!("the endpoint event's URI is invalid: {e}"))?;
+        // Every message carries the configured credentials and trace id: they go only to the
+        // origin scout was pointed at, never to a host the server names.
+        if endpoint.origin() != base.origin() {
+            return Err(format!(
+                "the endpoint event names {endpoint}, on another origin than the stream {base}; scout posts messages (and the configured credentials) only to the server's own origin"
+            ));
+        }
+        let endpoint = endpoint.to_string();
         let waiters: Waiters = Arc::new(Mutex::new(HashMap::new()));
         let task = tokio::spawn(read_stream(
             stream,

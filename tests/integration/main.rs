@@ -35,6 +35,7 @@ mod security;
 mod security_real;
 mod serve;
 mod servers;
+mod ssrf;
 mod tools_call;
 mod transport;
 mod tui;
