@@ -364,7 +364,12 @@ impl AuthHttp {
                     .unwrap_or_else(|e| e.into_inner())
                     .push(got.seq);
                 let Some(status) = got.status else {
-                    return Err(TransportError(got.describe()));
+                    // The oauth2 crate's message does not name the endpoint: a refusal does.
+                    let why = match &got.refused {
+                        Some(why) => format!("{NOT_FETCHED}{url}: {why}"),
+                        None => got.describe(),
+                    };
+                    return Err(TransportError(why));
                 };
                 let mut builder = oauth2::http::Response::builder().status(status);
                 for (k, v) in &got.headers {

@@ -267,3 +267,41 @@ fn configured_headers_and_the_trace_id_never_reach_the_authorization_server() {
         }
     }
 }
+
+/// Before: the client secret went to whatever token endpoint the metadata named, here an
+/// internal address. It must receive nothing (whichever rule stops it first: this one, or
+/// the discovery verdict on the plain-http endpoints of a server treated as remote).
+#[test]
+fn a_remote_server_cannot_aim_the_token_request_at_another_loopback_address() {
+    let canary = Canary::start("127.0.0.2");
+    let endpoint = format!("http://127.0.0.2:{}/token", canary.port);
+    let out = tempfile::tempdir().expect("tempdir");
+    let (run, server) = check(
+        "names_internal_token_endpoint.py",
+        &[("SCOUT_TEST_CANARY_URL", &endpoint)],
+        true,
+        &[],
+        out.path(),
+    );
+    assert!(
+        canary.seen().is_empty(),
+        "the token endpoint was reached: {:?}",
+        canary.seen()
+    );
+    let f = finding(&server, "auth.token_acquired");
+    assert_eq!(f["status"], "fail", "{f}");
+    if detail(f).contains("not fetched") {
+        assert!(
+            detail(f).contains(&endpoint),
+            "the refusal names the URL: {f}"
+        );
+        assert!(detail(f).contains("loopback address"), "{f}");
+    }
+    assert_eq!(run.code, Some(1));
+    for (name, text) in artifacts(&run, out.path()) {
+        assert!(
+            !text.contains(FIXTURE_SECRET),
+            "{name} shows the client secret"
+        );
+    }
+}
