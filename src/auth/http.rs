@@ -110,7 +110,11 @@ pub struct AuthHttp {
     recorder: Recorder,
     trace_id: String,
     timeout: Duration,
+    /// How much of an answer of the MCP endpoint is read.
     max_body: usize,
+    /// How much of any other answer (metadata, token endpoints) is read: those documents are
+    /// a few KiB, and a server must not fill the reports through a URL it names.
+    max_document: usize,
     /// The sequence numbers of the requests made through [`AuthHttp::oauth2`].
     oauth2_seqs: Arc<Mutex<Vec<Seq>>>,
     /// The run's rate limiter for this host (`--rps`): metadata, token and probe requests
@@ -152,6 +156,7 @@ impl AuthHttp {
             trace_id: trace_id.to_string(),
             timeout,
             max_body: 1024 * 1024,
+            max_document: 64 * 1024,
             oauth2_seqs: Arc::new(Mutex::new(Vec::new())),
             limiter: None,
         })
@@ -256,16 +261,21 @@ impl AuthHttp {
                     })
                     .collect();
                 out.content_type = out.header("content-type").map(str::to_string);
+                let max = if self.is_endpoint(url) {
+                    self.max_body
+                } else {
+                    self.max_document
+                };
                 let mut body: Vec<u8> = Vec::new();
                 let mut stream = resp.bytes_stream();
                 while let Some(chunk) = stream.next().await {
                     match chunk {
                         Ok(c) => {
-                            let room = self.max_body.saturating_sub(body.len());
+                            let room = max.saturating_sub(body.len());
                             body.extend_from_slice(&c[..room.min(c.len())]);
                             if room < c.len() {
                                 ex.truncated = true;
-                                out.error = Some("body cut at 1 MiB".into());
+                                out.error = Some(format!("body cut at {} KiB", max / 1024));
                                 break;
                             }
                         }
@@ -298,8 +308,14 @@ impl AuthHttp {
     /// from anywhere else (metadata, token endpoints) only when it is JSON, the only form
     /// scout reads there, so an HTML page or a large blob never reaches an artifact.
     fn keeps_body(&self, url: &str, body: &str) -> bool {
-        let endpoint = url::Url::parse(url).is_ok_and(|u| self.reach.is_endpoint(&u));
-        endpoint || body.is_empty() || serde_json::from_str::<serde::de::IgnoredAny>(body).is_ok()
+        self.is_endpoint(url)
+            || body.is_empty()
+            || serde_json::from_str::<serde::de::IgnoredAny>(body).is_ok()
+    }
+
+    /// True when `url` is the MCP endpoint itself (its query aside).
+    fn is_endpoint(&self, url: &str) -> bool {
+        url::Url::parse(url).is_ok_and(|u| self.reach.is_endpoint(&u))
     }
 
     /// `GET url` asking for JSON.
@@ -474,6 +490,64 @@ mod tests {
                 .iter()
                 .any(|(k, _)| k.eq_ignore_ascii_case("x-mcp-trace-id")),
             "the trace id is for the MCP server only"
+        );
+    }
+
+    /// Answers each of `n` connections with `body` as text/html.
+    fn html_server(n: usize, body: String) -> u16 {
+        use std::io::{BufRead, BufReader, Write};
+        let l = TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = l.local_addr().expect("addr").port();
+        std::thread::spawn(move || {
+            for conn in l.incoming().take(n) {
+                let Ok(mut conn) = conn else { continue };
+                let mut reader = BufReader::new(conn.try_clone().expect("clone"));
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let head = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let _ = conn.write_all(head.as_bytes());
+                let _ = conn.write_all(body.as_bytes());
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn only_json_is_kept_from_anything_but_the_mcp_endpoint() {
+        let page = format!("<html>{}</html>", "x".repeat(100 * 1024));
+        let port = html_server(2, page.clone());
+        let recorder = Recorder::new();
+        let home = format!("http://127.0.0.1:{port}/mcp");
+        let http = AuthHttp::new(recorder.clone(), "t", Duration::from_secs(5), &home, false)
+            .expect("client");
+        let rt = rt();
+        let doc = rt.block_on(http.get_json(&format!("http://127.0.0.1:{port}/.well-known/x")));
+        assert_eq!(doc.status, Some(200));
+        assert!(
+            doc.body.starts_with("[not kept: 65536 bytes of text/html"),
+            "{}",
+            doc.body
+        );
+        let endpoint = rt.block_on(http.get_json(&home));
+        assert_eq!(
+            endpoint.body, page,
+            "the MCP endpoint's answer is evidence: kept whole"
+        );
+        let recorded = recorder.snapshot();
+        let ExchangeKind::Http(first) = &recorded[0].kind else {
+            panic!("an HTTP exchange");
+        };
+        assert!(first.truncated);
+        assert!(
+            first
+                .response_body
+                .as_deref()
+                .is_some_and(|b| b.len() < 100 && !b.contains("<html>"))
         );
     }
 }
