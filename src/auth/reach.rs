@@ -425,6 +425,17 @@ mod tests {
                 remote.judge("https://[::ffff:7f00:2]/prm").await,
                 Route::Refused(_)
             ));
+            // Other spellings of an IPv4 address are parsed as the address they spell.
+            for spelled in [
+                "https://2130706434/prm",
+                "https://0x7f.0.0.2/prm",
+                "https://127.1/",
+            ] {
+                assert!(
+                    matches!(remote.judge(spelled).await, Route::Refused(_)),
+                    "{spelled}"
+                );
+            }
             assert!(!remote.permits("127.0.0.1".parse().expect("ip")).await);
             assert!(remote.permits("8.8.8.8".parse().expect("ip")).await);
         });
