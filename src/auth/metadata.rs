@@ -25,6 +25,13 @@ pub struct Attempt {
     pub outcome: String,
 }
 
+impl Attempt {
+    /// True when scout refused to fetch the URL (a server-named URL it may not reach).
+    pub fn refused(&self) -> bool {
+        self.outcome.starts_with(crate::auth::http::NOT_FETCHED)
+    }
+}
+
 /// A metadata document that was found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {

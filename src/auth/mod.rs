@@ -14,6 +14,7 @@ pub mod http;
 pub mod login;
 pub mod metadata;
 pub mod obtain;
+pub mod reach;
 pub mod spec;
 pub mod store;
 pub mod token;

@@ -105,6 +105,8 @@ fn login(a: LoginArgs) -> Result<u8, CliError> {
         recorder,
         &uuid::Uuid::new_v4().to_string(),
         Duration::from_secs(30),
+        parsed.as_str(),
+        false,
     )
     .map_err(CliError::Internal)?;
     if let Some(s) = &client_secret {

@@ -310,6 +310,8 @@ impl Connector {
             self.inner.recorder.clone(),
             &clients.trace_id,
             self.timeout(),
+            url,
+            self.inner.spec.treat_as_remote,
         )
         .map_err(ConnectError::Auth)?;
         if let Some(token) = crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved)

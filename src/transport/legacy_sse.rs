@@ -34,6 +34,22 @@ pub struct LegacySseWire {
     reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
+/// The URL messages are POSTed to: the `endpoint` event's URI resolved against the stream's
+/// URL, refused when it is on another origin. Every message carries the configured
+/// credentials and trace id, and those go only to the origin scout was pointed at, never to
+/// a host the server names.
+fn message_endpoint(base: &url::Url, event: &str) -> Result<String, String> {
+    let endpoint = base
+        .join(event.trim())
+        .map_err(|e| format!("the endpoint event's URI is invalid: {e}"))?;
+    if endpoint.origin() != base.origin() {
+        return Err(format!(
+            "the endpoint event names {endpoint}, on another origin than the stream {base}; scout posts messages (and the configured credentials) only to the server's own origin"
+        ));
+    }
+    Ok(endpoint.to_string())
+}
+
 impl LegacySseWire {
     /// Opens the GET stream at `url` and waits (at most `timeout`) for the `endpoint` event.
     pub async fn connect(
@@ -106,13 +122,15 @@ impl LegacySseWire {
             }
         };
         ex.response_body = Some(String::from_utf8_lossy(&seen).into_owned());
-        ex.error = Some("stream kept open for the server's messages".into());
+        let endpoint = endpoint
+            .ok_or_else(|| "no endpoint event arrived on the stream".to_string())
+            .and_then(|e| message_endpoint(&base, &e));
+        ex.error = Some(match &endpoint {
+            Ok(_) => "stream kept open for the server's messages".into(),
+            Err(e) => e.clone(),
+        });
         recorder.finish(pending, Some(Era::Legacy), ExchangeKind::Http(ex));
-        let endpoint = endpoint.ok_or("no endpoint event arrived on the stream")?;
-        let endpoint = base
-            .join(endpoint.trim())
-            .map_err(|e| format!("the endpoint event's URI is invalid: {e}"))?
-            .to_string();
+        let endpoint = endpoint?;
         let waiters: Waiters = Arc::new(Mutex::new(HashMap::new()));
         let task = tokio::spawn(read_stream(
             stream,
@@ -283,6 +301,30 @@ async fn read_stream(
                     }
                 }
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod endpoint_tests {
+    use super::message_endpoint;
+
+    #[test]
+    fn messages_go_only_to_the_streams_origin() {
+        let base = url::Url::parse("http://127.0.0.1:8080/sse").expect("url");
+        assert_eq!(
+            message_endpoint(&base, "/messages?sessionId=1").as_deref(),
+            Ok("http://127.0.0.1:8080/messages?sessionId=1")
+        );
+        assert!(message_endpoint(&base, "http://127.0.0.1:8080/m").is_ok());
+        for foreign in [
+            "http://127.0.0.2:8080/m",
+            "http://127.0.0.1:8081/m",
+            "https://127.0.0.1:8080/m",
+            "//169.254.169.254/latest/meta-data",
+        ] {
+            let err = message_endpoint(&base, foreign).expect_err(foreign);
+            assert!(err.contains("another origin"), "{foreign}: {err}");
         }
     }
 }

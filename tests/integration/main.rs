@@ -37,6 +37,7 @@ mod security_real;
 mod serve;
 mod servers;
 mod spec_urls;
+mod ssrf;
 mod tools_call;
 mod transport;
 mod tui;

@@ -6,7 +6,7 @@
 
 use crate::auth::challenge;
 use crate::auth::http::AuthHttp;
-use crate::auth::metadata::{self, Discovery, Document, canonical, is_loopback};
+use crate::auth::metadata::{self, Attempt, Discovery, Document, canonical, is_loopback};
 use crate::probe::Session;
 use crate::probe::discovery::{AUTHORIZATION_SERVER, PKCE, PROTECTED_RESOURCE, REGISTRATION};
 use crate::probe::registry::Check;
@@ -57,8 +57,14 @@ pub async fn run(s: &mut Session, url: &str) {
         }
         return;
     }
-    let http = match AuthHttp::new(s.recorder.clone(), &s.run_id, s.spec.timeout)
-        .map(|h| h.with_limiter(super::run_limiter(s)))
+    let http = match AuthHttp::new(
+        s.recorder.clone(),
+        &s.run_id,
+        s.spec.timeout,
+        url,
+        s.spec.treat_as_remote,
+    )
+    .map(|h| h.with_limiter(super::run_limiter(s)))
     {
         Ok(h) => h,
         Err(e) => {
@@ -234,6 +240,15 @@ pub fn judge_server(
 ) -> FindingBuilder {
     let evidence = asd.evidence();
     let Some(doc) = &asd.found else {
+        if !asd.attempts.is_empty() && asd.attempts.iter().all(Attempt::refused) {
+            // scout chose not to look: that says nothing about what the server publishes.
+            return AUTHORIZATION_SERVER
+                .warn(format!(
+                    "scout did not fetch the metadata of the authorization server {issuer}: {}. A URL the server names is fetched only on its own origin or on a public address over https.",
+                    asd.tried()
+                ))
+                .evidence(evidence);
+        }
         return AUTHORIZATION_SERVER
             .fail(format!(
                 "The authorization server {issuer} publishes no metadata: tried {} (RFC 8414 and OpenID Connect Discovery, in the spec's order).",

@@ -94,8 +94,14 @@ fn is_success(status: Option<u16>) -> bool {
 pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, grant: Grant) {
     let http = match s.oauth.http.clone() {
         Some(h) => h,
-        None => match AuthHttp::new(s.recorder.clone(), &s.run_id, s.spec.timeout)
-            .map(|h| h.with_limiter(super::run_limiter(s)))
+        None => match AuthHttp::new(
+            s.recorder.clone(),
+            &s.run_id,
+            s.spec.timeout,
+            url,
+            s.spec.treat_as_remote,
+        )
+        .map(|h| h.with_limiter(super::run_limiter(s)))
         {
             Ok(h) => h,
             Err(e) => {
