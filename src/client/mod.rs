@@ -40,6 +40,14 @@ pub fn is_revision(version: &str) -> bool {
     REVISIONS.contains(&version)
 }
 
+/// True when `version` is a handshake-era ("legacy") revision: one an `initialize` can
+/// negotiate. 2026-07-28 defines legacy versions as "protocol versions that establish a
+/// session with an `initialize` handshake (`2025-11-25` and earlier)"; 2026-07-28 itself has
+/// no handshake and is reached only through the per-request `_meta` envelope.
+pub fn is_handshake_revision(version: &str) -> bool {
+    is_revision(version) && version <= LEGACY_VERSION
+}
+
 /// How long a stdio probe that expects no reply waits for anything it provokes.
 pub const QUIET: Duration = Duration::from_millis(150);
 
