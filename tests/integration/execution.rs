@@ -311,3 +311,60 @@ async fn livable_errors_warn() {
         "{codes:#?}"
     );
 }
+
+/// The `Mcp-Param-Region` headers of the modern-wire `tools/call`s of `forecast` in `r`.
+fn forecast_param_headers(r: &scout::report::model::ServerReport) -> Vec<Option<String>> {
+    r.exchanges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            scout::telemetry::ExchangeKind::Http(h)
+                if h.request_body.as_deref().is_some_and(|b| {
+                    b.contains("\"tools/call\"")
+                        && b.contains("\"forecast\"")
+                        && b.contains("io.modelcontextprotocol/protocolVersion")
+                        && !b.contains("scout-param-")
+                }) =>
+            {
+                Some(
+                    h.request_headers
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case("mcp-param-region"))
+                        .map(|(_, v)| v.clone()),
+                )
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Previously: `scout check` called tools without the `Mcp-Param-*` headers their
+/// `x-mcp-header` declares, so a server that enforces the rule (as 2026-07-28 says it must)
+/// got `execution.tool_call` fail for a refusal scout caused. The call now carries them,
+/// as `scout call` does.
+#[tokio::test]
+async fn check_sends_the_declared_param_headers_to_an_enforcing_server() {
+    let r = run(fixture_http("param_header_enforced.py")).await;
+    let f = crate::phase_fixtures::expect_era(
+        &r,
+        "execution.tool_call",
+        Some("forecast"),
+        Some(Era::Modern),
+        Status::Pass,
+    );
+    assert!(!f.evidence.is_empty());
+    let headers = forecast_param_headers(&r);
+    assert!(
+        !headers.is_empty() && headers.iter().all(Option::is_some),
+        "{headers:?}"
+    );
+    no_fails(&r, "execution.");
+}
+
+/// The twin: a server that ignores the header serves the same calls; they pass too.
+#[tokio::test]
+async fn param_headers_sent_to_a_server_that_ignores_them() {
+    let r = run(fixture_http("param_header_ignored.py")).await;
+    expect(&r, "execution.tool_call", Some("forecast"), Status::Pass);
+    assert!(forecast_param_headers(&r).iter().all(Option::is_some));
+    no_fails(&r, "execution.");
+}

@@ -319,10 +319,10 @@ async fn call_tools(
             }
             limiter.wait().await;
             let reply = wire
-                .request(
-                    "tools/call",
+                .send(wire.tool_call(
                     json!({"name": name, "arguments": a.arguments, "_meta": {"progressToken": token}}),
-                )
+                    input_schema(&a.tool),
+                ))
                 .await;
             let call = judge_tool_call(&name, a.source, &reply);
             (name, Some(reply), Some(call))
@@ -389,7 +389,14 @@ async fn call_tools(
             let cancel = async {
                 if wire.transport() == TransportKind::Stdio {
                     limiter.wait().await;
-                    cancellation(wire, &name, &a.cancel_arguments, timeout).await
+                    cancellation(
+                        wire,
+                        &name,
+                        &a.cancel_arguments,
+                        input_schema(&a.tool),
+                        timeout,
+                    )
+                    .await
                 } else {
                     CANCELLATION.skip(
                         SkipReason::NotApplicable,
@@ -404,6 +411,11 @@ async fn call_tools(
         calls: replies,
         progress,
     }
+}
+
+/// A tool's `inputSchema` (`Null` when it has none).
+fn input_schema(tool: &Value) -> &Value {
+    tool.get("inputSchema").unwrap_or(&Value::Null)
 }
 
 /// `unknown_tool`: a call to a made-up name.
@@ -430,13 +442,15 @@ async fn invalid_arguments(
 ) -> FindingBuilder {
     let target = allowed.iter().find_map(|a| {
         let sch = a.tool.get("inputSchema")?;
-        args::invalid(sch).map(|bad| (policy::tool_name(&a.tool).to_string(), bad))
+        args::invalid(sch).map(|bad| (policy::tool_name(&a.tool).to_string(), bad, sch))
     });
     match target {
-        Some((name, bad)) => {
+        Some((name, bad, schema)) => {
             limiter.wait().await;
+            // The headers mirror the invalid arguments: the server is to refuse the
+            // arguments, not a missing Mcp-Param-* header.
             let reply = wire
-                .request("tools/call", json!({"name": name, "arguments": bad}))
+                .send(wire.tool_call(json!({"name": name, "arguments": bad}), schema))
                 .await;
             judge_invalid_arguments(&name, &reply)
         }
