@@ -61,15 +61,7 @@ async fn a_made_up_negotiated_version_fails() {
 
 /// `initialize_answers_modern.py` over HTTP, answering `initialize` with `answer`.
 fn answers_modern(answer: &str) -> scout::probe::spec::ServerSpec {
-    let mut spec = crate::phase_fixtures::fixture_http("initialize_answers_modern.py");
-    if let scout::probe::spec::TargetSpec::Http {
-        start: Some(cmd), ..
-    } = &mut spec.target
-    {
-        cmd.insert(0, format!("ANSWER={answer}"));
-        cmd.insert(0, "env".into());
-    }
-    spec
+    crate::phase_fixtures::fixture_http_env("initialize_answers_modern.py", &[("ANSWER", answer)])
 }
 
 /// The request headers of every HTTP exchange, lower-cased names.

@@ -137,8 +137,22 @@ async fn execute_wire(
     let tools_declared = crate::probe::catalog::declared(wire.capabilities(), "tools");
 
     // ---- policy
+    // A 2026-07-28 client on Streamable HTTP must exclude a tool with invalid x-mcp-header
+    // declarations from the tools it offers; scout does not call one either.
+    let drops = crate::probe::catalog::x_mcp_header::drops_invalid(wire);
     let mut allowed = Vec::new();
+    let mut dropped = 0;
     for t in &catalog.tools {
+        let reasons = if drops {
+            crate::probe::catalog::x_mcp_header::drop_reasons(t)
+        } else {
+            Vec::new()
+        };
+        if !reasons.is_empty() {
+            dropped += 1;
+            s.add(safety::dropped(policy::tool_name(t), &reasons).era(era));
+            continue;
+        }
         match policy::decide(t, &s.spec.policy) {
             Decision::Call => {
                 let (arguments, source) = args::arguments_for(t, &s.spec.tools);
@@ -157,7 +171,7 @@ async fn execute_wire(
             }
         }
     }
-    if !catalog.tools.is_empty() && allowed.len() == catalog.tools.len() {
+    if !catalog.tools.is_empty() && allowed.len() + dropped == catalog.tools.len() {
         s.add(
             POLICY
                 .info(format!("the policy allowed all {} tool(s)", allowed.len()))
