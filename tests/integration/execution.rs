@@ -368,3 +368,25 @@ async fn param_headers_sent_to_a_server_that_ignores_them() {
     assert!(forecast_param_headers(&r).iter().all(Option::is_some));
     no_fails(&r, "execution.");
 }
+
+/// Previously: a server that declares `prompts` but answers prompts/get with -32601 got
+/// `execution.prompt_get` warn ("answered scout's generated arguments with an error") for a
+/// prompt with arguments, so a declared capability that is not served went unflagged.
+#[tokio::test]
+async fn declared_prompts_without_prompts_get_fail() {
+    let r = run(fixture("prompts_get_missing.py", &[])).await;
+    let f = expect(&r, "execution.prompt_get", None, Status::Fail);
+    assert!(
+        f.detail.contains("Method not found") && f.detail.contains("`greet`"),
+        "{}",
+        f.detail
+    );
+    // With nothing listed, the made-up prompt's -32601 is the only sign, and it is enough.
+    let r = run(fixture(
+        "prompts_get_missing.py",
+        &[("NO_PROMPTS", "1".into())],
+    ))
+    .await;
+    let f = expect(&r, "execution.prompt_get", None, Status::Fail);
+    assert!(f.detail.contains("Method not found"), "{}", f.detail);
+}

@@ -58,7 +58,7 @@ crate::checks! { phase: Execution;
         "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning).",
         "Return contents for listed resources and an error for unknown URIs.";
     PROMPT_GET = "execution.prompt_get", Major, "Prompts can be fetched; unknown ones are errors", spec::PR26,
-        "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602.",
+        "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602. A server that declares prompts but answers prompts/get with -32601 (Method not found) does not serve the capability it declared: a failure.",
         "Return messages for prompts/get and -32602 for unknown prompt names.";
     POLICY = "execution.policy", Minor, "What was not called, and why", "",
         "Information: every tool the safety policy kept scout from calling, with the reason and the flag that would allow it, and every open-world tool it called (openWorldHint true or absent). Generated URLs, hostnames and e-mail addresses use the reserved .invalid domain, so such a call cannot be made to reach a third party.",
@@ -566,7 +566,9 @@ async fn get_prompts(
             .get("arguments")
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty());
-        if has_args && reply.error_code().is_some() {
+        if reply.error_code() == Some(reads::METHOD_NOT_FOUND) {
+            problems.push(reads::method_not_served(name, reply));
+        } else if has_args && reply.error_code().is_some() {
             refused.push(format!(
                 "prompts/get `{name}` answered scout's generated arguments with {}",
                 describe(reply)
