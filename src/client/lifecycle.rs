@@ -184,3 +184,19 @@ pub async fn try_legacy_sse(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_runs_at_a_handshake_revision_only() {
+        assert_eq!(session_version(Some("2025-06-18")), "2025-06-18");
+        assert_eq!(session_version(Some("2024-11-05")), "2024-11-05");
+        // 2026-07-28 has no initialize; a made-up string names no revision; neither can
+        // describe a handshake session, which stays at the version scout offered.
+        assert_eq!(session_version(Some(MODERN_VERSION)), LEGACY_VERSION);
+        assert_eq!(session_version(Some("2025-99-99")), LEGACY_VERSION);
+        assert_eq!(session_version(None), LEGACY_VERSION);
+    }
+}

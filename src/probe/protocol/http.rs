@@ -94,7 +94,7 @@ pub fn content_type(_w: &Wire, replies: &[&Reply]) -> FindingBuilder {
     if !unlabelled_errors.is_empty() {
         return CONTENT_TYPE
             .warn(format!(
-                "{} error answer(s) had a body but no Content-Type, e.g. {}",
+                "{} error answer(s) came with a body but without content type (no Content-Type header), e.g. {}",
                 unlabelled_errors.len(),
                 describe(unlabelled_errors[0])
             ))
