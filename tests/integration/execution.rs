@@ -389,4 +389,19 @@ async fn declared_prompts_without_prompts_get_fail() {
     .await;
     let f = expect(&r, "execution.prompt_get", None, Status::Fail);
     assert!(f.detail.contains("Method not found"), "{}", f.detail);
+    // Resources are served by the same fixture until told otherwise (the twin).
+    expect(&r, "execution.resource_read", None, Status::Pass);
+}
+
+/// The same for resources: declared, nothing listed, and resources/read answers -32601.
+/// Previously a warning ("got error -32601; -32002 is expected").
+#[tokio::test]
+async fn declared_resources_without_resources_read_fail() {
+    let r = run(fixture(
+        "prompts_get_missing.py",
+        &[("NO_RESOURCES", "1".into())],
+    ))
+    .await;
+    let f = expect(&r, "execution.resource_read", None, Status::Fail);
+    assert!(f.detail.contains("Method not found"), "{}", f.detail);
 }

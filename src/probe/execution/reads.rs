@@ -42,6 +42,14 @@ pub fn judge_resource_read(
     let expected = if era == Era::Modern { -32602 } else { -32002 };
     match (missing.error_code(), missing.result()) {
         (Some(c), _) if c == expected => {}
+        // Nothing listed was read: "Method not found" says resources/read is not there at
+        // all, for a server that declared resources (see `method_not_served`).
+        (Some(METHOD_NOT_FOUND), _) if read == 0 => problems.push(not_served(
+            "resources/read",
+            MISSING_URI,
+            "resources",
+            missing,
+        )),
         // The agent still gets an error it can read; the retired code itself is what
         // `protocol.error_codes` judges. A warning here, like any other wrong code.
         (Some(-32002), _) => soft.push(format!(
@@ -134,8 +142,13 @@ pub const METHOD_NOT_FOUND: i64 = -32601;
 /// a server with `prompts` "offers prompt templates", which clients fetch with prompts/get:
 /// a declared feature whose method does not exist is not served.
 pub fn method_not_served(name: &str, reply: &Reply) -> String {
+    not_served("prompts/get", name, "prompts", reply)
+}
+
+/// `method` for `subject` answered -32601 although `capability` is declared.
+fn not_served(method: &str, subject: &str, capability: &str, reply: &Reply) -> String {
     format!(
-        "prompts/get `{name}` got {} (Method not found) although the server declares the prompts capability",
+        "{method} `{subject}` got {} (Method not found) although the server declares the {capability} capability",
         describe(reply)
     )
 }
@@ -185,6 +198,26 @@ mod tests {
     use crate::probe::catalog::tests::{built, err, ok};
     use crate::report::finding::Status;
     use serde_json::json;
+
+    #[test]
+    fn a_missing_resources_read_fails_when_nothing_showed_the_method() {
+        let f = built(judge_resource_read(
+            0,
+            &[],
+            vec![],
+            Era::Legacy,
+            &err(1, -32601),
+        ));
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        let f = built(judge_resource_read(
+            1,
+            &[],
+            vec![1],
+            Era::Legacy,
+            &err(2, -32601),
+        ));
+        assert_eq!(f.status, Status::Warn, "{}", f.detail);
+    }
 
     #[test]
     fn a_missing_prompts_get_fails_when_nothing_showed_the_method() {
