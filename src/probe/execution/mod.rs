@@ -223,24 +223,21 @@ async fn execute_wire(
             s.add(f.era(era));
         }
     }
-    let no_call = if catalog.tools.is_empty() {
-        "the server lists no tools"
+    let (no_call, why) = if catalog.tools.is_empty() {
+        ("the server lists no tools", SkipReason::NotApplicable)
+    } else if dropped == catalog.tools.len() {
+        (
+            "every listed tool was dropped for invalid x-mcp-header declarations",
+            SkipReason::NotApplicable,
+        )
     } else {
-        "the policy allowed no tool to be called"
+        (
+            "the policy allowed no tool to be called",
+            SkipReason::Policy,
+        )
     };
     if allowed.is_empty() {
-        s.add(
-            TOOL_CALL
-                .skip(
-                    if catalog.tools.is_empty() {
-                        SkipReason::NotApplicable
-                    } else {
-                        SkipReason::Policy
-                    },
-                    no_call,
-                )
-                .era(era),
-        );
+        s.add(TOOL_CALL.skip(why, no_call).era(era));
     }
     if !blocks_seen {
         s.add(
