@@ -91,6 +91,15 @@ pub(crate) async fn preferred_tools(
         .preferred()
         .ok_or_else(|| CliError::Unreachable("the server opened no wire".into()))?;
     let tools = policy::list_tools(wire).await.map_err(call_error)?;
+    // 2026-07-28 over Streamable HTTP: a tool with invalid x-mcp-header declarations must
+    // be excluded from the tools a client offers, with a warning naming tool and reason.
+    let (tools, dropped) = crate::probe::catalog::x_mcp_header::split_dropped(wire, tools);
+    for (name, reasons) in dropped {
+        crate::say!(
+            "scout: dropped tool `{name}`: its x-mcp-header {} (a client on Streamable HTTP must exclude such a tool)",
+            reasons.join("; ")
+        );
+    }
     Ok((wire, tools))
 }
 

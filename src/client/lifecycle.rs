@@ -84,13 +84,16 @@ pub async fn initialize(conn: &Connection, version: &str) -> Reply {
 }
 
 /// The established legacy connection from an `initialize` reply, when it succeeded.
+///
+/// The wire speaks the version the server negotiated when that is a handshake revision.
+/// Any other answer (2026-07-28, which has no `initialize`, or a string that names no
+/// revision) cannot describe a handshake session: scout keeps the session at the version it
+/// offered ([`LEGACY_VERSION`], the newest handshake revision), so every later request
+/// carries a header and framing that belong together. `handshake.version_negotiation`
+/// reports the bad answer.
 pub fn legacy_from(conn: &Connection, reply: &Reply) -> Option<Connection> {
     let r = reply.result()?;
-    let version = r
-        .get("protocolVersion")
-        .and_then(Value::as_str)
-        .unwrap_or(LEGACY_VERSION)
-        .to_string();
+    let version = session_version(r.get("protocolVersion").and_then(Value::as_str)).to_string();
     Some(
         conn.clone().established(
             Era::Legacy,
@@ -102,6 +105,15 @@ pub fn legacy_from(conn: &Connection, reply: &Reply) -> Option<Connection> {
                 .map(str::to_string),
         ),
     )
+}
+
+/// The version a handshake session runs at, from the `protocolVersion` an `initialize`
+/// result carried (see [`legacy_from`]).
+pub fn session_version(negotiated: Option<&str>) -> &str {
+    match negotiated {
+        Some(v) if crate::client::is_handshake_revision(v) => v,
+        _ => LEGACY_VERSION,
+    }
 }
 
 /// The established modern connection from a DiscoverResult reply.
@@ -170,5 +182,21 @@ pub async fn try_legacy_sse(
             connector.set_legacy_sse_url(None);
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_session_runs_at_a_handshake_revision_only() {
+        assert_eq!(session_version(Some("2025-06-18")), "2025-06-18");
+        assert_eq!(session_version(Some("2024-11-05")), "2024-11-05");
+        // 2026-07-28 has no initialize; a made-up string names no revision; neither can
+        // describe a handshake session, which stays at the version scout offered.
+        assert_eq!(session_version(Some(MODERN_VERSION)), LEGACY_VERSION);
+        assert_eq!(session_version(Some("2025-99-99")), LEGACY_VERSION);
+        assert_eq!(session_version(None), LEGACY_VERSION);
     }
 }

@@ -40,6 +40,14 @@ pub fn is_revision(version: &str) -> bool {
     REVISIONS.contains(&version)
 }
 
+/// True when `version` is a handshake-era ("legacy") revision: one an `initialize` can
+/// negotiate. 2026-07-28 defines legacy versions as "protocol versions that establish a
+/// session with an `initialize` handshake (`2025-11-25` and earlier)"; 2026-07-28 itself has
+/// no handshake and is reached only through the per-request `_meta` envelope.
+pub fn is_handshake_revision(version: &str) -> bool {
+    is_revision(version) && version <= LEGACY_VERSION
+}
+
 /// How long a stdio probe that expects no reply waits for anything it provokes.
 pub const QUIET: Duration = Duration::from_millis(150);
 
@@ -326,17 +334,32 @@ impl Connection {
     /// `inputSchema` (properties marked `x-mcp-header`). Pass `Value::Null` as schema when
     /// it is unknown; on legacy wires the schema is ignored.
     pub async fn call_tool(&self, name: &str, arguments: Value, input_schema: &Value) -> Reply {
-        let mut probe = Probe::request(
-            "tools/call",
-            serde_json::json!({"name": name, "arguments": arguments.clone()}),
-        );
+        self.send(self.tool_call(
+            serde_json::json!({"name": name, "arguments": arguments}),
+            input_schema,
+        ))
+        .await
+    }
+
+    /// The `tools/call` request for `params` (`name`, `arguments`, optionally `_meta`) as an
+    /// agent sends it: on a 2026-07-28 HTTP wire it carries the `Mcp-Param-*` headers that
+    /// the tool's `inputSchema` declares with `x-mcp-header`, which a server must refuse a
+    /// call without. Every tools/call scout makes of a listed tool goes through here, so
+    /// `scout call` and `scout check` send the same headers.
+    pub fn tool_call(&self, params: Value, input_schema: &Value) -> Probe {
+        let mut probe = Probe::request("tools/call", params);
         if self.era == Era::Modern && self.transport == TransportKind::Http {
-            probe.headers = crate::transport::headers::param_headers(&arguments, input_schema)
+            let arguments = probe
+                .params
+                .as_ref()
+                .and_then(|p| p.get("arguments"))
+                .unwrap_or(&Value::Null);
+            probe.headers = crate::transport::headers::param_headers(arguments, input_schema)
                 .into_iter()
                 .map(|(k, v)| (k, Some(v)))
                 .collect();
         }
-        self.send(probe).await
+        probe
     }
 
     /// Ends the wire: HTTP sends DELETE for a legacy session (the reply is returned), stdio

@@ -15,7 +15,7 @@ crate::checks! { phase: Handshake;
         "Handshake revisions only. initialize with the latest handshake version must return protocolVersion, a capabilities object and serverInfo with name and version (instructions, if present, a string).",
         "Return a complete InitializeResult; an agent cannot start a conversation without it.";
     VERSION_NEGOTIATION = "handshake.version_negotiation", Major, "Unknown protocol versions are negotiated, not fatal", spec::L25,
-        "Handshake era: initialize with a supported version must be echoed, and initialize with an unknown version must be answered with a version the server supports (a counter-offer); either answer must name a published revision. 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested; a version listed there or in the DiscoverResult's supportedVersions that names no published revision is a warning.",
+        "Handshake era: initialize with a supported version must be echoed, and initialize with an unknown version must be answered with a version the server supports (a counter-offer); either answer must name a published handshake revision (2025-11-25 or earlier: 2026-07-28 has no initialize, so an initialize answered with it fails, and scout keeps the session at the version it offered). 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested; a version listed there or in the DiscoverResult's supportedVersions that names no published revision is a warning.",
         "Echo a supported requested version, counter-offer your latest otherwise (handshake era); answer unknown versions with -32022 UnsupportedProtocolVersion listing data.supported (2026-07-28).";
     INITIALIZED = "handshake.initialized", Minor, "`notifications/initialized` gets no reply", spec::L25,
         "Handshake era: the initialized notification must not be answered; over HTTP the POST gets 202 Accepted with an empty body. A POST that never gets an HTTP status (a timeout, a reset) fails: no answer is not silence.",
@@ -33,7 +33,7 @@ crate::checks! { phase: Handshake;
         "Handshake era: ping must promptly return an empty result {}. 2026-07-28 removed ping, so a modern server answering -32601 (HTTP 404) is correct.",
         "Answer ping with {} in the handshake revisions; treat it as an unknown method in 2026-07-28.";
     SERVER_INFO = "handshake.server_info", Minor, "The server names itself", spec::B26,
-        "serverInfo (handshake era, required) or _meta[\"io.modelcontextprotocol/serverInfo\"] (2026-07-28, which servers should include: its absence is a warning) carries a name and a version, so operators can tell which build answered.",
+        "serverInfo (handshake era, required) or _meta[\"io.modelcontextprotocol/serverInfo\"] (2026-07-28, which servers should include: its absence is a warning) carries a name and a version, so operators can tell which build answered. An empty name or version is a string the schema accepts but names nothing: a warning.",
         "Set a name and a version in your server's Implementation info.";
 }
 
@@ -533,6 +533,19 @@ pub fn judge_server_info(era: Era, info: Option<&Value>) -> FindingBuilder {
         "serverInfo of the InitializeResult"
     };
     match (name, version) {
+        // The schema's `Implementation` requires `name` and `version` strings; an empty one
+        // satisfies the type yet names no build, which is what the field is for.
+        (Some(n), Some(v)) if n.trim().is_empty() || v.trim().is_empty() => {
+            let empty = match (n.trim().is_empty(), v.trim().is_empty()) {
+                (true, true) => "an empty name and an empty version",
+                (true, false) => "an empty name",
+                _ => "an empty version",
+            };
+            SERVER_INFO.warn(format!(
+                "{where_} has {empty} ({}): the schema's Implementation requires both as strings, and an empty one does not tell operators which build answered",
+                info.map(Value::to_string).unwrap_or_default()
+            ))
+        }
         (Some(n), Some(v)) => SERVER_INFO.pass(format!("{where_}: {n} {v}")),
         (Some(n), None) => SERVER_INFO.fail(format!("{where_} names {n} but has no version")),
         _ if era == Era::Modern && info.is_none() => SERVER_INFO.warn(format!(
@@ -709,6 +722,17 @@ mod tests {
         );
         assert_eq!(judge_server_info(Era::Modern, None).status(), Status::Warn);
         assert_eq!(judge_server_info(Era::Legacy, None).status(), Status::Fail);
+        // Schema-valid strings that name nothing: a warning (it used to pass).
+        let empty = json!({"name": "x", "version": ""});
+        assert_eq!(
+            judge_server_info(Era::Legacy, Some(&empty)).status(),
+            Status::Warn
+        );
+        let blank = json!({"name": " ", "version": "1"});
+        assert_eq!(
+            judge_server_info(Era::Modern, Some(&blank)).status(),
+            Status::Warn
+        );
         let half = json!({"name": "x"});
         assert_eq!(
             judge_server_info(Era::Modern, Some(&half)).status(),

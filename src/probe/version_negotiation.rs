@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::client::is_revision;
+use crate::client::{LEGACY_VERSION, is_handshake_revision, is_revision};
 use crate::probe::handshake::{UNKNOWN_VERSION, VERSION_NEGOTIATION, describe};
 use crate::report::finding::FindingBuilder;
 use crate::transport::Reply;
@@ -20,8 +20,12 @@ pub fn judge_legacy(requested: &str, init: &Reply, counter: &Reply) -> FindingBu
         Some(v) if v == requested => seen.push(format!(
             "`initialize` for {requested:?} was answered with the same version"
         )),
-        Some(v) if is_revision(v) => seen.push(format!(
+        Some(v) if is_handshake_revision(v) => seen.push(format!(
             "`initialize` for {requested:?} was answered with {v:?}, another revision the server supports"
+        )),
+        Some(v) if is_revision(v) => problems.push(format!(
+            "{}; scout kept the session at {LEGACY_VERSION}",
+            no_handshake(requested, v)
         )),
         Some(v) => problems.push(format!(
             "`initialize` for {requested:?} was answered with protocolVersion {v:?}, which names no published revision; a server must answer with the requested version or another version it supports"
@@ -33,9 +37,10 @@ pub fn judge_legacy(requested: &str, init: &Reply, counter: &Reply) -> FindingBu
         Some(v) if v == UNKNOWN_VERSION => problems.push(format!(
             "`initialize` for the unknown version {UNKNOWN_VERSION:?} was answered with that same version instead of a version the server supports"
         )),
-        Some(v) if is_revision(v) => seen.push(format!(
+        Some(v) if is_handshake_revision(v) => seen.push(format!(
             "`initialize` for the unknown version {UNKNOWN_VERSION:?} got the counter-offer {v:?}"
         )),
+        Some(v) if is_revision(v) => problems.push(no_handshake(UNKNOWN_VERSION, v)),
         Some(v) => problems.push(format!(
             "`initialize` for the unknown version {UNKNOWN_VERSION:?} got the counter-offer {v:?}, which names no published revision"
         )),
@@ -127,6 +132,17 @@ pub fn judge_modern(discover: Option<&Reply>, probe: &Reply) -> FindingBuilder {
     b.evidence(ev)
 }
 
+/// The problem of an `initialize` answered with a revision that has no handshake
+/// (2026-07-28). Its versioning page defines legacy versions as those "that establish a
+/// session with an `initialize` handshake (`2025-11-25` and earlier)", and a dual-era server
+/// serves an `initialize` "as specified by the negotiated legacy protocol version": a
+/// session opened by `initialize` cannot run at 2026-07-28.
+fn no_handshake(requested: &str, v: &str) -> String {
+    format!(
+        "`initialize` for {requested:?} was answered with protocolVersion {v:?}, a revision without the initialize handshake (only 2025-11-25 and earlier can be negotiated by initialize; {v} is reached through the per-request _meta envelope and server/discover)"
+    )
+}
+
 /// The `protocolVersion` of an `initialize` result.
 fn negotiated(r: &Reply) -> Option<&str> {
     r.result()?.get("protocolVersion")?.as_str()
@@ -203,6 +219,26 @@ mod tests {
             &err(2, -32602),
         ));
         assert_eq!(f.status, Status::Fail);
+    }
+
+    /// The wrong verdict this replaces: `initialize` answered with "2026-07-28" passed as
+    /// "another revision the server supports".
+    #[test]
+    fn an_initialize_answered_with_the_modern_revision_fails() {
+        let f = built(judge_legacy(
+            "2025-11-25",
+            &init(1, "2026-07-28"),
+            &init(2, "2025-11-25"),
+        ));
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        assert!(f.detail.contains("\"2026-07-28\""), "{}", f.detail);
+        // The same as the counter-offer to an unknown version.
+        let f = built(judge_legacy(
+            "2025-11-25",
+            &init(1, "2025-11-25"),
+            &init(2, "2026-07-28"),
+        ));
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
     }
 
     fn unsupported(seq: u64, supported: Value) -> Reply {

@@ -188,3 +188,81 @@ async fn context_size_warns_above_the_threshold() {
     let f = expect(&r, "catalog.context_size", None, Status::Warn);
     assert!(f.detail.contains("threshold of 10"), "{}", f.detail);
 }
+
+/// The `tools/call`s of `tool` on the 2026-07-28 wire (the bodies carry the `_meta` envelope).
+fn modern_calls_of(r: &scout::report::model::ServerReport, tool: &str) -> usize {
+    let name = format!("\"name\":\"{tool}\"");
+    r.exchanges
+        .iter()
+        .filter(|e| match &e.kind {
+            scout::telemetry::ExchangeKind::Http(h) => h.request_body.as_deref().is_some_and(|b| {
+                b.contains("\"tools/call\"")
+                    && b.replace(' ', "").contains(&name)
+                    && b.contains("io.modelcontextprotocol/protocolVersion")
+            }),
+            _ => false,
+        })
+        .count()
+}
+
+/// Previously: the tool `catalog.x_mcp_header` says a client must drop was still called
+/// (`execution.tool_call` judged it like any other). Over Streamable HTTP on 2026-07-28 it
+/// is now dropped before any call, and `execution.policy` says so.
+#[tokio::test]
+async fn a_tool_clients_must_drop_is_not_called() {
+    let r = run(crate::phase_fixtures::fixture_http(
+        "invalid_x_mcp_header.py",
+    ))
+    .await;
+    expect_era(
+        &r,
+        "catalog.x_mcp_header",
+        Some("bad"),
+        Some(Era::Modern),
+        Status::Fail,
+    );
+    let note = expect_era(
+        &r,
+        "execution.policy",
+        Some("bad"),
+        Some(Era::Modern),
+        Status::Info,
+    );
+    assert!(note.detail.contains("dropped"), "{}", note.detail);
+    assert_eq!(modern_calls_of(&r, "bad"), 0);
+    assert!(
+        !r.findings.iter().any(|f| f.id == "execution.tool_call"
+            && f.era == Some(Era::Modern)
+            && f.subject.as_deref() == Some("bad")),
+        "the dropped tool was judged"
+    );
+    // The valid tool beside it is called as usual.
+    assert!(modern_calls_of(&r, "good") > 0);
+    expect_era(
+        &r,
+        "execution.tool_call",
+        Some("good"),
+        Some(Era::Modern),
+        Status::Pass,
+    );
+}
+
+/// The twin: only the valid declaration, over HTTP; nothing is dropped and nothing fails.
+#[tokio::test]
+async fn valid_x_mcp_header_tools_are_called() {
+    let r = run(crate::phase_fixtures::fixture_http_env(
+        "invalid_x_mcp_header.py",
+        &[("ONLY_VALID", "1")],
+    ))
+    .await;
+    assert!(
+        !all(&r, "execution.policy")
+            .iter()
+            .any(|f| f.detail.contains("dropped")),
+        "{:#?}",
+        all(&r, "execution.policy")
+    );
+    assert!(modern_calls_of(&r, "good") > 0);
+    no_fails(&r, "catalog.");
+    no_fails(&r, "execution.");
+}

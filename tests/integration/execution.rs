@@ -311,3 +311,97 @@ async fn livable_errors_warn() {
         "{codes:#?}"
     );
 }
+
+/// The `Mcp-Param-Region` headers of the modern-wire `tools/call`s of `forecast` in `r`.
+fn forecast_param_headers(r: &scout::report::model::ServerReport) -> Vec<Option<String>> {
+    r.exchanges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            scout::telemetry::ExchangeKind::Http(h)
+                if h.request_body.as_deref().is_some_and(|b| {
+                    b.contains("\"tools/call\"")
+                        && b.contains("\"forecast\"")
+                        && b.contains("io.modelcontextprotocol/protocolVersion")
+                        && !b.contains("scout-param-")
+                }) =>
+            {
+                Some(
+                    h.request_headers
+                        .iter()
+                        .find(|(k, _)| k.eq_ignore_ascii_case("mcp-param-region"))
+                        .map(|(_, v)| v.clone()),
+                )
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Previously: `scout check` called tools without the `Mcp-Param-*` headers their
+/// `x-mcp-header` declares, so a server that enforces the rule (as 2026-07-28 says it must)
+/// got `execution.tool_call` fail for a refusal scout caused. The call now carries them,
+/// as `scout call` does.
+#[tokio::test]
+async fn check_sends_the_declared_param_headers_to_an_enforcing_server() {
+    let r = run(fixture_http("param_header_enforced.py")).await;
+    let f = crate::phase_fixtures::expect_era(
+        &r,
+        "execution.tool_call",
+        Some("forecast"),
+        Some(Era::Modern),
+        Status::Pass,
+    );
+    assert!(!f.evidence.is_empty());
+    let headers = forecast_param_headers(&r);
+    assert!(
+        !headers.is_empty() && headers.iter().all(Option::is_some),
+        "{headers:?}"
+    );
+    no_fails(&r, "execution.");
+}
+
+/// The twin: a server that ignores the header serves the same calls; they pass too.
+#[tokio::test]
+async fn param_headers_sent_to_a_server_that_ignores_them() {
+    let r = run(fixture_http("param_header_ignored.py")).await;
+    expect(&r, "execution.tool_call", Some("forecast"), Status::Pass);
+    assert!(forecast_param_headers(&r).iter().all(Option::is_some));
+    no_fails(&r, "execution.");
+}
+
+/// Previously: a server that declares `prompts` but answers prompts/get with -32601 got
+/// `execution.prompt_get` warn ("answered scout's generated arguments with an error") for a
+/// prompt with arguments, so a declared capability that is not served went unflagged.
+#[tokio::test]
+async fn declared_prompts_without_prompts_get_fail() {
+    let r = run(fixture("prompts_get_missing.py", &[])).await;
+    let f = expect(&r, "execution.prompt_get", None, Status::Fail);
+    assert!(
+        f.detail.contains("Method not found") && f.detail.contains("`greet`"),
+        "{}",
+        f.detail
+    );
+    // With nothing listed, the made-up prompt's -32601 is the only sign, and it is enough.
+    let r = run(fixture(
+        "prompts_get_missing.py",
+        &[("NO_PROMPTS", "1".into())],
+    ))
+    .await;
+    let f = expect(&r, "execution.prompt_get", None, Status::Fail);
+    assert!(f.detail.contains("Method not found"), "{}", f.detail);
+    // Resources are served by the same fixture until told otherwise (the twin).
+    expect(&r, "execution.resource_read", None, Status::Pass);
+}
+
+/// The same for resources: declared, nothing listed, and resources/read answers -32601.
+/// Previously a warning ("got error -32601; -32002 is expected").
+#[tokio::test]
+async fn declared_resources_without_resources_read_fail() {
+    let r = run(fixture(
+        "prompts_get_missing.py",
+        &[("NO_RESOURCES", "1".into())],
+    ))
+    .await;
+    let f = expect(&r, "execution.resource_read", None, Status::Fail);
+    assert!(f.detail.contains("Method not found"), "{}", f.detail);
+}

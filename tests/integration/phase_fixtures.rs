@@ -192,3 +192,18 @@ pub fn fixture_http(file: &str) -> ServerSpec {
     };
     spec
 }
+
+/// [`fixture_http`] with `env` set in the server process (through `env NAME=VALUE …`).
+pub fn fixture_http_env(file: &str, env: &[(&str, &str)]) -> ServerSpec {
+    let mut spec = fixture_http(file);
+    if let TargetSpec::Http {
+        start: Some(cmd), ..
+    } = &mut spec.target
+    {
+        let mut with = vec!["env".to_string()];
+        with.extend(env.iter().map(|(k, v)| format!("{k}={v}")));
+        with.append(cmd);
+        *cmd = with;
+    }
+    spec
+}

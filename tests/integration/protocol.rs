@@ -279,11 +279,35 @@ async fn content_type_html_fails_accept_and_content_type() {
     expect(&r, "protocol.accept_header", Era::Legacy, Status::Fail);
 }
 
+/// Previously a labelled plain-text rejection (rmcp's transport errors) warned: the spec
+/// lets the body of a rejected request be anything (a JSON-RPC error is a MAY), so it is
+/// reported in the pass, not judged.
 #[tokio::test]
-async fn plain_text_errors_warn() {
+async fn plain_text_errors_are_reported_not_judged() {
     let r = http("plain_text_errors.py").await;
-    let f = expect(&r, "protocol.content_type", Era::Legacy, Status::Warn);
+    let f = expect(&r, "protocol.content_type", Era::Legacy, Status::Pass);
     assert!(f.detail.contains("text/plain"), "{}", f.detail);
+}
+
+/// Previously `protocol.content_type` held a properly labelled HTML error page (400,
+/// `text/html`, to malformed JSON) against the server, counting the exchange
+/// `protocol.parse_error` judges. The rejection is now reported, not judged or cited.
+#[tokio::test]
+async fn a_labelled_html_error_page_is_not_a_content_type_defect() {
+    let r = http("html_error_page.py").await;
+    let f = expect(&r, "protocol.content_type", Era::Legacy, Status::Pass);
+    assert!(f.detail.contains("text/html"), "{}", f.detail);
+    assert!(
+        cited(&r, f).iter().all(|e| match &e.kind {
+            ExchangeKind::Http(h) => h.status.is_some_and(|s| (200..300).contains(&s)),
+            _ => false,
+        }),
+        "content_type cites only served requests"
+    );
+    // The twin answers everything in JSON and passes the same way.
+    let twin = http("minimal_server.py").await;
+    let f = expect(&twin, "protocol.content_type", Era::Legacy, Status::Pass);
+    assert!(!f.detail.contains("rejected"), "{}", f.detail);
 }
 
 #[tokio::test]

@@ -72,3 +72,29 @@ async fn tools_table_and_call_with_the_policy() {
     let called = std::fs::read_to_string(&log).unwrap_or_default();
     assert_eq!(called.lines().collect::<Vec<_>>(), ["read_only"]);
 }
+
+/// Previously `scout tools` listed (and `scout call` would call) a tool that
+/// `catalog.x_mcp_header` says a client on Streamable HTTP must drop; now it is left out of
+/// the table with a warning naming the tool and the reason. The valid tool stays.
+#[test]
+fn scout_tools_drops_a_tool_with_invalid_x_mcp_header() {
+    let server = crate::common::HttpFixture::start("invalid_x_mcp_header.py");
+    let out = crate::common::scout()
+        .args(["tools", "--json", &server.url])
+        .output()
+        .expect("scout runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("\"good\""), "{stdout}");
+    assert!(!stdout.contains("\"bad\""), "{stdout}");
+    assert!(
+        stderr.contains("dropped tool `bad`") && stderr.contains("two words"),
+        "{stderr}"
+    );
+    let call = crate::common::scout()
+        .args(["call", "bad", &server.url])
+        .output()
+        .expect("scout runs");
+    assert!(!call.status.success());
+}

@@ -286,3 +286,23 @@ async fn the_correct_fixture_fails_nothing_in_any_phase() {
         no_fails(&r, "");
     }
 }
+
+/// Previously an empty `serverInfo.version` passed `handshake.server_info` ("mcpfixture "):
+/// the schema requires the string, and an empty one names no build, so it warns on both
+/// wires. The twin (minimal_server.py, version "0.1.0") passes.
+#[tokio::test]
+async fn an_empty_server_version_warns() {
+    let r = run(only(
+        fixture("empty_server_version.py", &[]),
+        &[Phase::Discovery, Phase::Handshake],
+    ))
+    .await;
+    let f = expect(&r, "handshake.server_info", None, Status::Warn);
+    assert!(f.detail.contains("empty version"), "{}", f.detail);
+    let twin = run(only(
+        fixture("minimal_server.py", &[]),
+        &[Phase::Discovery, Phase::Handshake],
+    ))
+    .await;
+    expect(&twin, "handshake.server_info", None, Status::Pass);
+}

@@ -50,7 +50,7 @@ crate::checks! { phase: Catalog;
         "Annotation hints must be booleans. A tool without annotations is, per the spec's defaults, destructive and open-world, so agents (and scout) will not call it freely: a warning.",
         "Annotate every tool, at least readOnlyHint and destructiveHint.";
     X_MCP_HEADER = "catalog.x_mcp_header", Major, "`x-mcp-header` declarations are valid", spec::H26,
-        "2026-07-28: x-mcp-header may only sit on string, integer or boolean properties reached through properties chains, with a token name unique case-insensitively. A client must drop a tool with an invalid declaration.",
+        "2026-07-28: x-mcp-header may only sit on string, integer or boolean properties reached through properties chains, with a token name unique case-insensitively. A client on Streamable HTTP must drop a tool with an invalid declaration (scout does not call it).",
         "Fix or remove invalid x-mcp-header declarations.";
     DESCRIPTIONS = "catalog.descriptions", Minor, "Tools and arguments are described", spec::TL26,
         "An agent picks tools and fills arguments from their descriptions: every tool and every argument should have one.",

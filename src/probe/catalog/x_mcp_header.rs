@@ -104,6 +104,43 @@ pub fn x_mcp_header_problems(input: &Value) -> Vec<String> {
     problems
 }
 
+/// The problems that make a 2026-07-28 client drop `tool` (empty: the tool is usable).
+/// The revision's tools page: a client MUST exclude a tool whose `x-mcp-header`
+/// declarations are invalid from the tools it offers, so scout never calls one.
+pub fn drop_reasons(tool: &Value) -> Vec<String> {
+    x_mcp_header_problems(tool.get("inputSchema").unwrap_or(&Value::Null))
+}
+
+/// True when `wire` is one on which tools with invalid `x-mcp-header` declarations are
+/// dropped: 2026-07-28 over Streamable HTTP (clients on other transports may ignore the
+/// annotation entirely).
+pub fn drops_invalid(wire: &crate::client::Connection) -> bool {
+    wire.era() == crate::report::finding::Era::Modern
+        && wire.transport() == crate::report::model::TransportKind::Http
+}
+
+/// Splits a listed catalogue into the tools a client on `wire` may offer and the dropped
+/// ones, each with the reasons it was dropped.
+pub fn split_dropped(
+    wire: &crate::client::Connection,
+    tools: Vec<Value>,
+) -> (Vec<Value>, Vec<(String, Vec<String>)>) {
+    if !drops_invalid(wire) {
+        return (tools, Vec::new());
+    }
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for t in tools {
+        let reasons = drop_reasons(&t);
+        if reasons.is_empty() {
+            kept.push(t);
+        } else {
+            dropped.push((name_of(&t), reasons));
+        }
+    }
+    (kept, dropped)
+}
+
 /// `catalog.x_mcp_header` (2026-07-28): invalid declarations make a client drop the tool.
 pub fn judge_x_mcp_header(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
     let mut out = Vec::new();
@@ -121,7 +158,7 @@ pub fn judge_x_mcp_header(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuild
             out.push(
                 X_MCP_HEADER
                     .fail(format!(
-                        "tool `{}`: x-mcp-header {}; clients must drop this tool",
+                        "tool `{}`: x-mcp-header {}; clients on Streamable HTTP must drop this tool",
                         name_of(t),
                         problems.join("; ")
                     ))

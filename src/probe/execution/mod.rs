@@ -55,10 +55,10 @@ crate::checks! { phase: Execution;
         "stdio: after notifications/cancelled for a request the server must send no further messages for it.",
         "Stop work on cancellation and send nothing more for that request.";
     RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec::R26,
-        "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning).",
+        "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning). A declared resources capability whose resources/read answers -32601 (Method not found) with nothing listed to read fails.",
         "Return contents for listed resources and an error for unknown URIs.";
     PROMPT_GET = "execution.prompt_get", Major, "Prompts can be fetched; unknown ones are errors", spec::PR26,
-        "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602.",
+        "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602. A server that declares prompts but answers prompts/get with -32601 (Method not found) does not serve the capability it declared: a failure.",
         "Return messages for prompts/get and -32602 for unknown prompt names.";
     POLICY = "execution.policy", Minor, "What was not called, and why", "",
         "Information: every tool the safety policy kept scout from calling, with the reason and the flag that would allow it, and every open-world tool it called (openWorldHint true or absent). Generated URLs, hostnames and e-mail addresses use the reserved .invalid domain, so such a call cannot be made to reach a third party.",
@@ -137,8 +137,22 @@ async fn execute_wire(
     let tools_declared = crate::probe::catalog::declared(wire.capabilities(), "tools");
 
     // ---- policy
+    // A 2026-07-28 client on Streamable HTTP must exclude a tool with invalid x-mcp-header
+    // declarations from the tools it offers; scout does not call one either.
+    let drops = crate::probe::catalog::x_mcp_header::drops_invalid(wire);
     let mut allowed = Vec::new();
+    let mut dropped = 0;
     for t in &catalog.tools {
+        let reasons = if drops {
+            crate::probe::catalog::x_mcp_header::drop_reasons(t)
+        } else {
+            Vec::new()
+        };
+        if !reasons.is_empty() {
+            dropped += 1;
+            s.add(safety::dropped(policy::tool_name(t), &reasons).era(era));
+            continue;
+        }
         match policy::decide(t, &s.spec.policy) {
             Decision::Call => {
                 let (arguments, source) = args::arguments_for(t, &s.spec.tools);
@@ -157,7 +171,7 @@ async fn execute_wire(
             }
         }
     }
-    if !catalog.tools.is_empty() && allowed.len() == catalog.tools.len() {
+    if !catalog.tools.is_empty() && allowed.len() + dropped == catalog.tools.len() {
         s.add(
             POLICY
                 .info(format!("the policy allowed all {} tool(s)", allowed.len()))
@@ -209,24 +223,21 @@ async fn execute_wire(
             s.add(f.era(era));
         }
     }
-    let no_call = if catalog.tools.is_empty() {
-        "the server lists no tools"
+    let (no_call, why) = if catalog.tools.is_empty() {
+        ("the server lists no tools", SkipReason::NotApplicable)
+    } else if dropped == catalog.tools.len() {
+        (
+            "every listed tool was dropped for invalid x-mcp-header declarations",
+            SkipReason::NotApplicable,
+        )
     } else {
-        "the policy allowed no tool to be called"
+        (
+            "the policy allowed no tool to be called",
+            SkipReason::Policy,
+        )
     };
     if allowed.is_empty() {
-        s.add(
-            TOOL_CALL
-                .skip(
-                    if catalog.tools.is_empty() {
-                        SkipReason::NotApplicable
-                    } else {
-                        SkipReason::Policy
-                    },
-                    no_call,
-                )
-                .era(era),
-        );
+        s.add(TOOL_CALL.skip(why, no_call).era(era));
     }
     if !blocks_seen {
         s.add(
@@ -319,10 +330,10 @@ async fn call_tools(
             }
             limiter.wait().await;
             let reply = wire
-                .request(
-                    "tools/call",
+                .send(wire.tool_call(
                     json!({"name": name, "arguments": a.arguments, "_meta": {"progressToken": token}}),
-                )
+                    input_schema(&a.tool),
+                ))
                 .await;
             let call = judge_tool_call(&name, a.source, &reply);
             (name, Some(reply), Some(call))
@@ -389,7 +400,14 @@ async fn call_tools(
             let cancel = async {
                 if wire.transport() == TransportKind::Stdio {
                     limiter.wait().await;
-                    cancellation(wire, &name, &a.cancel_arguments, timeout).await
+                    cancellation(
+                        wire,
+                        &name,
+                        &a.cancel_arguments,
+                        input_schema(&a.tool),
+                        timeout,
+                    )
+                    .await
                 } else {
                     CANCELLATION.skip(
                         SkipReason::NotApplicable,
@@ -404,6 +422,11 @@ async fn call_tools(
         calls: replies,
         progress,
     }
+}
+
+/// A tool's `inputSchema` (`Null` when it has none).
+fn input_schema(tool: &Value) -> &Value {
+    tool.get("inputSchema").unwrap_or(&Value::Null)
 }
 
 /// `unknown_tool`: a call to a made-up name.
@@ -430,13 +453,15 @@ async fn invalid_arguments(
 ) -> FindingBuilder {
     let target = allowed.iter().find_map(|a| {
         let sch = a.tool.get("inputSchema")?;
-        args::invalid(sch).map(|bad| (policy::tool_name(&a.tool).to_string(), bad))
+        args::invalid(sch).map(|bad| (policy::tool_name(&a.tool).to_string(), bad, sch))
     });
     match target {
-        Some((name, bad)) => {
+        Some((name, bad, schema)) => {
             limiter.wait().await;
+            // The headers mirror the invalid arguments: the server is to refuse the
+            // arguments, not a missing Mcp-Param-* header.
             let reply = wire
-                .request("tools/call", json!({"name": name, "arguments": bad}))
+                .send(wire.tool_call(json!({"name": name, "arguments": bad}), schema))
                 .await;
             judge_invalid_arguments(&name, &reply)
         }
@@ -538,7 +563,9 @@ async fn get_prompts(
             .get("arguments")
             .and_then(Value::as_array)
             .is_some_and(|a| !a.is_empty());
-        if has_args && reply.error_code().is_some() {
+        if reply.error_code() == Some(reads::METHOD_NOT_FOUND) {
+            problems.push(reads::method_not_served(name, reply));
+        } else if has_args && reply.error_code().is_some() {
             refused.push(format!(
                 "prompts/get `{name}` answered scout's generated arguments with {}",
                 describe(reply)

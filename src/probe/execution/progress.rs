@@ -22,6 +22,7 @@ pub(super) async fn cancellation(
     wire: &Connection,
     name: &str,
     arguments: &Value,
+    input_schema: &Value,
     timeout: Duration,
 ) -> FindingBuilder {
     let id = "scout-cancel-1";
@@ -29,7 +30,7 @@ pub(super) async fn cancellation(
     let call = Probe {
         id: IdKind::Str(id.into()),
         timeout: Some(wait),
-        ..Probe::request("tools/call", json!({"name": name, "arguments": arguments}))
+        ..wire.tool_call(json!({"name": name, "arguments": arguments}), input_schema)
     };
     let cancel_wire = wire.clone();
     let (reply, cancel) = tokio::join!(wire.send(call), async move {

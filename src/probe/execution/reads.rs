@@ -42,6 +42,14 @@ pub fn judge_resource_read(
     let expected = if era == Era::Modern { -32602 } else { -32002 };
     match (missing.error_code(), missing.result()) {
         (Some(c), _) if c == expected => {}
+        // Nothing listed was read: "Method not found" says resources/read is not there at
+        // all, for a server that declared resources (see `method_not_served`).
+        (Some(METHOD_NOT_FOUND), _) if read == 0 => problems.push(not_served(
+            "resources/read",
+            MISSING_URI,
+            "resources",
+            missing,
+        )),
         // The agent still gets an error it can read; the retired code itself is what
         // `protocol.error_codes` judges. A warning here, like any other wrong code.
         (Some(-32002), _) => soft.push(format!(
@@ -125,8 +133,30 @@ pub fn prompt_problems(name: &str, reply: &Reply, version: &str) -> Vec<String> 
     p
 }
 
+/// JSON-RPC's "Method not found".
+pub const METHOD_NOT_FOUND: i64 = -32601;
+
+/// The problem of a `prompts/get` answered "Method not found" although the server declared
+/// the `prompts` capability. Capabilities "determine which protocol features and primitives
+/// are available during a session" (the architecture page), and the lifecycle's table says
+/// a server with `prompts` "offers prompt templates", which clients fetch with prompts/get:
+/// a declared feature whose method does not exist is not served.
+pub fn method_not_served(name: &str, reply: &Reply) -> String {
+    not_served("prompts/get", name, "prompts", reply)
+}
+
+/// `method` for `subject` answered -32601 although `capability` is declared.
+fn not_served(method: &str, subject: &str, capability: &str, reply: &Reply) -> String {
+    format!(
+        "{method} `{subject}` got {} (Method not found) although the server declares the {capability} capability",
+        describe(reply)
+    )
+}
+
 /// `execution.prompt_get`: prompts fetched; an unknown prompt gets -32602. `problems` fail,
-/// `refused` (errors to generated arguments) warn.
+/// `refused` (errors to generated arguments) warn. When no listed prompt was fetched, an
+/// unknown prompt answered -32601 is the only sign of prompts/get, and it says the method is
+/// not there: a failure, not a wrong error code.
 pub fn judge_prompt_get(
     fetched: usize,
     problems: &[String],
@@ -139,6 +169,9 @@ pub fn judge_prompt_get(
     let mut soft = refused.to_vec();
     match (unknown.error_code(), unknown.result()) {
         (Some(-32602), _) => {}
+        (Some(METHOD_NOT_FOUND), _) if fetched == 0 => {
+            problems.push(method_not_served(MADE_UP_PROMPT, unknown))
+        }
         (Some(c), _) => soft.push(format!(
             "the unknown prompt `{MADE_UP_PROMPT}` got error {c}; -32602 is expected"
         )),
@@ -165,6 +198,36 @@ mod tests {
     use crate::probe::catalog::tests::{built, err, ok};
     use crate::report::finding::Status;
     use serde_json::json;
+
+    #[test]
+    fn a_missing_resources_read_fails_when_nothing_showed_the_method() {
+        let f = built(judge_resource_read(
+            0,
+            &[],
+            vec![],
+            Era::Legacy,
+            &err(1, -32601),
+        ));
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        let f = built(judge_resource_read(
+            1,
+            &[],
+            vec![1],
+            Era::Legacy,
+            &err(2, -32601),
+        ));
+        assert_eq!(f.status, Status::Warn, "{}", f.detail);
+    }
+
+    #[test]
+    fn a_missing_prompts_get_fails_when_nothing_showed_the_method() {
+        // Nothing listed: the unknown prompt's -32601 says prompts/get is not there.
+        let f = built(judge_prompt_get(0, &[], &[], vec![], &err(1, -32601)));
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        // Listed prompts were served: -32601 for the unknown one is only the wrong code.
+        let f = built(judge_prompt_get(2, &[], &[], vec![1], &err(2, -32601)));
+        assert_eq!(f.status, Status::Warn, "{}", f.detail);
+    }
 
     #[test]
     fn resource_read_codes_per_era() {

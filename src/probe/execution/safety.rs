@@ -17,6 +17,18 @@ pub fn not_called(name: &str, reason: &str, allow_with: &str) -> FindingBuilder 
         .subject(name)
 }
 
+/// A tool scout dropped from the catalogue before any call: its input schema has invalid
+/// `x-mcp-header` declarations (`reasons`), and a 2026-07-28 client on Streamable HTTP
+/// must exclude such a tool from the tools it offers. No flag allows the call.
+pub fn dropped(name: &str, reasons: &[String]) -> FindingBuilder {
+    POLICY
+        .info(format!(
+            "`{name}` was dropped and not called: its x-mcp-header {} (a client on Streamable HTTP must exclude such a tool; see catalog.x_mcp_header)",
+            reasons.join("; ")
+        ))
+        .subject(name)
+}
+
 /// For a tool scout calls: a note when it is open-world (`openWorldHint` true, or absent,
 /// which the spec's default makes true), saying what scout did to keep the call from
 /// reaching anyone. `None` for a closed-world tool.

@@ -53,24 +53,33 @@ pub fn accept_header(_w: &Wire, good: &Reply, bad: &Reply) -> FindingBuilder {
     }
 }
 
-/// `content_type`: every reply to a POSTed request must be `application/json` or
-/// `text/event-stream`; error answers in plain text or HTML (rmcp, express) are reported as
-/// what they are.
+/// `content_type`: a request the server serves (a 2xx answer with a body) must come back as
+/// `application/json` or `text/event-stream`, a MUST. A request it rejects gets an HTTP
+/// error status whose body the spec leaves open ("The HTTP response body **MAY** comprise a
+/// JSON-RPC error response"; intermediaries "are not required to return a JSON-RPC error
+/// response"): a labelled HTML or plain-text error page is allowed and only reported, and
+/// those rejections (malformed JSON, bad headers, ended sessions) are judged by the checks
+/// that sent them, not here. An error body with no Content-Type at all is a warning: RFC
+/// 9110 says a sender that generates content SHOULD send one.
 pub fn content_type(_w: &Wire, replies: &[&Reply]) -> FindingBuilder {
     let mut wrong_ok = Vec::new();
-    let mut plain_errors = Vec::new();
+    let mut unlabelled_errors = Vec::new();
+    let mut other_errors = Vec::new();
     let mut good = Vec::new();
     for r in replies {
         let Some(h) = &r.http else { continue };
         if h.status == 202 || h.body.trim().is_empty() {
             continue;
         }
-        if is_mcp_type(r) {
+        let served = (200..300).contains(&h.status);
+        if served && is_mcp_type(r) {
             good.push(*r);
-        } else if (200..300).contains(&h.status) {
+        } else if served {
             wrong_ok.push(*r);
-        } else {
-            plain_errors.push(*r);
+        } else if h.content_type.is_none() {
+            unlabelled_errors.push(*r);
+        } else if !is_mcp_type(r) {
+            other_errors.push(*r);
         }
     }
     if !wrong_ok.is_empty() {
@@ -82,25 +91,37 @@ pub fn content_type(_w: &Wire, replies: &[&Reply]) -> FindingBuilder {
             ))
             .evidence(cite(wrong_ok));
     }
-    if !plain_errors.is_empty() {
+    if !unlabelled_errors.is_empty() {
         return CONTENT_TYPE
             .warn(format!(
-                "{} transport error(s) came as {} rather than a JSON-RPC error, e.g. {}",
-                plain_errors.len(),
-                media_type(plain_errors[0]).unwrap_or_else(|| "a body without content type".into()),
-                describe(plain_errors[0])
+                "{} error answer(s) came with a body but without content type (no Content-Type header), e.g. {}",
+                unlabelled_errors.len(),
+                describe(unlabelled_errors[0])
             ))
-            .evidence(cite(plain_errors))
-            .advice("Answer transport errors (bad session, bad header, unparsable body) with a JSON-RPC error object and Content-Type: application/json, so clients can show the reason.");
+            .evidence(cite(unlabelled_errors))
+            .advice("Label every body with its Content-Type; a JSON-RPC error object (application/json) also lets clients show the reason.");
     }
+    // What the rejections came as, said but not judged.
+    let rejections = if other_errors.is_empty() {
+        String::new()
+    } else {
+        let mut kinds: Vec<String> = other_errors.iter().filter_map(|r| media_type(r)).collect();
+        kinds.sort();
+        kinds.dedup();
+        format!(
+            "; {} rejected request(s) were answered with a labelled {} error body, which the spec allows (a JSON-RPC error body is a MAY there)",
+            other_errors.len(),
+            kinds.join(", ")
+        )
+    };
     if good.is_empty() {
         return CONTENT_TYPE
-            .info("no answer with a body to judge")
+            .info(format!("no served answer with a body to judge{rejections}"))
             .without_exchange();
     }
     CONTENT_TYPE
         .pass(format!(
-            "all {} answers with a body were application/json or text/event-stream",
+            "all {} served answers with a body were application/json or text/event-stream{rejections}",
             good.len()
         ))
         .evidence(cite(good))
@@ -380,11 +401,18 @@ mod tests {
             Some("text/plain; charset=utf-8"),
             "fail to deserialize request body",
         );
+        // A labelled plain-text rejection is allowed (it used to warn): reported, not
+        // judged, and not cited.
         let f = content_type(&legacy(), &[&ok, &t]);
-        assert_eq!(f.status(), Status::Warn);
+        assert_eq!(f.status(), Status::Pass);
         let built = f.build(|_| true).expect("valid");
         assert!(built.detail.contains("text/plain"), "{}", built.detail);
-        assert_eq!(built.evidence, vec![2]);
+        assert_eq!(built.evidence, vec![1]);
+        let bare = http_text(4, 400, None, "bad request");
+        assert_eq!(
+            content_type(&legacy(), &[&ok, &bare]).status(),
+            Status::Warn
+        );
         assert_eq!(content_type(&legacy(), &[&ok]).status(), Status::Pass);
         let html = http_text(3, 200, Some("text/html"), "<html/>");
         assert_eq!(

@@ -50,8 +50,8 @@ crate::checks! { phase: Protocol;
         "Clients send Accept: application/json, text/event-stream. The spec does not say how a server answers a bad Accept; scout reports what it saw (406 is common) and fails only a server that answers a correct Accept with another content type.",
         "Answer with application/json or text/event-stream, as the request's Accept allows.";
     CONTENT_TYPE = "protocol.content_type", Major, "Responses have a JSON or SSE content type", spec::T25C,
-        "Every POST that carries a request must be answered with Content-Type application/json or text/event-stream; transport errors should be JSON-RPC errors, not plain text or HTML.",
-        "Set Content-Type on every response and return transport errors as JSON-RPC error objects.";
+        "Every request the server serves (a 2xx answer with a body) must come back with Content-Type application/json or text/event-stream. A rejected request gets an HTTP error status whose body may be a JSON-RPC error: a labelled HTML or plain-text error page is reported, not judged; an error body without any Content-Type is a warning.",
+        "Set Content-Type on every response; a JSON-RPC error object in transport errors lets clients show the reason.";
     GET_STREAM = "protocol.get_stream", Major, "GET on the endpoint opens a stream or is refused with 405", spec::T25C,
         "Handshake era: GET with Accept: text/event-stream must return an SSE stream or 405. A 2026-07-28-only server should answer 405 (SHOULD, a warning otherwise).",
         "Serve the standalone SSE stream or answer 405 Method Not Allowed.";

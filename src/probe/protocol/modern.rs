@@ -143,13 +143,17 @@ pub fn header_encoding(_w: &Wire, encoded: &Reply, malformed: &Reply) -> Finding
 }
 
 /// The tools whose input schema declares `x-mcp-header` on a top-level property:
-/// `(tool name, property, header name, readOnlyHint)`.
+/// `(tool name, property, header name, readOnlyHint)`. A tool with an invalid declaration
+/// is left out: a client must drop it, so scout never calls it to test headers.
 pub fn param_header_tools(tools: &[Value]) -> Vec<(String, String, String, bool)> {
     let mut out = Vec::new();
     for t in tools {
         let Some(name) = t.get("name").and_then(Value::as_str) else {
             continue;
         };
+        if !crate::probe::catalog::x_mcp_header::drop_reasons(t).is_empty() {
+            continue;
+        }
         let read_only = t
             .pointer("/annotations/readOnlyHint")
             .and_then(Value::as_bool)
@@ -656,6 +660,8 @@ mod tests {
         let tools = vec![
             json!({"name":"plain","inputSchema":{"type":"object"}}),
             json!({"name":"geo","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}),
+            // Dropped: a header on an object property (a client must exclude the tool).
+            json!({"name":"bad","annotations":{"readOnlyHint":true},"inputSchema":{"type":"object","properties":{"filter":{"type":"object","x-mcp-header":"Filter"}}}}),
         ];
         let found = param_header_tools(&tools);
         assert_eq!(
