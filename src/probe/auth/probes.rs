@@ -1065,6 +1065,35 @@ mod tests {
     }
 
     #[test]
+    fn the_worst_place_decides_and_every_place_is_told() {
+        // The first request refused, the same token served inside the session: a critical
+        // fail (it used to pass, the session was never probed).
+        let base = answer(9, 200, None);
+        let first = judge_garbage(&answer(2, 401, None), Some(&base), "`server/discover`");
+        let inside = judge_garbage(&answer(5, 200, None), Some(&base), "`ping` inside");
+        let f = combine(&GARBAGE_TOKEN, vec![first, inside])
+            .build(|_| true)
+            .expect("finding");
+        assert_eq!(f.status, Status::Fail);
+        assert_eq!(f.severity, Some(Severity::Critical));
+        assert!(f.detail.starts_with("`ping` inside"), "{}", f.detail);
+        assert!(f.detail.contains("`server/discover`"), "{}", f.detail);
+        assert_eq!(f.evidence, vec![2, 5]);
+        let none = judge_refused(
+            &answer(6, 401, None),
+            Some(&base),
+            "`ping`",
+            "no credentials",
+        );
+        assert_eq!(combine(&GARBAGE_TOKEN, vec![none]).status(), Status::Pass);
+        let skipped = judge_garbage(&Fetched::default(), None, "m");
+        assert_eq!(
+            combine(&GARBAGE_TOKEN, vec![skipped]).status(),
+            Status::Skip
+        );
+    }
+
+    #[test]
     fn garbage_grades() {
         let base = answer(9, 200, None);
         assert_eq!(
