@@ -37,6 +37,18 @@ pub fn bearer<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Challenge
         .find(Challenge::is_bearer)
 }
 
+/// The schemes a `WWW-Authenticate` value names, in order, once each (`ApiKey, Basic`);
+/// `None` when it names none.
+pub fn schemes(value: &str) -> Option<String> {
+    let mut names: Vec<String> = Vec::new();
+    for c in parse(value) {
+        if !names.iter().any(|n| n.eq_ignore_ascii_case(&c.scheme)) {
+            names.push(c.scheme);
+        }
+    }
+    (!names.is_empty()).then(|| names.join(", "))
+}
+
 /// `Negotiate abc==`: token68 characters, `=` only as trailing padding.
 fn is_token68(s: &str) -> bool {
     let body = s.trim_end_matches('=');
@@ -164,6 +176,29 @@ mod tests {
         let b = bearer([r#"Basic realm="x", Bearer scope="a""#]).expect("bearer");
         assert_eq!(b.param("scope"), Some("a"));
         assert!(bearer(["Basic realm=\"x\""]).is_none());
+    }
+
+    #[test]
+    fn a_bearer_challenge_on_a_second_field_line_is_found() {
+        // Two field lines (RFC 9110 §11.6.1: the field can occur multiple times), as the
+        // auth phase joins them: the Bearer challenge after Basic keeps its parameters.
+        let lines = [
+            "Basic realm=\"legacy\"",
+            "Bearer resource_metadata=\"https://h/.well-known/oauth-protected-resource/mcp\", scope=\"mcp\"",
+        ];
+        let b = bearer(lines).expect("bearer on the second line");
+        assert_eq!(
+            b.param("resource_metadata"),
+            Some("https://h/.well-known/oauth-protected-resource/mcp")
+        );
+        let joined = bearer([lines.join(", ").as_str()]).expect("joined");
+        assert_eq!(joined, b);
+        assert_eq!(schemes(&lines.join(", ")).as_deref(), Some("Basic, Bearer"));
+        assert_eq!(
+            schemes("ApiKey header=\"X-API-Key\"").as_deref(),
+            Some("ApiKey")
+        );
+        assert_eq!(schemes(""), None);
     }
 
     #[test]

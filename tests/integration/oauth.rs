@@ -451,12 +451,9 @@ fn the_correct_fixture_passes_every_check_the_defects_fail() {
             Some("major"),
         ),
         ("no_s256.py", "discovery.pkce", "fail", Some("major")),
-        (
-            "query_token_accepted.py",
-            "auth.query_token",
-            "fail",
-            Some("major"),
-        ),
+        // A warning, no longer a major fail: resource servers MAY read `access_token`
+        // (RFC 6750 §2.3); the spec's MUST NOT binds the client.
+        ("query_token_accepted.py", "auth.query_token", "warn", None),
         (
             "wrong_audience_accepted.py",
             "auth.audience",
@@ -576,4 +573,269 @@ fn refused_client_credentials_fail_token_acquired_and_block_the_run() {
             .expect("report")
             .contains("not-the-fixture-secret")
     );
+}
+
+/// `scout check` of an OAuth fixture (discovery and auth only): the report, and for every
+/// request that carried `?access_token=`, whether its value was a token the fixture issued
+/// (the fixture's own log: the report masks the parameter).
+fn check_fixture_query_log(name: &str) -> (Value, Vec<bool>, Vec<Value>) {
+    let log = tempfile::NamedTempFile::new().expect("log");
+    let log_path = log.path().to_string_lossy().into_owned();
+    let fixture = HttpFixture::start_with_env(name, &[("FIXTURE_QUERY_LOG", &log_path)]);
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let run = Scout::new()
+        .env("FX_SECRET", FIXTURE_SECRET)
+        .args([
+            "-q",
+            "check",
+            &fixture.url,
+            "--client-id",
+            FIXTURE_CLIENT,
+            "--client-secret-env",
+            "FX_SECRET",
+            "--scope",
+            "mcp",
+            "--only",
+            "discovery,auth",
+            "--json",
+        ])
+        .args([&json])
+        .args([std::ffi::OsStr::new("--har"), out.path().as_os_str()])
+        .run();
+    assert!(matches!(run.code, Some(0 | 1)), "{name}: {}", run.stderr);
+    let har = walk(out.path())
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "har"))
+        .expect("a HAR file");
+    let entries = read_json(&har)["log"]["entries"]
+        .as_array()
+        .expect("entries")
+        .clone();
+    let issued = std::fs::read_to_string(log.path())
+        .expect("query log")
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("log line")["issued"] == true)
+        .collect();
+    (server_report(&json), issued, entries)
+}
+
+/// The session ids the server minted in answers, and the ones scout sent DELETE for.
+fn sessions_minted_and_deleted(entries: &[Value]) -> (BTreeSet<String>, BTreeSet<String>) {
+    let header = |list: &Value, name: &str| {
+        list.as_array()
+            .into_iter()
+            .flatten()
+            .find(|h| {
+                h["name"]
+                    .as_str()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            })
+            .and_then(|h| h["value"].as_str().map(str::to_string))
+    };
+    let mut minted = BTreeSet::new();
+    let mut deleted = BTreeSet::new();
+    for e in entries {
+        if let Some(id) = header(&e["response"]["headers"], "mcp-session-id") {
+            minted.insert(id);
+        }
+        if e["request"]["method"] == "DELETE"
+            && let Some(id) = header(&e["request"]["headers"], "mcp-session-id")
+        {
+            deleted.insert(id);
+        }
+    }
+    (minted, deleted)
+}
+
+/// `scout check` of an API-key fixture, the key sent as `X-API-Key` from the environment.
+fn check_api_key_fixture(name: &str) -> Value {
+    let fixture = HttpFixture::start(name);
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let run = Scout::new()
+        .env("FX_KEY", "fixture-key-51c7")
+        .args([
+            "-q",
+            "check",
+            &fixture.url,
+            "--header",
+            "X-API-Key=env:FX_KEY",
+            "--only",
+            "discovery,auth,handshake",
+            "--json",
+        ])
+        .args([&json])
+        .run();
+    assert!(matches!(run.code, Some(0 | 1)), "{name}: {}", run.stderr);
+    assert!(
+        !std::fs::read_to_string(&json)
+            .expect("report")
+            .contains("fixture-key-51c7"),
+        "the key is redacted"
+    );
+    server_report(&json)
+}
+
+#[test]
+fn a_token_checked_only_at_initialize_fails_inside_the_session_and_on_the_stateless_wire() {
+    // Previously auth.garbage_token, query_token and audience passed: scout replayed only
+    // the first, session-less request, which this server does check.
+    let (_, server) = check_fixture("token_checked_only_at_initialize.py", &[], "discovery,auth");
+    let g = finding(&server, "auth.garbage_token");
+    assert_eq!(g["status"], "fail", "{g}");
+    assert_eq!(g["severity"], "critical", "{g}");
+    let detail = g["detail"].as_str().unwrap_or_default();
+    for part in [
+        "inside the session",
+        "on the stateless 2026-07-28 wire",
+        "no credentials",
+    ] {
+        assert!(detail.contains(part), "{part}: {detail}");
+    }
+    assert!(g["evidence"].as_array().expect("ev").len() >= 4, "{g}");
+    assert_eq!(finding(&server, "auth.audience")["status"], "fail");
+    assert_eq!(finding(&server, "auth.query_token")["status"], "warn");
+
+    // The correct twin is probed the same three ways and refuses every time.
+    let (_, good) = check_fixture("oauth_server.py", &[], "discovery,auth");
+    for id in ["auth.garbage_token", "auth.audience", "auth.query_token"] {
+        let f = finding(&good, id);
+        assert_eq!(f["status"], "pass", "{f}");
+        let d = f["detail"].as_str().unwrap_or_default();
+        assert!(d.contains("inside the session"), "{id}: {d}");
+        assert!(d.contains("stateless"), "{id}: {d}");
+    }
+}
+
+#[test]
+fn the_query_token_probe_never_puts_a_real_token_in_a_url() {
+    // Previously the valid token went out as ?access_token= on every protected run.
+    for fixture in ["oauth_server.py", "query_token_accepted.py"] {
+        let (server, issued, entries) = check_fixture_query_log(fixture);
+        // The session the auth phase opened to probe inside it is closed again.
+        let (minted, deleted) = sessions_minted_and_deleted(&entries);
+        assert!(!minted.is_empty(), "{fixture}: a session was opened");
+        assert_eq!(minted, deleted, "{fixture}: every session got a DELETE");
+        let f = finding(&server, "auth.query_token");
+        assert!(
+            f["detail"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("made-up token"),
+            "{f}"
+        );
+        assert!(
+            issued.len() >= 3,
+            "{fixture}: the first request, the session and the stateless wire: {issued:?}"
+        );
+        assert!(
+            issued.iter().all(|i| !i),
+            "{fixture}: a token the server issued went into a URL: {issued:?}"
+        );
+    }
+    // query_token_accepted.py reads the URL: its 401 names the made-up token invalid,
+    // where a request without credentials got no error code.
+    let (_, server) = check_fixture("query_token_accepted.py", &[], "discovery,auth");
+    let d = finding(&server, "auth.query_token")["detail"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(d.contains("read the token in the URL"), "{d}");
+}
+
+#[test]
+fn a_bearer_challenge_on_a_second_header_line_passes_and_its_metadata_url_is_followed() {
+    // Previously a major fail: only the first WWW-Authenticate line (Basic) was read.
+    let (_, server) = check_fixture("bearer_on_second_line.py", &[], "discovery,auth");
+    let c = finding(&server, "auth.challenge");
+    assert_eq!(c["status"], "pass", "{c}");
+    assert!(
+        c["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Basic realm"),
+        "{c}"
+    );
+    let p = finding(&server, "discovery.protected_resource");
+    assert_eq!(p["status"], "pass", "{p}");
+    assert!(
+        p["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("resource_metadata URL of the 401 challenge"),
+        "{p}"
+    );
+}
+
+#[test]
+fn root_metadata_must_name_the_origin_not_the_mcp_url() {
+    // RFC 9728 §3.3, the other way round from before: the origin at the root used to warn
+    // and the /mcp URL at the root used to pass.
+    let (_, good) = check_fixture("prm_at_root.py", &[], "discovery");
+    let f = finding(&good, "discovery.protected_resource");
+    assert_eq!(f["status"], "pass", "{f}");
+    let (_, bad) = check_fixture("prm_root_names_mcp.py", &[], "discovery");
+    let f = finding(&bad, "discovery.protected_resource");
+    assert_eq!(f["status"], "fail", "{f}");
+    assert_eq!(f["severity"], "major", "{f}");
+    assert!(
+        f["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("/.well-known/oauth-protected-resource/mcp"),
+        "the fix is named: {f}"
+    );
+}
+
+#[test]
+fn a_challenge_without_resource_metadata_fails_under_2025_06_18_and_warns_later() {
+    // Previously a warning whatever the server negotiated.
+    let (_, old) = check_fixture(
+        "challenge_without_metadata_2025_06_18.py",
+        &[],
+        "discovery,auth",
+    );
+    let f = finding(&old, "auth.challenge");
+    assert_eq!(f["status"], "fail", "{f}");
+    assert!(
+        f["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("2025-06-18"),
+        "{f}"
+    );
+    let (_, later) = check_fixture(
+        "challenge_without_metadata_2025_11_25.py",
+        &[],
+        "discovery,auth",
+    );
+    let f = finding(&later, "auth.challenge");
+    assert_eq!(f["status"], "warn", "{f}");
+}
+
+#[test]
+fn an_api_key_server_warns_instead_of_two_major_fails_and_its_key_is_garbled_in_the_session() {
+    // Previously auth.challenge ("no Bearer challenge") and discovery.protected_resource
+    // ("no PRM") failed major, and only a made-up Bearer token was tried.
+    let good = check_api_key_fixture("api_key_server.py");
+    for id in ["auth.challenge", "discovery.protected_resource"] {
+        let f = finding(&good, id);
+        assert_eq!(f["status"], "warn", "{id}: {f}");
+        assert!(
+            f["detail"].as_str().unwrap_or_default().contains("ApiKey"),
+            "{f}"
+        );
+    }
+    let g = finding(&good, "auth.garbage_token");
+    assert_eq!(g["status"], "pass", "{g}");
+    let d = g["detail"].as_str().unwrap_or_default();
+    assert!(d.contains("made-up `X-API-Key`"), "{d}");
+    assert!(d.contains("inside the session"), "{d}");
+    assert_eq!(finding(&good, "handshake.protocol_era")["status"], "pass");
+
+    let bad = check_api_key_fixture("api_key_checked_only_at_initialize.py");
+    let g = finding(&bad, "auth.garbage_token");
+    assert_eq!(g["status"], "fail", "{g}");
+    assert_eq!(g["severity"], "critical", "{g}");
 }

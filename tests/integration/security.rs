@@ -194,6 +194,49 @@ async fn an_open_server_treated_as_remote_exposes_its_destructive_tools() {
 }
 
 #[tokio::test]
+async fn a_403_for_no_session_is_not_authentication_when_the_tools_are_served_bare() {
+    // Previously a pass: the first request's 403 ("no session") was taken as proof of
+    // authentication, although initialize and tools/list needed no credential.
+    let mut spec = security_only(fixture_http("no_session_403.py"));
+    spec.treat_as_remote = true;
+    let r = run(spec).await;
+    let f = expect(
+        &r,
+        "security.unauthenticated_destructive",
+        None,
+        Status::Fail,
+    );
+    assert_eq!(f.severity, Some(Severity::Critical), "{}", f.detail);
+    assert!(
+        f.detail.contains("HTTP 403") && f.detail.contains("`delete_all_notes`"),
+        "{}",
+        f.detail
+    );
+}
+
+#[tokio::test]
+async fn a_configured_client_id_that_was_never_sent_is_no_credential_over_plain_http() {
+    // Previously a critical fail ("Authorization carried over plain http"): a client id
+    // was configured, but the server is open and no request carried a credential.
+    let mut spec = security_only(fixture_http("destructive_tools.py"));
+    spec.treat_as_remote = true;
+    if let TargetSpec::Http { auth, .. } = &mut spec.target {
+        auth.client_id = Some("configured-but-unused".into());
+    }
+    let r = run(spec).await;
+    let f = expect(&r, "security.transport", None, Status::Warn);
+    assert!(f.detail.contains("no request carried one"), "{}", f.detail);
+    let carried = r.exchanges.iter().any(|e| match &e.kind {
+        ExchangeKind::Http(h) => h
+            .request_headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("authorization")),
+        _ => false,
+    });
+    assert!(!carried, "the run sent no Authorization header");
+}
+
+#[tokio::test]
 async fn a_token_over_plain_http_to_a_remote_host_is_critical() {
     let mut spec = security_only(fixture_http("requires_token.py"));
     spec.treat_as_remote = true;

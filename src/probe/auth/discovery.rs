@@ -79,6 +79,11 @@ pub async fn run(s: &mut Session, url: &str) {
         .challenge
         .as_deref()
         .and_then(|c| challenge::bearer([c]));
+    let other_scheme = first
+        .challenge
+        .as_deref()
+        .filter(|_| bearer.is_none())
+        .and_then(challenge::schemes);
     let header_url = bearer
         .as_ref()
         .and_then(|c| c.param("resource_metadata"))
@@ -88,7 +93,13 @@ pub async fn run(s: &mut Session, url: &str) {
         metadata::resource_metadata_urls(url, header_url.as_deref()),
     )
     .await;
-    let (finding, issuer) = judge_resource(url, first.seq, header_url.as_deref(), &prm);
+    let (finding, issuer) = judge_resource(
+        url,
+        first.seq,
+        header_url.as_deref(),
+        &prm,
+        other_scheme.as_deref(),
+    );
     s.add(finding);
     let servers = prm
         .found
@@ -122,16 +133,31 @@ pub async fn run(s: &mut Session, url: &str) {
 }
 
 /// `discovery.protected_resource`, and the authorization server to follow (the first one
-/// listed, when the document names any).
+/// listed, when the document names any). `other_scheme` names the challenge's schemes when
+/// the server asked for credentials with a scheme that is not Bearer (an API key, say).
 pub fn judge_resource(
     url: &str,
     first_seq: crate::telemetry::Seq,
     header_url: Option<&str>,
     prm: &Discovery,
+    other_scheme: Option<&str>,
 ) -> (FindingBuilder, Option<String>) {
     let mut evidence = prm.evidence();
     evidence.push(first_seq);
     let Some(doc) = &prm.found else {
+        let tried = prm.tried();
+        // Authorization is optional, and HTTP servers only SHOULD follow the OAuth profile:
+        // a server that asks for another scheme owes no OAuth metadata.
+        if let Some(schemes) = other_scheme {
+            return (
+                PROTECTED_RESOURCE
+                    .warn(format!(
+                        "The server asks for credentials with `{schemes}`, not OAuth (no Bearer challenge), and publishes no protected resource metadata (tried {tried}). The spec says HTTP servers should follow its OAuth authorization; an agent cannot obtain credentials for this scheme on its own."
+                    ))
+                    .evidence(evidence),
+                None,
+            );
+        }
         let hint = if header_url.is_none() {
             " The 401 challenge names no resource_metadata URL either."
         } else {
@@ -140,8 +166,7 @@ pub fn judge_resource(
         return (
             PROTECTED_RESOURCE
                 .fail(format!(
-                    "No protected resource metadata was found: tried {}.{hint} An agent cannot find the authorization server.",
-                    prm.tried()
+                    "No protected resource metadata was found: tried {tried}.{hint} An agent cannot find the authorization server."
                 ))
                 .evidence(evidence),
             None,
@@ -149,19 +174,7 @@ pub fn judge_resource(
     };
     let mut fails: Vec<String> = Vec::new();
     let mut warns: Vec<String> = Vec::new();
-    let server = canonical(url).unwrap_or_else(|| url.to_string());
-    match doc.str("resource") {
-        None => fails.push("it has no `resource`".into()),
-        Some(r) => match canonical(r) {
-            Some(c) if c == server => {}
-            Some(c) if server.starts_with(&format!("{c}/")) => warns.push(format!(
-                "its `resource` {r} is a parent of the server's URL {server}; RFC 9728 §3.3 expects the identifier the metadata was requested for, and clients that compare strictly discard it"
-            )),
-            _ => fails.push(format!(
-                "its `resource` {r} does not identify this server ({server}); clients must not use such metadata (RFC 9728 §3.3)"
-            )),
-        },
-    }
+    judge_resource_field(url, doc, &mut fails, &mut warns);
     let servers = doc.strings("authorization_servers");
     let listed = doc
         .fields
@@ -229,6 +242,72 @@ pub fn judge_resource(
         PROTECTED_RESOURCE.pass(format!("{summary}."))
     };
     (finding.evidence(evidence), issuer)
+}
+
+/// The resource identifier a metadata document found at `doc.url` must carry (RFC 9728
+/// §3.3: "identical to the protected resource's resource identifier value into which the
+/// well-known URI path suffix was inserted"; for a URL named by the challenge, identical to
+/// the URL the client sent its request to). The root well-known URI is formed from the
+/// origin alone, so it describes the origin; every other location describes the server URL.
+fn expected_resource(url: &str, doc: &Document) -> String {
+    let server = canonical(url).unwrap_or_else(|| url.to_string());
+    if found_at_root(url, doc) {
+        url::Url::parse(url)
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or(server)
+    } else {
+        server
+    }
+}
+
+/// Judges the document's `resource` against the identifier its location stands for.
+fn judge_resource_field(
+    url: &str,
+    doc: &Document,
+    fails: &mut Vec<String>,
+    warns: &mut Vec<String>,
+) {
+    let server = canonical(url).unwrap_or_else(|| url.to_string());
+    let expected = expected_resource(url, doc);
+    let at_root = found_at_root(url, doc);
+    let Some(r) = doc.str("resource") else {
+        fails.push("it has no `resource`".into());
+        return;
+    };
+    match canonical(r) {
+        Some(c) if c == expected => {}
+        Some(c) if at_root && c == server => fails.push(format!(
+            "it was found at the root well-known URI, which stands for the origin {expected} (the well-known segment goes between host and path), yet its `resource` is the server's URL {r}; RFC 9728 §3.3 says the resource must be identical to the identifier the URI was formed from, so clients must not use it. Serve it at the path-suffixed URI {} instead",
+            path_suffixed(url).unwrap_or_default()
+        )),
+        Some(c) if expected.starts_with(&format!("{c}/")) => warns.push(format!(
+            "its `resource` {r} is a parent of the identifier this location stands for ({expected}); RFC 9728 §3.3 expects the identifier the metadata was requested for, and clients that compare strictly discard it"
+        )),
+        _ => fails.push(format!(
+            "its `resource` {r} is not the identifier this location stands for ({expected}); clients must not use such metadata (RFC 9728 §3.3)"
+        )),
+    }
+}
+
+/// The well-known URIs of the server URL, without a challenge: the path-suffixed one (when
+/// the URL has a path), then the root one.
+fn well_known(url: &str) -> Vec<String> {
+    metadata::resource_metadata_urls(url, None)
+        .into_iter()
+        .map(|(_, u)| u)
+        .collect()
+}
+
+/// True when the document came from the root well-known URI, tried on its own (not as the
+/// URL a challenge named: that one describes the URL the request went to).
+fn found_at_root(url: &str, doc: &Document) -> bool {
+    !doc.label.contains("challenge") && well_known(url).last() == Some(&doc.url)
+}
+
+/// `https://host/.well-known/oauth-protected-resource/<path>` for the server URL.
+fn path_suffixed(url: &str) -> Option<String> {
+    let all = well_known(url);
+    (all.len() > 1).then(|| all[0].clone())
 }
 
 /// `discovery.authorization_server`.
@@ -400,20 +479,20 @@ mod tests {
                 json!({"resource": resource, "authorization_servers": ["http://127.0.0.1:8"]}),
             ))
         };
-        let (f, issuer) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9/mcp"));
+        let (f, issuer) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9/mcp"), None);
         assert_eq!(f.status(), Status::Pass);
         assert_eq!(issuer.as_deref(), Some("http://127.0.0.1:8"));
-        let (f, _) = judge_resource(url, 1, None, &prm("HTTP://127.0.0.1:9/mcp/"));
+        let (f, _) = judge_resource(url, 1, None, &prm("HTTP://127.0.0.1:9/mcp/"), None);
         assert_eq!(f.status(), Status::Pass, "canonical comparison");
-        let (f, _) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9"));
+        let (f, _) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9"), None);
         assert_eq!(f.status(), Status::Warn, "a parent");
-        let (f, _) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9/other"));
+        let (f, _) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9/other"), None);
         assert_eq!(f.status(), Status::Fail);
         let empty = found(doc(
             "http://x/prm",
             json!({"resource": url, "authorization_servers": []}),
         ));
-        let (f, issuer) = judge_resource(url, 1, None, &empty);
+        let (f, issuer) = judge_resource(url, 1, None, &empty, None);
         assert_eq!(f.status(), Status::Fail);
         assert!(issuer.is_none());
         let none = Discovery {
@@ -425,7 +504,63 @@ mod tests {
             }],
             found: None,
         };
-        let (f, _) = judge_resource(url, 1, None, &none);
+        let (f, _) = judge_resource(url, 1, None, &none, None);
+        assert_eq!(f.status(), Status::Fail);
+    }
+
+    #[test]
+    fn root_metadata_describes_the_origin() {
+        // RFC 9728 §3.1 forms the well-known URI by inserting the segment between host and
+        // path, and §3.3 wants `resource` identical to what it was formed from. Previously
+        // the origin at the root was a warning and the /mcp URL at the root a pass.
+        let url = "http://127.0.0.1:9/mcp";
+        let at = |where_: &str, label: &'static str, resource: &str| {
+            let mut d = doc(
+                where_,
+                json!({"resource": resource, "authorization_servers": ["http://127.0.0.1:8"]}),
+            );
+            d.label = label;
+            judge_resource(url, 1, None, &found(d), None).0.status()
+        };
+        let root = "http://127.0.0.1:9/.well-known/oauth-protected-resource";
+        let suffixed = "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp";
+        assert_eq!(
+            at(root, "the root well-known URI", "http://127.0.0.1:9"),
+            Status::Pass
+        );
+        assert_eq!(
+            at(root, "the root well-known URI", "http://127.0.0.1:9/mcp"),
+            Status::Fail
+        );
+        assert_eq!(
+            at(
+                suffixed,
+                "the path-suffixed well-known URI",
+                "http://127.0.0.1:9/mcp"
+            ),
+            Status::Pass
+        );
+        // Named by the challenge, the document describes the URL the request went to.
+        assert_eq!(
+            at(
+                root,
+                "the resource_metadata URL of the 401 challenge",
+                "http://127.0.0.1:9/mcp"
+            ),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn no_metadata_behind_a_non_oauth_scheme_is_a_warning() {
+        let none = Discovery {
+            attempts: Vec::new(),
+            found: None,
+        };
+        let url = "http://127.0.0.1:9/mcp";
+        let (f, _) = judge_resource(url, 1, None, &none, Some("ApiKey"));
+        assert_eq!(f.status(), Status::Warn);
+        let (f, _) = judge_resource(url, 1, None, &none, None);
         assert_eq!(f.status(), Status::Fail);
     }
 

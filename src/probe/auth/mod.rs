@@ -21,16 +21,16 @@ use crate::telemetry::{ExchangeKind, Seq};
 
 crate::checks! { phase: Auth;
     CHALLENGE = "auth.challenge", Major, "401 carries a Bearer challenge that points at the metadata", crate::probe::registry::spec::ASD26,
-        "The first request of a protected server, sent without credentials, must get 401 with `WWW-Authenticate: Bearer` (RFC 9110 requires the header on every 401). The spec wants its `resource_metadata` parameter (RFC 9728 §5.1): without it clients must guess the well-known URI, which fails when none serves the metadata and is a warning otherwise. A missing `scope` parameter (SHOULD) and an `error` code on a request that sent no credentials (RFC 6750 §3.1) are warnings.",
+        "The first request of a protected server, sent without credentials, must get 401 with a `WWW-Authenticate` header (RFC 9110 requires it on every 401); every field line is read, and a line may hold several challenges. A challenge of another scheme only (an API key, Basic) is a warning: authorization is optional, and HTTP servers should follow the spec's OAuth profile. The Bearer challenge's `resource_metadata` parameter (RFC 9728 §5.1) is graded by the revision the server negotiates: 2025-06-18 requires it (a fail without it); from 2025-11-25 the metadata at a well-known URI is enough (a warning without it, a fail when no well-known URI serves it either); 2025-03-26 and older predate it. A missing `scope` parameter (SHOULD from 2025-11-25) and an `error` code on a request that sent no credentials (RFC 6750 §3.1) are warnings.",
         "Answer a request without a token with 401 and `WWW-Authenticate: Bearer resource_metadata=\"https://…/.well-known/oauth-protected-resource/…\", scope=\"…\"`, with no `error` parameter when no token was sent.";
     GARBAGE_TOKEN = "auth.garbage_token", Critical, "A made-up token is refused with 401", crate::probe::registry::spec::AU26,
-        "The first request is sent again with `Authorization: Bearer` and a random, well-formed token no authorization server issued. Invalid tokens must get 401. Serving the request (or answering it like the valid token) is critical, a server error (5xx) is major, any other status is minor.",
-        "Validate every bearer token (signature or introspection, expiry, issuer, audience) before handling the request; answer a bad one with 401 and `WWW-Authenticate: Bearer error=\"invalid_token\"`.";
+        "Authorization must come with every HTTP request, even inside one session, so the server must check it on every request. scout sends, with a random well-formed bearer token no authorization server issued (and, when a credential header such as an API key is configured, with that header garbled): the first request again; `ping` inside a session it opens with the valid credential (`initialize` first; closed with DELETE afterwards), where it also sends no credential at all; and a list the server declared on the stateless 2026-07-28 wire. Invalid tokens must get 401. Serving any of them (or answering like the valid credential) is critical, a server error (5xx) is major, any other status is minor; the worst decides.",
+        "Validate the credential on every request, not only on `initialize` (signature or introspection, expiry, issuer, audience); answer a bad one with 401 and `WWW-Authenticate: Bearer error=\"invalid_token\"`.";
     QUERY_TOKEN = "auth.query_token", Major, "A token in the query string is refused", crate::probe::registry::spec::AU26,
-        "The first request is sent again with the valid token only in the URL (`?access_token=…`) and no Authorization header, and compared with the same request carrying the token in the header. Tokens must not travel in the query string (they end up in logs and histories); a server that answers both alike accepts them.",
+        "scout never puts a real token in a URL (servers, proxies and logs keep URLs): it sends a random, well-formed token that no authorization server issued as `?access_token=…`, with no Authorization header, on the first request, inside its session and on the stateless wire. The spec's MUST NOT binds the client, and resource servers MAY read `access_token` (RFC 6750 §2.3), so this is a warning at most: when the request is served, or answered like the one with the valid credential (the server reads tokens from the URL and did not even refuse an invalid one), or when its 401 says `error=\"invalid_token\"` where the same request without credentials got no error code (the server read the URL). A 401 like a request without credentials passes.",
         "Read bearer tokens only from the Authorization header and ignore `access_token` in the query string.";
     AUDIENCE = "auth.audience", Critical, "A token issued for another resource is refused", crate::probe::registry::spec::SECAU26,
-        "With client credentials, scout asks the authorization server for a token for another resource (RFC 8707 `resource=https://scout-audience-probe.invalid/mcp`, a name that never resolves) and sends the first request with it. Servers must accept only tokens issued for themselves and answer others with 401. Not assessed when the authorization server refuses such a token, ignores `resource`, or issues opaque tokens whose audience scout cannot read.",
+        "With client credentials, scout asks the authorization server for a token for another resource (RFC 8707 `resource=https://scout-audience-probe.invalid/mcp`, a name that never resolves) and sends it on the first request, inside its session and on the stateless wire. Servers must accept only tokens issued for themselves and answer others with 401. Not assessed when the authorization server refuses such a token, ignores `resource`, or issues opaque tokens whose audience scout cannot read.",
         "Check every token's audience (the JWT `aud` claim or the introspection result) against your server's canonical URL and refuse other tokens with 401.";
     TOKEN_ACQUIRED = "auth.token_acquired", Major, "The configured credentials give a token the server accepts", crate::probe::registry::spec::AU26,
         "How scout got the bearer token the rest of the run sends: a ready token (token_env / token_file), OAuth client credentials, a refresh token, or a token stored by `scout auth login`; the scope and lifetime the token endpoint reported and, for a JWT, its audience — never the token. An observation when the token works; a failure when the grant is refused or the server answers the first request carrying the token with 401.",
@@ -81,6 +81,9 @@ pub struct State {
     pub token: Option<Token>,
     /// An open remote server: `auth.open` waits for the catalogue (see [`finish_open`]).
     pub open_pending: bool,
+    /// The requests that carried a made-up credential (a random bearer token, a garbled
+    /// API key): they show how the server treats a bad credential, and handed over none.
+    pub made_up: Vec<Seq>,
 }
 
 /// The discovery phase's first contact: the first POST, made on the bare client.
@@ -92,14 +95,24 @@ pub fn first_contact(s: &Session) -> Option<BareAnswer> {
             ExchangeKind::Http(h) if h.method == "POST" => Some(BareAnswer {
                 seq: e.seq,
                 status: h.status,
-                challenge: h
-                    .response_headers
-                    .iter()
-                    .find(|(k, _)| k.eq_ignore_ascii_case("www-authenticate"))
-                    .map(|(_, v)| v.clone()),
+                challenge: joined_challenges(&h.response_headers),
             }),
             _ => None,
         })
+}
+
+/// Every `WWW-Authenticate` field line of a response as one value. The field "can occur
+/// multiple times" (RFC 9110 §11.6.1) and is a comma-separated list, so its lines join with
+/// ", " without changing their meaning: a Bearer challenge on a second line, beside `Basic`
+/// on the first, is kept with its `resource_metadata`.
+pub fn joined_challenges(headers: &[(String, String)]) -> Option<String> {
+    let lines: Vec<&str> = headers
+        .iter()
+        .filter(|(k, _)| k.eq_ignore_ascii_case("www-authenticate"))
+        .map(|(_, v)| v.trim())
+        .filter(|v| !v.is_empty())
+        .collect();
+    (!lines.is_empty()).then(|| lines.join(", "))
 }
 
 /// Judges the bare request (`auth.open`), for every case but an open remote server with no

@@ -1,21 +1,34 @@
 //! The probes of a protected server (its first contact got 401): the challenge, the token
-//! from the configured source, and the tokens that must be refused. Each probe is the first
-//! request sent again through the bare auth client with exactly one thing changed, and is
-//! judged against the same request with the valid token (the baseline).
+//! from the configured source, and the credentials that must be refused. Each probe is a
+//! request sent again through a credential-free client with exactly one thing changed, and
+//! is judged against the same request with the valid credential (the baseline).
+//!
+//! A server may check the credential only on the first request of a conversation, yet the
+//! spec says authorization "MUST be included in every HTTP request from client to server,
+//! even if they are part of the same logical session". So the refusals are probed three
+//! ways: on the first request (session-less `server/discover`), inside a session scout opens
+//! with the valid credential (`initialize`, then `ping` with the session id), and on an
+//! ordinary 2026-07-28 request (a list the server declared). That session is closed
+//! (DELETE) before the phase ends.
+
+use serde_json::{Value, json};
 
 use crate::auth::challenge::{self, Challenge};
 use crate::auth::http::{AuthHttp, Fetched};
 use crate::auth::metadata::{Discovery, canonical};
 use crate::auth::{Grant, token};
+use crate::client::{Connection, MODERN_VERSION, lifecycle};
 use crate::probe::Session;
 use crate::probe::auth::acquire::{acquire, resource_for, token_endpoint};
 use crate::probe::auth::{
     AUDIENCE, AUDIENCE_PROBE_RESOURCE, BareAnswer, CHALLENGE, GARBAGE_TOKEN, QUERY_TOKEN,
     SCOPE_CHALLENGE, TOKEN_ACQUIRED, Token, credentials_message, skip_all,
 };
-use crate::probe::spec::TargetSpec;
-use crate::report::finding::{FindingBuilder, Severity, SkipReason};
+use crate::probe::registry::Check;
+use crate::probe::spec::{TargetSpec, ValueSource};
+use crate::report::finding::{Era, FindingBuilder, Severity, SkipReason, Status};
 use crate::telemetry::{ExchangeKind, Seq};
+use crate::transport::{Probe, Reply};
 
 /// The first request, as recorded, to send again.
 #[derive(Debug, Clone)]
@@ -66,6 +79,19 @@ async fn send(
     bearer: Option<&str>,
     query_token: Option<&str>,
 ) -> Fetched {
+    let extra: Vec<(String, String)> = bearer
+        .map(|t| vec![("Authorization".to_string(), format!("Bearer {t}"))])
+        .unwrap_or_default();
+    send_with(http, r, extra, query_token).await
+}
+
+/// Sends the replay with `extra` headers (replacing any of the same name).
+async fn send_with(
+    http: &AuthHttp,
+    r: &Replay,
+    extra: Vec<(String, String)>,
+    query_token: Option<&str>,
+) -> Fetched {
     let mut url = r.url.clone();
     if let Some(t) = query_token
         && let Ok(mut u) = url::Url::parse(&r.url)
@@ -74,9 +100,8 @@ async fn send(
         url = u.to_string();
     }
     let mut headers = r.headers.clone();
-    if let Some(t) = bearer {
-        headers.push(("Authorization".into(), format!("Bearer {t}")));
-    }
+    headers.retain(|(k, _)| !extra.iter().any(|(n, _)| n.eq_ignore_ascii_case(k)));
+    headers.extend(extra);
     http.send(
         &r.method,
         &url,
@@ -88,6 +113,202 @@ async fn send(
 
 fn is_success(status: Option<u16>) -> bool {
     status.is_some_and(|c| (200..300).contains(&c))
+}
+
+/// The configured headers that carry a credential (an API key, a fixed `Authorization`),
+/// with their values as the authenticated client sends them: a value read from the
+/// environment, or a header whose name says it is secret.
+fn credential_headers(s: &Session) -> Vec<(String, String)> {
+    let TargetSpec::Http { headers, .. } = &s.spec.target else {
+        return Vec::new();
+    };
+    let names: Vec<&String> = headers
+        .iter()
+        .filter(|(name, value)| {
+            matches!(value, ValueSource::Env(_))
+                || crate::telemetry::redact::is_secret_header(name)
+                || name.eq_ignore_ascii_case("authorization")
+        })
+        .map(|(name, _)| name)
+        .collect();
+    let sent = s
+        .connector
+        .as_ref()
+        .and_then(|c| c.http_clients())
+        .map(|c| c.credentials())
+        .unwrap_or_default();
+    sent.into_iter()
+        .filter(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k)))
+        .collect()
+}
+
+/// A made-up value shaped like `real`: `Bearer <random>` for a bearer header, else random.
+fn garbled(real: &str) -> String {
+    let fresh = token::garbage_token();
+    match real.split_once(' ') {
+        Some((scheme, _)) if scheme.eq_ignore_ascii_case("bearer") => format!("{scheme} {fresh}"),
+        _ => fresh,
+    }
+}
+
+/// A request answered by the transport, as the judges read it.
+fn fetched(r: &Reply) -> Fetched {
+    let mut f = Fetched {
+        seq: r.evidence.first().copied().unwrap_or_default(),
+        ..Fetched::default()
+    };
+    match &r.http {
+        Some(h) => {
+            f.status = Some(h.status);
+            f.headers = h.headers.clone();
+            f.content_type = h.content_type.clone();
+            f.body = h.body.clone();
+        }
+        None => f.error = Some(crate::probe::handshake::describe(r)),
+    }
+    f
+}
+
+/// One more place the refusals are probed: an ordinary request on a wire scout opened with
+/// the valid credential, and that request's answer with it.
+struct Context {
+    /// "`ping` inside a session", for details.
+    rpc: String,
+    wire: Connection,
+    probe: Probe,
+    baseline: Fetched,
+}
+
+impl Context {
+    /// The request with the credential headers replaced by `headers` (none: no credential).
+    async fn without(&self, headers: Vec<(String, String)>) -> Fetched {
+        let probe = Probe {
+            bare: true,
+            headers: headers.into_iter().map(|(k, v)| (k, Some(v))).collect(),
+            ..self.probe.clone()
+        };
+        fetched(&self.wire.send(probe).await)
+    }
+}
+
+/// What the contexts taught: the wires to close, and the handshake revision the server
+/// negotiated (the challenge is graded by it).
+#[derive(Default)]
+struct Contexts {
+    list: Vec<Context>,
+    /// Wires to close at the end (the session).
+    opened: Vec<Connection>,
+    /// The revision `initialize` negotiated, or 2026-07-28 for a stateless-only server.
+    revision: Option<String>,
+}
+
+/// Opens the contexts with the valid credential (set on the authenticated client): a
+/// session (`initialize`, `notifications/initialized`, then `ping` in it) when the server
+/// speaks a handshake revision, and an ordinary stateless request when its
+/// `server/discover` with the credential returned a DiscoverResult that declares a list.
+async fn open_contexts(s: &Session, discover: Option<&Fetched>) -> Contexts {
+    let mut out = Contexts::default();
+    let Some(connector) = s.connector.clone() else {
+        return out;
+    };
+    if let Ok(conn) = connector.open().await {
+        let (legacy, _, _) = lifecycle::open_legacy(&conn).await;
+        if let Some(l) = legacy {
+            out.revision = Some(l.protocol_version().to_string());
+            let where_ = if l.session_id().is_some() {
+                "inside the session scout opened with the valid credential"
+            } else {
+                "after an initialize with the valid credential (the server issued no session id)"
+            };
+            let probe = Probe::request("ping", json!({}));
+            let baseline = fetched(&l.send(probe.clone()).await);
+            out.opened.push(l.clone());
+            out.list.push(Context {
+                rpc: format!("`ping` {where_}"),
+                wire: l,
+                probe,
+                baseline,
+            });
+        }
+    }
+    let caps = discover
+        .filter(|d| is_success(d.status))
+        .and_then(|d| serde_json::from_str::<Value>(&d.body).ok())
+        .and_then(|v| v.get("result").and_then(|r| r.get("capabilities")).cloned())
+        .filter(Value::is_object);
+    if let (Some(caps), Ok(conn)) = (caps, connector.open().await) {
+        if out.revision.is_none() {
+            out.revision = Some(MODERN_VERSION.to_string());
+        }
+        let modern = conn.established(Era::Modern, MODERN_VERSION, caps, None, None);
+        let list = [
+            ("tools", "tools/list"),
+            ("resources", "resources/list"),
+            ("prompts", "prompts/list"),
+        ]
+        .into_iter()
+        .find(|(cap, _)| modern.declares(cap));
+        if let Some((_, method)) = list {
+            let probe = Probe::request(method, json!({}));
+            let baseline = fetched(&modern.send(probe.clone()).await);
+            out.list.push(Context {
+                rpc: format!("`{method}` on the stateless 2026-07-28 wire"),
+                wire: modern,
+                probe,
+                baseline,
+            });
+        }
+    }
+    // A context whose baseline was refused shows nothing about refusals.
+    out.list
+        .retain(|c| c.baseline.status.is_some_and(|st| st != 401 && st != 403));
+    out
+}
+
+/// One finding of `check` from the findings of each place it was probed: the worst verdict
+/// decides, and the detail says what every place showed.
+fn combine(check: &'static Check, parts: Vec<FindingBuilder>) -> FindingBuilder {
+    let built: Vec<_> = parts
+        .into_iter()
+        .filter_map(|p| p.build(|_| true).ok())
+        .collect();
+    let Some(worst) = built.iter().max_by_key(|f| f.rank()).cloned() else {
+        return check.skip(SkipReason::NotAssessed, "nothing was probed");
+    };
+    let assessed: Vec<_> = built.iter().filter(|f| f.status != Status::Skip).collect();
+    if assessed.is_empty() {
+        return check.skip(
+            worst.skip_reason.unwrap_or(SkipReason::NotAssessed),
+            built
+                .iter()
+                .map(|f| f.detail.clone())
+                .collect::<Vec<_>>()
+                .join(" "),
+        );
+    }
+    let worst = assessed
+        .iter()
+        .copied()
+        .max_by_key(|f| f.rank())
+        .expect("not empty");
+    let mut lines = vec![worst.detail.clone()];
+    lines.extend(
+        built
+            .iter()
+            .filter(|f| !std::ptr::eq(*f, worst))
+            .map(|f| f.detail.clone()),
+    );
+    let detail = lines.join(" ");
+    let ev: Vec<Seq> = assessed.iter().flat_map(|f| f.evidence.clone()).collect();
+    let f = match worst.status {
+        Status::Fail => check
+            .fail(detail)
+            .severity(worst.severity.unwrap_or(check.severity)),
+        Status::Warn => check.warn(detail),
+        Status::Info => check.info(detail),
+        _ => check.pass(detail),
+    };
+    f.evidence(ev)
 }
 
 /// Runs every probe of a protected server.
@@ -118,68 +339,170 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
         );
         return;
     };
-    s.add(judge_challenge(first, s.oauth.prm.as_ref()));
 
     let resource = resource_for(s, url);
     let got = acquire(s, &http, url, &resource, grant).await;
     let garbage = token::garbage_token();
     let g = send(&http, &replay, Some(&garbage), None).await;
-    let (got, baseline) = match got {
+    let keys = credential_headers(s);
+    let got = match got {
         Ok(Some(got)) => {
             if let Some(c) = s.connector.as_ref().and_then(|c| c.http_clients()) {
                 c.set_bearer(Some(got.token.clone()));
             }
             s.oauth.token = Some(Token(got.token.clone()));
-            let b = send(&http, &replay, Some(&got.token), None).await;
-            (Some(got), Some(b))
+            Some(got)
         }
-        Ok(None) => (None, None),
-        Err(()) => (None, None),
+        Ok(None) | Err(()) => None,
     };
-    s.add(judge_garbage(&g, baseline.as_ref(), &replay.rpc));
+    // The first request with what the authenticated client sends: the token, or the
+    // configured credential headers (an API key).
+    let baseline = match &got {
+        Some(got) => Some(send(&http, &replay, Some(&got.token), None).await),
+        None if !keys.is_empty() => Some(send_with(&http, &replay, keys.clone(), None).await),
+        None => None,
+    };
+    let mut made_up = vec![g.seq];
+    let mut garbage_parts = vec![judge_garbage(&g, baseline.as_ref(), &replay.rpc)];
+    for (name, value) in keys
+        .iter()
+        .filter(|(n, _)| !n.eq_ignore_ascii_case("authorization"))
+    {
+        let k = send_with(&http, &replay, vec![(name.clone(), garbled(value))], None).await;
+        made_up.push(k.seq);
+        garbage_parts.push(judge_refused(
+            &k,
+            baseline.as_ref(),
+            &replay.rpc,
+            &format!("a made-up `{name}` header"),
+        ));
+    }
 
-    match (&got, &baseline) {
-        (Some(got), Some(b)) => {
-            let mut ev = got.evidence.clone();
-            ev.push(b.seq);
-            if b.status == Some(401) {
-                s.add(
-                    TOKEN_ACQUIRED
-                        .fail(format!(
-                            "{}; but the server refused it: {} with it got HTTP 401 (req#{}).",
-                            got.how, replay.rpc, b.seq
-                        ))
-                        .evidence(ev),
-                );
-                s.block(format!(
-                    "the server refused the token scout got ({}): HTTP 401 on req#{}",
-                    got.how, b.seq
-                ));
-            } else {
-                s.add(
-                    TOKEN_ACQUIRED
-                        .info(format!(
-                            "{}. {} with it got {} (req#{}); every later request of the authenticated client carries it.",
-                            got.how,
-                            replay.rpc,
-                            b.describe(),
-                            b.seq
-                        ))
-                        .evidence(ev),
-                );
-            }
-            let q = send(&http, &replay, None, Some(&got.token)).await;
-            s.add(judge_query(&q, b, &replay.rpc));
+    if let (Some(got), Some(b)) = (&got, &baseline) {
+        let mut ev = got.evidence.clone();
+        ev.push(b.seq);
+        if b.status == Some(401) {
+            s.add(
+                TOKEN_ACQUIRED
+                    .fail(format!(
+                        "{}; but the server refused it: {} with it got HTTP 401 (req#{}).",
+                        got.how, replay.rpc, b.seq
+                    ))
+                    .evidence(ev),
+            );
+            s.block(format!(
+                "the server refused the token scout got ({}): HTTP 401 on req#{}",
+                got.how, b.seq
+            ));
+        } else {
+            s.add(
+                TOKEN_ACQUIRED
+                    .info(format!(
+                        "{}. {} with it got {} (req#{}); every later request of the authenticated client carries it.",
+                        got.how,
+                        replay.rpc,
+                        b.describe(),
+                        b.seq
+                    ))
+                    .evidence(ev),
+            );
         }
-        _ => {
-            s.add(QUERY_TOKEN.skip(
-                SkipReason::NotApplicable,
-                "scout has no valid token to put in the query string",
+    }
+
+    // Inside a session and on a stateless request, when the credential works.
+    let working = baseline.as_ref().is_some_and(|b| b.status != Some(401));
+    let contexts = if working {
+        open_contexts(s, baseline.as_ref()).await
+    } else {
+        Contexts::default()
+    };
+    for c in &contexts.list {
+        let g = c
+            .without(vec![(
+                "Authorization".into(),
+                format!("Bearer {}", token::garbage_token()),
+            )])
+            .await;
+        made_up.push(g.seq);
+        garbage_parts.push(judge_garbage(&g, Some(&c.baseline), &c.rpc));
+        let none = c.without(Vec::new()).await;
+        garbage_parts.push(judge_refused(
+            &none,
+            Some(&c.baseline),
+            &c.rpc,
+            "no credentials",
+        ));
+        for (name, value) in keys
+            .iter()
+            .filter(|(n, _)| !n.eq_ignore_ascii_case("authorization"))
+        {
+            let k = c.without(vec![(name.clone(), garbled(value))]).await;
+            made_up.push(k.seq);
+            garbage_parts.push(judge_refused(
+                &k,
+                Some(&c.baseline),
+                &c.rpc,
+                &format!("a made-up `{name}` header"),
             ));
         }
     }
-    audience(s, &http, &replay, &resource, grant, baseline.as_ref()).await;
+    s.oauth.made_up.extend(made_up);
+    s.add(combine(&GARBAGE_TOKEN, garbage_parts));
+
+    // A made-up token in the query string, never a real one: a URL ends up in logs.
+    match &baseline {
+        Some(b) => {
+            let q = send(&http, &replay, None, Some(&token::garbage_token())).await;
+            let without = Fetched {
+                seq: first.seq,
+                status: first.status,
+                headers: first
+                    .challenge
+                    .iter()
+                    .map(|c| ("www-authenticate".to_string(), c.clone()))
+                    .collect(),
+                ..Fetched::default()
+            };
+            let mut parts = vec![judge_query(&q, b, &without, &replay.rpc)];
+            for c in &contexts.list {
+                let none = c.without(Vec::new()).await;
+                let parts_q = match replay_of(s, none.seq) {
+                    Some(r) => {
+                        let q = send(&http, &r, None, Some(&token::garbage_token())).await;
+                        judge_query(&q, &c.baseline, &none, &c.rpc)
+                    }
+                    None => continue,
+                };
+                parts.push(parts_q);
+            }
+            s.add(combine(&QUERY_TOKEN, parts));
+        }
+        None => {
+            s.add(QUERY_TOKEN.skip(
+                SkipReason::NotApplicable,
+                "scout has no working credential to compare a token in the query string with",
+            ));
+        }
+    }
+    audience(
+        s,
+        &http,
+        &replay,
+        &resource,
+        grant,
+        baseline.as_ref(),
+        &contexts,
+    )
+    .await;
     scope_challenge(s, &http, &replay, &resource, baseline.as_ref()).await;
+    for w in &contexts.opened {
+        let _ = w.close().await;
+    }
+    s.add(judge_challenge(
+        first,
+        s.oauth.prm.as_ref(),
+        contexts.revision.as_deref(),
+    ));
     // Fixed headers may be the credentials (an API key): the handshake will tell.
     let headers = matches!(&s.spec.target, TargetSpec::Http { headers, .. } if !headers.is_empty());
     if got.is_none() && s.blocked.is_none() && !headers {
@@ -188,8 +511,27 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
     }
 }
 
-/// `auth.challenge`, from the bare first contact.
-pub fn judge_challenge(first: &BareAnswer, prm: Option<&Discovery>) -> FindingBuilder {
+/// True when `revision` is one whose authorization section requires the 401 challenge to
+/// name the metadata: 2025-06-18 says "MCP servers MUST use the HTTP header
+/// `WWW-Authenticate` when returning a 401 Unauthorized to indicate the location of the
+/// resource server metadata URL"; from 2025-11-25 on, the header or a well-known URI will do.
+fn challenge_must_name_metadata(revision: &str) -> bool {
+    revision == "2025-06-18"
+}
+
+/// True for the revisions before Protected Resource Metadata (2025-03-26 and older): their
+/// 401 names no metadata.
+fn predates_resource_metadata(revision: &str) -> bool {
+    revision < "2025-06-18"
+}
+
+/// `auth.challenge`, from the bare first contact, graded by the revision the server
+/// negotiated (`None` when no conversation with a credential was possible).
+pub fn judge_challenge(
+    first: &BareAnswer,
+    prm: Option<&Discovery>,
+    revision: Option<&str>,
+) -> FindingBuilder {
     let ev = [first.seq];
     let Some(header) = &first.challenge else {
         return CHALLENGE
@@ -197,9 +539,11 @@ pub fn judge_challenge(first: &BareAnswer, prm: Option<&Discovery>) -> FindingBu
             .evidence(ev);
     };
     let Some(b) = challenge::bearer([header.as_str()]) else {
+        // Authorization is optional; HTTP servers only SHOULD follow the OAuth profile.
         return CHALLENGE
-            .fail(format!(
-                "HTTP 401 with `WWW-Authenticate: {header}`, which has no Bearer challenge."
+            .warn(format!(
+                "HTTP 401 with `WWW-Authenticate: {header}`: the server asks for {} credentials, not an OAuth bearer token. The spec says HTTP servers should follow its OAuth authorization, so agents can obtain a token on their own.",
+                challenge::schemes(header).unwrap_or_else(|| "non-Bearer".into())
             ))
             .evidence(ev);
     };
@@ -208,10 +552,22 @@ pub fn judge_challenge(first: &BareAnswer, prm: Option<&Discovery>) -> FindingBu
     let well_known = prm
         .and_then(|p| p.found.as_ref())
         .is_some_and(|d| !d.label.contains("challenge"));
+    let negotiated = revision
+        .map(|r| format!(" (the server negotiated {r})"))
+        .unwrap_or_default();
     match b.param("resource_metadata") {
-        None if well_known => warns.push(
-            "it has no resource_metadata parameter (RFC 9728 §5.1): clients find the metadata only by trying the well-known URIs".into(),
-        ),
+        None if revision.is_some_and(predates_resource_metadata) => {}
+        None if revision.is_some_and(challenge_must_name_metadata) => fails.push(format!(
+            "it has no resource_metadata parameter{negotiated}: 2025-06-18 requires the 401's WWW-Authenticate to point at the protected resource metadata"
+        )),
+        None if well_known => warns.push(format!(
+            "it has no resource_metadata parameter{negotiated} (RFC 9728 §5.1): clients find the metadata only by trying the well-known URIs{}",
+            if revision.is_none() {
+                "; a server that negotiates 2025-06-18 must name it"
+            } else {
+                ""
+            }
+        )),
         None => fails.push(
             "it has no resource_metadata parameter and no well-known URI serves the metadata: clients cannot discover the authorization server".into(),
         ),
@@ -225,7 +581,8 @@ pub fn judge_challenge(first: &BareAnswer, prm: Option<&Discovery>) -> FindingBu
             "it carries error=\"{e}\" although the request sent no credentials (RFC 6750 §3.1: no error code then)"
         ));
     }
-    if b.param("scope").is_none() {
+    // The scope parameter is a SHOULD from 2025-11-25 on.
+    if b.param("scope").is_none() && revision.is_none_or(|r| r >= "2025-11-25") {
         warns.push("it has no scope parameter (the spec says SHOULD, so clients know which scopes to ask for)".into());
     }
     let summary = format!("HTTP 401 with `WWW-Authenticate: {header}`");
@@ -235,21 +592,38 @@ pub fn judge_challenge(first: &BareAnswer, prm: Option<&Discovery>) -> FindingBu
     } else if !warns.is_empty() {
         CHALLENGE.warn(format!("{summary}; but {}.", warns.join("; ")))
     } else {
-        CHALLENGE.pass(format!("{summary}."))
+        CHALLENGE.pass(format!("{summary}{negotiated}."))
     };
     f.evidence(ev)
 }
 
-/// `auth.garbage_token`.
+/// `auth.garbage_token` for one request that carried a random bearer token.
 pub fn judge_garbage(g: &Fetched, baseline: Option<&Fetched>, rpc: &str) -> FindingBuilder {
+    judge_refused(g, baseline, rpc, "a random bearer token")
+}
+
+/// `auth.garbage_token` for one request that carried `what` (a made-up credential, or none)
+/// instead of the valid credential: it must get 401.
+pub fn judge_refused(
+    g: &Fetched,
+    baseline: Option<&Fetched>,
+    rpc: &str,
+    what: &str,
+) -> FindingBuilder {
     let mut ev = vec![g.seq];
-    let with = |b: &Fetched| format!(" (with the valid token: {}, req#{})", b.describe(), b.seq);
+    let with = |b: &Fetched| {
+        format!(
+            " (with the valid credential: {}, req#{})",
+            b.describe(),
+            b.seq
+        )
+    };
     let f = match g.status {
         None => {
             return GARBAGE_TOKEN
                 .skip(
                     SkipReason::NotAssessed,
-                    format!("{rpc} with a made-up token got {}", g.describe()),
+                    format!("{rpc} with {what} got {}.", g.describe()),
                 )
                 .evidence(ev);
         }
@@ -257,42 +631,62 @@ pub fn judge_garbage(g: &Fetched, baseline: Option<&Fetched>, rpc: &str) -> Find
             let invalid = challenge::bearer(g.headers_named("www-authenticate"))
                 .and_then(|c| c.param("error").map(str::to_string));
             GARBAGE_TOKEN.pass(format!(
-                "{rpc} with a random bearer token got HTTP 401{}.",
+                "{rpc} with {what} got HTTP 401{} (req#{}).",
                 invalid
                     .map(|e| format!(" (error=\"{e}\")"))
-                    .unwrap_or_default()
+                    .unwrap_or_default(),
+                g.seq
             ))
         }
         Some(c) if is_success(Some(c)) => GARBAGE_TOKEN.fail(format!(
-            "{rpc} with a random bearer token no authorization server issued got HTTP {c}: the server served it."
+            "{rpc} with {what} got HTTP {c} (req#{}): the server served it.",
+            g.seq
         )),
         Some(c) if baseline.is_some_and(|b| b.status == Some(c)) => {
             let b = baseline.expect("checked");
             ev.push(b.seq);
             GARBAGE_TOKEN.fail(format!(
-                "{rpc} with a random bearer token got HTTP {c}, the same answer as{}: the token was accepted.",
+                "{rpc} with {what} got HTTP {c} (req#{}), the same answer as{}: it was accepted.",
+                g.seq,
                 with(b)
             ))
         }
         Some(c) if c >= 500 => GARBAGE_TOKEN
             .fail(format!(
-                "{rpc} with a random bearer token got HTTP {c}: an invalid token must get 401, not a server error."
+                "{rpc} with {what} got HTTP {c} (req#{}): an invalid credential must get 401, not a server error.",
+                g.seq
             ))
             .severity(Severity::Major),
         Some(c) => GARBAGE_TOKEN
             .fail(format!(
-                "{rpc} with a random bearer token got HTTP {c}: an invalid token must get 401."
+                "{rpc} with {what} got HTTP {c} (req#{}): an invalid credential must get 401.",
+                g.seq
             ))
             .severity(Severity::Minor),
     };
     f.evidence(ev)
 }
 
-/// `auth.query_token`.
-pub fn judge_query(q: &Fetched, baseline: &Fetched, rpc: &str) -> FindingBuilder {
-    let ev = [q.seq, baseline.seq];
+/// The `error` parameter of an answer's Bearer challenge.
+fn challenge_error(f: &Fetched) -> Option<String> {
+    challenge::bearer(f.headers_named("www-authenticate"))
+        .and_then(|c| c.param("error").map(str::to_string))
+}
+
+/// `auth.query_token` for one request that carried a made-up token only as
+/// `?access_token=` (never a real token: URLs end up in logs). `baseline` is the request
+/// with the valid credential, `without` the same request without any credential.
+/// Resource servers MAY read tokens from the query (RFC 6750 §2.3) and the spec's MUST NOT
+/// binds the client, so what a server shows here is a warning at most.
+pub fn judge_query(
+    q: &Fetched,
+    baseline: &Fetched,
+    without: &Fetched,
+    rpc: &str,
+) -> FindingBuilder {
+    let ev = [q.seq, baseline.seq, without.seq];
     let with = format!(
-        "with the token in the Authorization header it got {} (req#{})",
+        "with the valid credential it got {} (req#{})",
         baseline.describe(),
         baseline.seq
     );
@@ -301,27 +695,47 @@ pub fn judge_query(q: &Fetched, baseline: &Fetched, rpc: &str) -> FindingBuilder
             return QUERY_TOKEN
                 .skip(
                     SkipReason::NotAssessed,
-                    format!("{rpc} with the token in the query string got {}", q.describe()),
+                    format!(
+                        "{rpc} with a made-up token in the query string got {}.",
+                        q.describe()
+                    ),
                 )
                 .evidence(ev);
         }
-        Some(401) => QUERY_TOKEN.pass(format!(
-            "{rpc} with the valid token only as ?access_token= got HTTP 401; {with}."
-        )),
-        Some(c) if is_success(Some(c)) || baseline.status == Some(c) => QUERY_TOKEN.fail(format!(
-            "{rpc} with the valid token only as ?access_token= got HTTP {c}; {with}: the server accepts tokens in the query string."
-        )),
+        Some(c) if is_success(Some(c)) || (baseline.status == Some(c) && c != 401) => {
+            QUERY_TOKEN.warn(format!(
+                "{rpc} with a made-up token only as ?access_token= (req#{}) got HTTP {c}; {with}: the server reads tokens from the query string and served a token no authorization server issued, which is at least as wrong as accepting a valid one there.",
+                q.seq
+            ))
+        }
+        Some(401) => {
+            let said = challenge_error(q);
+            let before = challenge_error(without);
+            match (said.as_deref(), before.as_deref()) {
+                (Some("invalid_token"), None) => QUERY_TOKEN.warn(format!(
+                    "{rpc} with a made-up token only as ?access_token= (req#{}) got HTTP 401 with error=\"invalid_token\", where the same request without any credential (req#{}) got no error code: the server read the token in the URL. Tokens in a query string end up in logs.",
+                    q.seq, without.seq
+                )),
+                _ => QUERY_TOKEN.pass(format!(
+                    "{rpc} with a made-up token only as ?access_token= (req#{}) got HTTP 401, as without any credential; {with}.",
+                    q.seq
+                )),
+            }
+        }
         Some(c) if c >= 500 => QUERY_TOKEN.warn(format!(
-            "{rpc} with the token only in the query string got HTTP {c}: refused, but with a server error instead of 401; {with}."
+            "{rpc} with a made-up token only in the query string (req#{}) got HTTP {c}: refused, but with a server error instead of 401; {with}.",
+            q.seq
         )),
         Some(c) => QUERY_TOKEN.pass(format!(
-            "{rpc} with the valid token only as ?access_token= was refused with HTTP {c}; {with}."
+            "{rpc} with a made-up token only as ?access_token= (req#{}) was refused with HTTP {c}; {with}.",
+            q.seq
         )),
     };
     f.evidence(ev)
 }
 
-/// `auth.audience`: a token for another resource must be refused.
+/// `auth.audience`: a token for another resource must be refused, on the first request and
+/// in every context.
 async fn audience(
     s: &mut Session,
     http: &AuthHttp,
@@ -329,6 +743,7 @@ async fn audience(
     resource: &str,
     grant: Grant,
     baseline: Option<&Fetched>,
+    contexts: &Contexts,
 ) {
     let (Grant::ClientCredentials, Some(b)) = (grant, baseline) else {
         s.add(AUDIENCE.skip(
@@ -402,34 +817,51 @@ async fn audience(
         return;
     }
     let a = send(http, replay, Some(&t.token), None).await;
-    let mut ev = t.evidence.clone();
-    ev.extend([a.seq, b.seq]);
-    let rpc = &replay.rpc;
+    let mut parts = vec![judge_audience(&a, b, &replay.rpc, &aud).evidence(t.evidence.clone())];
+    for c in &contexts.list {
+        let a = c
+            .without(vec![(
+                "Authorization".into(),
+                format!("Bearer {}", t.token),
+            )])
+            .await;
+        parts.push(judge_audience(&a, &c.baseline, &c.rpc, &aud));
+    }
+    s.add(combine(&AUDIENCE, parts));
+}
+
+/// `auth.audience` for one request that carried the token issued for another resource.
+pub fn judge_audience(a: &Fetched, b: &Fetched, rpc: &str, aud: &[String]) -> FindingBuilder {
+    let ev = [a.seq, b.seq];
     let with = format!("with its own token: {}, req#{}", b.describe(), b.seq);
     let f = match a.status {
         None => AUDIENCE.skip(
             SkipReason::NotAssessed,
-            format!("{rpc} with the other resource's token got {}", a.describe()),
+            format!("{rpc} with the other resource's token got {}.", a.describe()),
         ),
         Some(401) => AUDIENCE.pass(format!(
-            "{rpc} with a token the authorization server issued for {AUDIENCE_PROBE_RESOURCE} got HTTP 401 ({with})."
+            "{rpc} with a token the authorization server issued for {AUDIENCE_PROBE_RESOURCE} got HTTP 401 (req#{}; {with}).",
+            a.seq
         )),
         Some(c) if is_success(Some(c)) || b.status == Some(c) => AUDIENCE.fail(format!(
-            "{rpc} with a token issued for {AUDIENCE_PROBE_RESOURCE} (aud {}) got HTTP {c} ({with}): the server accepts tokens meant for another resource.",
-            aud.join(", ")
+            "{rpc} with a token issued for {AUDIENCE_PROBE_RESOURCE} (aud {}) got HTTP {c} (req#{}; {with}): the server accepts tokens meant for another resource.",
+            aud.join(", "),
+            a.seq
         )),
         Some(c) if c >= 500 => AUDIENCE
             .fail(format!(
-                "{rpc} with a token issued for another resource got HTTP {c}: it must get 401, not a server error."
+                "{rpc} with a token issued for another resource got HTTP {c} (req#{}): it must get 401, not a server error.",
+                a.seq
             ))
             .severity(Severity::Major),
         Some(c) => AUDIENCE
             .fail(format!(
-                "{rpc} with a token issued for another resource got HTTP {c}: an invalid token must get 401."
+                "{rpc} with a token issued for another resource got HTTP {c} (req#{}): an invalid token must get 401.",
+                a.seq
             ))
             .severity(Severity::Minor),
     };
-    s.add(f.evidence(ev));
+    f.evidence(ev)
 }
 
 /// `auth.scope_challenge`: a token with only the limited scope.
@@ -570,20 +1002,100 @@ mod tests {
         let ok = bare(Some(
             r#"Bearer resource_metadata="http://h/.well-known/oauth-protected-resource/mcp", scope="mcp""#,
         ));
-        assert_eq!(judge_challenge(&ok, None).status(), Status::Pass);
+        assert_eq!(judge_challenge(&ok, None, None).status(), Status::Pass);
         let err = bare(Some(
             r#"Bearer error="invalid_token", resource_metadata="http://h/prm", scope="mcp""#,
         ));
-        assert_eq!(judge_challenge(&err, None).status(), Status::Warn);
-        assert_eq!(judge_challenge(&bare(None), None).status(), Status::Fail);
+        assert_eq!(judge_challenge(&err, None, None).status(), Status::Warn);
         assert_eq!(
-            judge_challenge(&bare(Some("Basic realm=\"x\"")), None).status(),
+            judge_challenge(&bare(None), None, None).status(),
             Status::Fail
         );
         assert_eq!(
-            judge_challenge(&bare(Some("Bearer scope=\"mcp\"")), None).status(),
+            judge_challenge(&bare(Some("Bearer scope=\"mcp\"")), None, None).status(),
             Status::Fail,
             "no metadata anywhere"
+        );
+    }
+
+    #[test]
+    fn a_non_oauth_scheme_is_a_warning_not_a_major_fail() {
+        // Previously a major fail ("no Bearer challenge"): authorization is optional and
+        // HTTP servers only SHOULD follow the OAuth profile.
+        for www in ["ApiKey header=\"X-API-Key\"", "Basic realm=\"x\""] {
+            let f = judge_challenge(&bare(Some(www)), None, None)
+                .build(|_| true)
+                .expect("finding");
+            assert_eq!(f.status, Status::Warn, "{www}");
+            assert!(
+                f.detail.contains(www.split(' ').next().unwrap_or("")),
+                "{}",
+                f.detail
+            );
+        }
+    }
+
+    #[test]
+    fn resource_metadata_in_the_challenge_is_graded_by_the_negotiated_revision() {
+        let prm = Discovery {
+            attempts: Vec::new(),
+            found: Some(crate::auth::metadata::Document {
+                url: "http://h/.well-known/oauth-protected-resource/mcp".into(),
+                label: "the path-suffixed well-known URI",
+                seq: 3,
+                fields: serde_json::Map::new(),
+                content_type: Some("application/json".into()),
+                json_type: true,
+            }),
+        };
+        let no_pointer = bare(Some(r#"Bearer scope="mcp""#));
+        // 2025-06-18: "MCP servers MUST use the HTTP header WWW-Authenticate … to indicate
+        // the location of the resource server metadata URL".
+        assert_eq!(
+            judge_challenge(&no_pointer, Some(&prm), Some("2025-06-18")).status(),
+            Status::Fail
+        );
+        // From 2025-11-25 a well-known URI is enough.
+        for r in ["2025-11-25", "2026-07-28"] {
+            assert_eq!(
+                judge_challenge(&no_pointer, Some(&prm), Some(r)).status(),
+                Status::Warn,
+                "{r}"
+            );
+        }
+        // Before Protected Resource Metadata existed there is nothing to point at.
+        assert_eq!(
+            judge_challenge(&no_pointer, Some(&prm), Some("2025-03-26")).status(),
+            Status::Pass
+        );
+    }
+
+    #[test]
+    fn the_worst_place_decides_and_every_place_is_told() {
+        // The first request refused, the same token served inside the session: a critical
+        // fail (it used to pass, the session was never probed).
+        let base = answer(9, 200, None);
+        let first = judge_garbage(&answer(2, 401, None), Some(&base), "`server/discover`");
+        let inside = judge_garbage(&answer(5, 200, None), Some(&base), "`ping` inside");
+        let f = combine(&GARBAGE_TOKEN, vec![first, inside])
+            .build(|_| true)
+            .expect("finding");
+        assert_eq!(f.status, Status::Fail);
+        assert_eq!(f.severity, Some(Severity::Critical));
+        assert!(f.detail.starts_with("`ping` inside"), "{}", f.detail);
+        assert!(f.detail.contains("`server/discover`"), "{}", f.detail);
+        assert_eq!(f.evidence, vec![2, 5]);
+        let none = judge_refused(
+            &answer(6, 401, None),
+            Some(&base),
+            "`ping`",
+            "no credentials",
+        );
+        assert_eq!(combine(&GARBAGE_TOKEN, vec![none]).status(), Status::Pass);
+        let skipped = judge_garbage(&Fetched::default(), None, "m");
+        assert_eq!(
+            combine(&GARBAGE_TOKEN, vec![skipped]).status(),
+            Status::Skip
         );
     }
 
@@ -613,17 +1125,31 @@ mod tests {
     #[test]
     fn query_and_scope_grades() {
         let base = answer(9, 200, None);
+        let without = answer(1, 401, Some(r#"Bearer scope="mcp""#));
         assert_eq!(
-            judge_query(&answer(3, 401, None), &base, "m").status(),
+            judge_query(&answer(3, 401, None), &base, &without, "m").status(),
             Status::Pass
         );
+        // Serving a made-up token from the URL, or reading it there, is a warning: resource
+        // servers MAY read `access_token` (RFC 6750 §2.3). Previously a major fail.
         assert_eq!(
-            judge_query(&answer(3, 200, None), &base, "m").status(),
-            Status::Fail
+            judge_query(&answer(3, 200, None), &base, &without, "m").status(),
+            Status::Warn
         );
         assert_eq!(
-            judge_query(&answer(3, 400, None), &answer(9, 400, None), "m").status(),
-            Status::Fail
+            judge_query(&answer(3, 400, None), &answer(9, 400, None), &without, "m").status(),
+            Status::Warn
+        );
+        let read = answer(3, 401, Some(r#"Bearer error="invalid_token", scope="mcp""#));
+        assert_eq!(
+            judge_query(&read, &base, &without, "m").status(),
+            Status::Warn
+        );
+        let always = answer(1, 401, Some(r#"Bearer error="invalid_token""#));
+        assert_eq!(
+            judge_query(&read, &base, &always, "m").status(),
+            Status::Pass,
+            "a server that always says invalid_token shows nothing"
         );
         let good = answer(
             4,

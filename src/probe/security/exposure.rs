@@ -65,27 +65,52 @@ fn list(names: &[String]) -> String {
     s
 }
 
-/// The judgement, given whether the server asked for credentials.
+/// What the run showed about serving without credentials: the first request's answer,
+/// sent without any (its status and exchange), and the catalogue exchanges that were
+/// answered although they carried no credential.
+#[derive(Debug, Clone, Default)]
+pub struct Bare {
+    pub first: Option<(Option<u16>, Seq)>,
+    pub catalog_served: Vec<Seq>,
+}
+
+/// The judgement. Protected means refused without a credential *and* the catalogue was not
+/// served without one: a 403 to the first request may only say "no session".
 pub fn judge_unauthenticated(
-    protected: Option<(bool, Seq)>,
+    bare: &Bare,
     tools: &[&Value],
     catalog_evidence: &[Seq],
 ) -> FindingBuilder {
-    let Some((protected, seq)) = protected else {
+    let Some((status, seq)) = bare.first else {
         return UNAUTHENTICATED_DESTRUCTIVE.skip(
             SkipReason::NotAssessed,
             "No request without credentials was recorded, so whether the server needs them is not known.",
         );
     };
+    let refused = matches!(status, Some(401 | 403));
     let mut ev: Vec<Seq> = catalog_evidence.to_vec();
     ev.push(seq);
-    if protected {
+    if refused && bare.catalog_served.is_empty() {
         return UNAUTHENTICATED_DESTRUCTIVE
-            .pass(
-                "A request without credentials was refused (HTTP 401/403): the tools need a token.",
-            )
+            .pass(format!(
+                "A request without credentials was refused (HTTP {}, req#{seq}), and no tool list was served without a credential.",
+                status.unwrap_or_default()
+            ))
             .evidence(ev);
     }
+    let refused_first = if refused {
+        format!(
+            " (its first request without credentials got HTTP {}, but the tool list was served without any: req#{})",
+            status.unwrap_or_default(),
+            bare.catalog_served
+                .iter()
+                .map(|q| q.to_string())
+                .collect::<Vec<_>>()
+                .join(", req#")
+        )
+    } else {
+        String::new()
+    };
     if catalog_evidence.is_empty() {
         return UNAUTHENTICATED_DESTRUCTIVE.skip(
             SkipReason::NotAssessed,
@@ -120,7 +145,7 @@ pub fn judge_unauthenticated(
     }
     let f = UNAUTHENTICATED_DESTRUCTIVE
         .fail(format!(
-            "A remote server answers without credentials and lists {}: anyone who can reach it can call them.",
+            "A remote server answers without credentials{refused_first} and lists {}: anyone who can reach it can call them.",
             parts.join(" and ")
         ))
         .evidence(ev);
@@ -146,29 +171,84 @@ pub fn unauthenticated_destructive(s: &Session) -> Vec<FindingBuilder> {
         )];
     }
     // The discovery phase's first contact went out without credentials (on the bare
-    // client): a 401/403 there means the server needs them.
-    let protected =
-        crate::probe::auth::first_contact(s).map(|a| (matches!(a.status, Some(401 | 403)), a.seq));
-    let tools: Vec<&Value> = s.catalogs.iter().flat_map(|c| c.tools.iter()).collect();
+    // client); the catalogue's own exchanges say whether it was served without any.
+    let names = credential_names(s);
+    let exchanges = s.recorder.snapshot();
     let evidence: Vec<Seq> = s.catalogs.iter().flat_map(|c| c.evidence.clone()).collect();
-    vec![judge_unauthenticated(protected, &tools, &evidence)]
-}
-
-/// The first exchange that carried a configured credential header.
-fn credential_exchange(s: &Session, names: &[String]) -> Option<Seq> {
-    s.recorder
-        .snapshot()
-        .into_iter()
-        .find_map(|e| match e.kind {
+    let catalog_served = exchanges
+        .iter()
+        .filter(|e| evidence.contains(&e.seq))
+        .filter_map(|e| match &e.kind {
             ExchangeKind::Http(h)
-                if h.request_headers
-                    .iter()
-                    .any(|(k, _)| names.iter().any(|n| n.eq_ignore_ascii_case(k))) =>
+                if h.status.is_some_and(|st| (200..300).contains(&st))
+                    && !carries_credential(&h.request_headers, &names) =>
             {
                 Some(e.seq)
             }
             _ => None,
         })
+        .collect();
+    let bare = Bare {
+        first: crate::probe::auth::first_contact(s).map(|a| (a.status, a.seq)),
+        catalog_served,
+    };
+    let tools: Vec<&Value> = s.catalogs.iter().flat_map(|c| c.tools.iter()).collect();
+    vec![judge_unauthenticated(&bare, &tools, &evidence)]
+}
+
+/// The request headers that carry a credential: `Authorization`, and every configured
+/// header whose value is read from the environment or whose name says it is secret.
+fn credential_names(s: &Session) -> Vec<String> {
+    let mut names = vec!["Authorization".to_string()];
+    if let TargetSpec::Http { headers, .. } = &s.spec.target {
+        for (name, value) in headers {
+            if (matches!(value, ValueSource::Env(_))
+                || crate::telemetry::redact::is_secret_header(name))
+                && !names.iter().any(|n| n.eq_ignore_ascii_case(name))
+            {
+                names.push(name.clone());
+            }
+        }
+    }
+    names
+}
+
+/// True when `headers` hold one of `names` with a value.
+fn carries_credential(headers: &[(String, String)], names: &[String]) -> bool {
+    headers
+        .iter()
+        .any(|(k, v)| !v.trim().is_empty() && names.iter().any(|n| n.eq_ignore_ascii_case(k)))
+}
+
+/// The exchanges over plain http that carried a credential, with the header names seen
+/// (requests that carried only a made-up credential, the auth probes, are left out).
+fn plain_credential_exchanges(s: &Session) -> (Vec<Seq>, Vec<String>) {
+    let names = credential_names(s);
+    let mut seqs = Vec::new();
+    let mut seen: Vec<String> = Vec::new();
+    for e in s.recorder.snapshot() {
+        let ExchangeKind::Http(h) = &e.kind else {
+            continue;
+        };
+        if !h.url.starts_with("http://") || s.oauth.made_up.contains(&e.seq) {
+            continue;
+        }
+        let mut carried = false;
+        for (k, v) in &h.request_headers {
+            if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(k))
+                && !v.trim().is_empty()
+            {
+                carried = true;
+                if !seen.iter().any(|x| x.eq_ignore_ascii_case(n)) {
+                    seen.push(n.clone());
+                }
+            }
+        }
+        if carried {
+            seqs.push(e.seq);
+        }
+    }
+    (seqs, seen)
 }
 
 /// `security.transport` for the session.
@@ -202,40 +282,36 @@ pub fn transport(s: &Session) -> Vec<FindingBuilder> {
             "Loopback target over plain http: the traffic never leaves the machine.",
         )];
     }
-    let mut carried: Vec<String> = Vec::new();
-    // Any configured credential source ends up as `Authorization: Bearer …`.
-    if !auth.is_empty() {
-        carried.push("Authorization".to_string());
-    }
-    for (name, value) in headers {
-        if matches!(value, ValueSource::Env(_))
-            || crate::telemetry::redact::is_secret_header(name)
-            || name.eq_ignore_ascii_case("authorization")
-        {
-            carried.push(name.clone());
-        }
-    }
-    carried.dedup();
-    if carried.is_empty() {
+    // Judge what was sent, not what was configured: a client id for a server that turned
+    // out to be open never leaves scout.
+    let (seqs, carried) = plain_credential_exchanges(s);
+    if seqs.is_empty() {
+        let configured = if auth.is_empty() && headers.is_empty() {
+            ""
+        } else {
+            " (credentials were configured, but no request carried one)"
+        };
         return vec![cite(
             TRANSPORT.warn(format!(
-                "{url} is plain http to a remote host: no credential goes with it, but every request and answer can be read and changed on the way."
+                "{url} is plain http to a remote host: no credential went with any request{configured}, but every request and answer can be read and changed on the way."
             )),
             first,
         )];
     }
-    let seq = credential_exchange(s, &carried);
-    vec![cite(
-        TRANSPORT.fail(format!(
-            "{url} is plain http to a remote host, and scout was configured to send {} there: anyone on the path can read and replay it.",
-            carried
-                .iter()
-                .map(|c| format!("the {c} header"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
-        seq.or(first),
-    )]
+    vec![
+        TRANSPORT
+            .fail(format!(
+                "{url} is plain http to a remote host, and {} request(s) carried {} there (first req#{}): anyone on the path can read and replay it.",
+                seqs.len(),
+                carried
+                    .iter()
+                    .map(|c| format!("the {c} header"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                seqs[0]
+            ))
+            .evidence(seqs.iter().copied().take(20)),
+    ]
 }
 
 #[cfg(test)]
@@ -249,26 +325,50 @@ mod tests {
         let ro = json!({"name": "get", "annotations": {"readOnlyHint": true}});
         let del = json!({"name": "delete_note", "annotations": {"destructiveHint": true}});
         let add = json!({"name": "add_note"});
-        let f = judge_unauthenticated(Some((false, 1)), &[&ro, &del, &add], &[2]);
+        let open = Bare {
+            first: Some((Some(200), 1)),
+            catalog_served: vec![2],
+        };
+        let f = judge_unauthenticated(&open, &[&ro, &del, &add], &[2]);
         assert_eq!(f.status(), Status::Fail);
         let built = f.build(|_| true).expect("valid");
         assert_eq!(built.severity, Some(Severity::Critical));
         assert!(built.detail.contains("`delete_note`") && built.detail.contains("`add_note`"));
-        let major = judge_unauthenticated(Some((false, 1)), &[&ro, &add], &[2])
+        let major = judge_unauthenticated(&open, &[&ro, &add], &[2])
             .build(|_| true)
             .expect("valid");
         assert_eq!(major.severity, Some(Severity::Major));
         assert_eq!(
-            judge_unauthenticated(Some((false, 1)), &[&ro], &[2]).status(),
+            judge_unauthenticated(&open, &[&ro], &[2]).status(),
+            Status::Pass
+        );
+        let protected = Bare {
+            first: Some((Some(401), 1)),
+            catalog_served: Vec::new(),
+        };
+        assert_eq!(
+            judge_unauthenticated(&protected, &[&del], &[2]).status(),
             Status::Pass
         );
         assert_eq!(
-            judge_unauthenticated(Some((true, 1)), &[&del], &[2]).status(),
-            Status::Pass
-        );
-        assert_eq!(
-            judge_unauthenticated(None, &[&del], &[2]).status(),
+            judge_unauthenticated(&Bare::default(), &[&del], &[2]).status(),
             Status::Skip
         );
+    }
+
+    #[test]
+    fn a_403_to_the_first_request_is_no_protection_when_the_catalogue_was_served_bare() {
+        // Previously a pass: the 403 ("no session") was taken as proof of authentication.
+        let del = json!({"name": "delete_note", "annotations": {"destructiveHint": true}});
+        let bare = Bare {
+            first: Some((Some(403), 1)),
+            catalog_served: vec![2],
+        };
+        let f = judge_unauthenticated(&bare, &[&del], &[2])
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(f.status, Status::Fail);
+        assert_eq!(f.severity, Some(Severity::Critical));
+        assert!(f.detail.contains("HTTP 403"), "{}", f.detail);
     }
 }
