@@ -12,11 +12,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::auth::challenge;
 use crate::auth::http::AuthHttp;
 use crate::auth::metadata::{self, Document, canonical, is_loopback};
 use crate::auth::store::{StoredToken, now};
+use crate::auth::token::AuthMethod;
 use crate::auth::token::{self, Client};
+use crate::auth::{binding, challenge};
 
 /// What the person asked for.
 #[derive(Debug, Clone)]
@@ -78,10 +79,9 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
             "{url} publishes no protected resource metadata (tried {tried}); scout cannot find its authorization server"
         ))
     })?;
-    let resource = prm
-        .str("resource")
-        .map(str::to_string)
-        .unwrap_or_else(|| canonical(url).unwrap_or_else(|| url.to_string()));
+    // Metadata for another resource names nothing scout may use (RFC 9728 §3.3): refused
+    // before the authorization server is even asked.
+    let resource = binding::check_resource(url, &prm).map_err(|r| err(r.message()))?;
     let issuer = prm
         .strings("authorization_servers")
         .and_then(|v| v.into_iter().next())
@@ -133,8 +133,22 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
     })
 }
 
-/// Registers a public client for the loopback redirect (RFC 7591).
-async fn register(http: &AuthHttp, endpoint: &str, redirect: &str) -> Result<String, LoginError> {
+/// A client registered dynamically: what the authorization server issued, kept as issued
+/// (RFC 7591 §3.2.1): the secret, when there is one, and the way to authenticate with it.
+struct Registered {
+    client_id: String,
+    client_secret: Option<String>,
+    method: AuthMethod,
+}
+
+/// Registers a client for the loopback redirect (RFC 7591), asking to be a public one; the
+/// authorization server decides, and scout authenticates as it registered the client.
+async fn register(
+    http: &AuthHttp,
+    endpoint: &str,
+    redirect: &str,
+    supported: Option<&[String]>,
+) -> Result<Registered, LoginError> {
     let body = json!({
         "client_name": "scout",
         "redirect_uris": [redirect],
@@ -147,10 +161,31 @@ async fn register(http: &AuthHttp, endpoint: &str, redirect: &str) -> Result<Str
     let fields = got.json_object().unwrap_or_default();
     match (got.status, fields.get("client_id").and_then(Value::as_str)) {
         (Some(200 | 201), Some(id)) => {
-            if let Some(s) = fields.get("client_secret").and_then(Value::as_str) {
+            let secret = fields
+                .get("client_secret")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if let Some(s) = &secret {
                 http.secret(s);
             }
-            Ok(id.to_string())
+            let registered = fields
+                .get("token_endpoint_auth_method")
+                .and_then(Value::as_str);
+            let method = match registered.and_then(AuthMethod::parse) {
+                Some(m) => m,
+                None if registered.is_some() => {
+                    return Err(err(format!(
+                        "dynamic client registration at {endpoint} registered the client for token_endpoint_auth_method `{}`, which scout does not speak (it speaks none, client_secret_basic, client_secret_post, private_key_jwt)",
+                        registered.unwrap_or_default()
+                    )));
+                }
+                None => AuthMethod::choose(supported, secret.is_some(), false),
+            };
+            Ok(Registered {
+                client_id: id.to_string(),
+                client_secret: secret,
+                method,
+            })
         }
         _ => Err(err(format!(
             "dynamic client registration at {endpoint} failed ({}{}); register a client with the server's operator and pass --client-id",
@@ -185,10 +220,17 @@ pub async fn login(
         .map_err(|e| err(e.to_string()))?
         .port();
     let redirect = format!("http://127.0.0.1:{port}/callback");
-    let client_id = match &req.client_id {
-        Some(id) => id.clone(),
+    let supported = found
+        .server
+        .strings("token_endpoint_auth_methods_supported");
+    let client = match &req.client_id {
+        Some(id) => Registered {
+            client_id: id.clone(),
+            client_secret: req.client_secret.clone(),
+            method: AuthMethod::choose(supported.as_deref(), req.client_secret.is_some(), false),
+        },
         None => match found.server.str("registration_endpoint") {
-            Some(ep) => register(http, ep, &redirect).await?,
+            Some(ep) => register(http, ep, &redirect, supported.as_deref()).await?,
             None => {
                 return Err(err(format!(
                     "the authorization server {issuer} offers no dynamic client registration; register a client with its operator (redirect URI http://127.0.0.1:PORT/callback) and pass --client-id ID --port PORT"
@@ -196,6 +238,7 @@ pub async fn login(
             }
         },
     };
+    let client_id = client.client_id.clone();
     let scope = req
         .scope
         .clone()
@@ -285,8 +328,9 @@ pub async fn login(
         Client {
             token_endpoint,
             client_id: &client_id,
-            client_secret: req.client_secret.as_deref(),
-        },
+            client_secret: client.client_secret.as_deref(),
+        }
+        .with_method(client.method),
         &code,
         verifier.secret(),
         &redirect,

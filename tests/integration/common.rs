@@ -201,9 +201,15 @@ pub struct HttpFixture {
 impl HttpFixture {
     /// Starts `name` with `--port 0` and reads the URL it prints on stderr.
     pub fn start(name: &str) -> HttpFixture {
+        HttpFixture::start_with_env(name, &[])
+    }
+
+    /// [`HttpFixture::start`] with extra environment variables for the fixture.
+    pub fn start_with_env(name: &str, env: &[(&str, &str)]) -> HttpFixture {
         let mut child = Command::new("python3")
             .arg(fixture(name))
             .args(["http", "--port", "0"])
+            .envs(env.iter().copied())
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
