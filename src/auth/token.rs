@@ -499,6 +499,80 @@ mod tests {
     }
 
     #[test]
+    fn the_auth_method_follows_what_the_server_lists() {
+        let list = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        // RFC 8414: an absent list means client_secret_basic.
+        assert_eq!(
+            AuthMethod::choose(None, true, false),
+            AuthMethod::ClientSecretBasic
+        );
+        let post = list(&["client_secret_post"]);
+        assert_eq!(
+            AuthMethod::choose(Some(&post), true, false),
+            AuthMethod::ClientSecretPost
+        );
+        let both = list(&["client_secret_post", "client_secret_basic"]);
+        assert_eq!(
+            AuthMethod::choose(Some(&both), true, false),
+            AuthMethod::ClientSecretBasic
+        );
+        assert_eq!(
+            AuthMethod::choose(Some(&post), false, false),
+            AuthMethod::None
+        );
+        assert_eq!(
+            AuthMethod::choose(None, false, true),
+            AuthMethod::PrivateKeyJwt
+        );
+        for m in [
+            "none",
+            "client_secret_basic",
+            "client_secret_post",
+            "private_key_jwt",
+        ] {
+            assert_eq!(AuthMethod::parse(m).map(AuthMethod::as_str), Some(m));
+        }
+        assert_eq!(AuthMethod::parse("tls_client_auth"), None);
+    }
+
+    /// A throwaway P-256 key made for this test only.
+    const TEST_KEY: &str = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg8UZ48MB7Owux4Dqr\n6nzw7s4a9W7MZ76uIDYrRE3SpNOhRANCAAQlcdw9i70iSxRhIBErczAMMfrqjQXR\nEfXCjmIB+D+FlpAdQRxDACo4kmHphagmcG46Y2v4ZUm58/R89gvu6LFf\n-----END PRIVATE KEY-----";
+    const TEST_PUB: &str = "-----BEGIN PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEJXHcPYu9IksUYSARK3MwDDH66o0F\n0RH1wo5iAfg/hZaQHUEcQwAqOJJh6YWoJnBuOmNr+GVJufP0fPYL7uixXw==\n-----END PUBLIC KEY-----";
+
+    #[test]
+    fn a_client_assertion_is_signed_for_the_issuer_by_the_client() {
+        let jwt = client_assertion(
+            "client-1",
+            SigningKey {
+                pem: TEST_KEY,
+                audience: "https://auth.example.com",
+                algorithms: None,
+            },
+        )
+        .expect("signed");
+        let key = jsonwebtoken::DecodingKey::from_ec_pem(TEST_PUB.as_bytes()).expect("public key");
+        let mut v = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::ES256);
+        v.set_audience(&["https://auth.example.com"]);
+        v.set_issuer(&["client-1"]);
+        let got = jsonwebtoken::decode::<serde_json::Value>(&jwt, &key, &v).expect("verifies");
+        assert_eq!(got.claims["sub"], "client-1");
+        assert!(got.claims["jti"].as_str().is_some_and(|j| !j.is_empty()));
+        let exp = got.claims["exp"].as_u64().unwrap_or(0);
+        assert!(exp <= crate::auth::store::now() + 60, "{exp}");
+        assert!(
+            client_assertion(
+                "c",
+                SigningKey {
+                    pem: "not a key",
+                    audience: "a",
+                    algorithms: None
+                }
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
     fn garbage_tokens_are_well_formed_and_fresh() {
         let a = garbage_token();
         assert_eq!(a.len(), 43);

@@ -269,3 +269,26 @@ fn a_refresh_token_from_the_environment_stops_before_the_grant() {
     let report = server_report(&json);
     assert_eq!(finding(&report, "auth.token_acquired")["status"], "info");
 }
+
+/// scout as the client under the official conformance suite's `client` mode: every auth
+/// scenario that applies to a headless client and that scout passes (the script lists the
+/// ones it does not pass yet, with why, on every run). The first run installs Node 22 and
+/// the suite from npm into target/conformance/.
+#[test]
+fn the_conformance_suite_client_auth_scenarios_pass() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let out = std::process::Command::new(root.join("scripts/conformance-client.sh"))
+        .env("SCOUT_BIN", assert_cmd::cargo::cargo_bin("scout"))
+        .env_remove("CI")
+        .output()
+        .expect("the script runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}");
+    let passed = text.lines().filter(|l| l.contains(": pass: auth/")).count();
+    assert!(passed >= 25, "{passed} scenarios passed:\n{text}");
+    assert!(text.contains(" 0 failed; "), "{text}");
+    assert!(!text.contains("FAIL"), "{text}");
+    // The ones not passed yet are named with a reason, not dropped.
+    assert!(text.contains("not yet: auth/scope-step-up: "), "{text}");
+}
