@@ -89,9 +89,10 @@ pub struct AuthSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issuer: Option<String>,
     /// A private key (PEM) the client authenticates with instead of a secret
-    /// (`client_key_file`): `private_key_jwt`, RFC 7523 (client credentials).
+    /// (`client_key_file`): `private_key_jwt`, RFC 7523 (client credentials). Boxed: rarely
+    /// set, and it keeps the HTTP target no larger than the stdio one needs to be.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_key: Option<SecretSource>,
+    pub client_key: Option<Box<SecretSource>>,
     /// Use a refresh token read from an environment variable even though a rotating
     /// authorization server invalidates it (`allow_refresh_rotation` /
     /// `--allow-refresh-rotation`).
@@ -194,7 +195,7 @@ impl AuthSpec {
             v.push((s, "the refresh token"));
         }
         if let Some(s) = &self.client_key {
-            v.push((s, "the client key"));
+            v.push((&**s, "the client key"));
         }
         v
     }
@@ -340,6 +341,52 @@ mod tests {
         ] {
             assert!(bad.validate().is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn keys_issuer_and_rotation_rules() {
+        let key = AuthSpec {
+            client_id: Some("c".into()),
+            client_key: Some(Box::new(SecretSource::File("k.pem".into()))),
+            issuer: Some("https://auth.example.com".into()),
+            ..AuthSpec::default()
+        };
+        assert_eq!(key.grant(), Grant::ClientCredentials);
+        assert!(key.validate().is_ok());
+        let both = AuthSpec {
+            client_secret: env("S"),
+            ..key.clone()
+        };
+        assert!(both.validate().is_err(), "a secret and a key");
+        let bad_issuer = AuthSpec {
+            issuer: Some("auth.example.com".into()),
+            ..key.clone()
+        };
+        assert!(bad_issuer.validate().is_err());
+        let token_with_issuer = AuthSpec {
+            token: env("T"),
+            issuer: Some("https://auth.example.com".into()),
+            ..AuthSpec::default()
+        };
+        assert!(token_with_issuer.validate().is_err());
+
+        let from_env = AuthSpec {
+            client_id: Some("c".into()),
+            refresh_token: env("R"),
+            ..AuthSpec::default()
+        };
+        let why = from_env.refresh_rotation_refusal().expect("refused");
+        assert!(why.contains("refresh_token_file") && why.contains("--allow-refresh-rotation"));
+        let allowed = AuthSpec {
+            allow_refresh_rotation: true,
+            ..from_env.clone()
+        };
+        assert!(allowed.refresh_rotation_refusal().is_none());
+        let from_file = AuthSpec {
+            refresh_token: Some(SecretSource::File("rt".into())),
+            ..from_env
+        };
+        assert!(from_file.refresh_rotation_refusal().is_none());
     }
 
     #[test]

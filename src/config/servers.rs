@@ -213,7 +213,10 @@ fn auth_spec(e: &ServerEntry, settings: &Settings) -> Result<AuthSpec, String> {
         scope: k.scope.clone(),
         limited_scope: k.limited_scope.clone(),
         issuer: k.issuer.clone(),
-        client_key: k.client_key_file.clone().map(SecretSource::File),
+        client_key: k
+            .client_key_file
+            .clone()
+            .map(|p| Box::new(SecretSource::File(p))),
         allow_refresh_rotation: k.allow_refresh_rotation.unwrap_or(false),
     };
     spec.validate()?;
