@@ -76,6 +76,30 @@ fn issuer_mismatch_metadata_gets_no_client_secret() {
     assert_eq!(blocked.lines().count(), 1, "{blocked}");
 }
 
+/// Before: the metadata's `resource` was never compared with the server, so the secret went
+/// to the authorization server of metadata published for another resource.
+#[test]
+fn metadata_for_another_resource_gets_no_client_secret() {
+    let target = Logged::start("resource_mismatch.py");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let json = dir.path().join("r.json");
+    let run = check(&target, &[], &[], &json);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(target.token_requests(), "", "the token endpoint was asked");
+    let server = server_report(&json);
+    let f = finding(&server, "auth.token_acquired");
+    assert_eq!(f["status"], "fail", "{f}");
+    let detail = f["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("https://evil.example.com/mcp") && detail.contains("RFC 9728"),
+        "{detail}"
+    );
+    assert_eq!(
+        finding(&server, "discovery.protected_resource")["status"],
+        "fail"
+    );
+}
+
 /// Before: a token endpoint on plain http got the secret on a host treated as remote.
 #[test]
 fn plain_http_token_endpoint_on_a_remote_treated_host_gets_no_client_secret() {
