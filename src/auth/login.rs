@@ -12,11 +12,12 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::auth::challenge;
 use crate::auth::http::AuthHttp;
 use crate::auth::metadata::{self, Document, canonical, is_loopback};
 use crate::auth::store::{StoredToken, now};
+use crate::auth::token::AuthMethod;
 use crate::auth::token::{self, Client};
+use crate::auth::{binding, challenge};
 
 /// What the person asked for.
 #[derive(Debug, Clone)]
@@ -47,8 +48,49 @@ fn err(s: impl Into<String>) -> LoginError {
 struct Found {
     resource: String,
     challenge_scope: Option<String>,
-    prm: Document,
+    /// None for a 2025-03-26 server, which publishes none.
+    prm: Option<Document>,
     server: Document,
+}
+
+/// The label of the endpoints a 2025-03-26 server without metadata has by default.
+const LEGACY_DEFAULTS: &str = "the 2025-03-26 default endpoints";
+
+/// A server of the 2025-03-26 revision, which has no Protected Resource Metadata: its
+/// authorization server is at the origin of the MCP URL (path discarded), described by RFC
+/// 8414 metadata there, or else by the default endpoints `/authorize`, `/token` and
+/// `/register` at that origin. None when the URL has no origin.
+async fn legacy_server(http: &AuthHttp, url: &str) -> Option<(String, Document)> {
+    let origin = url::Url::parse(url).ok()?.origin().ascii_serialization();
+    if origin == "null" {
+        return None;
+    }
+    let candidates = vec![(
+        "RFC 8414 at the server's origin (2025-03-26)",
+        format!("{origin}/.well-known/oauth-authorization-server"),
+    )];
+    let asd = metadata::discover(http, candidates).await;
+    if let Some(doc) = asd.found {
+        return Some((origin, doc));
+    }
+    let fields = json!({
+        "issuer": origin,
+        "authorization_endpoint": format!("{origin}/authorize"),
+        "token_endpoint": format!("{origin}/token"),
+        "registration_endpoint": format!("{origin}/register"),
+    });
+    let seq = asd.attempts.last().map_or(0, |a| a.seq);
+    Some((
+        origin.clone(),
+        Document {
+            url: origin,
+            label: LEGACY_DEFAULTS,
+            seq,
+            fields: fields.as_object().cloned().unwrap_or_default(),
+            content_type: None,
+            json_type: false,
+        },
+    ))
 }
 
 async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
@@ -73,31 +115,39 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
     )
     .await;
     let tried = prm.tried();
-    let prm = prm.found.ok_or_else(|| {
-        err(format!(
-            "{url} publishes no protected resource metadata (tried {tried}); scout cannot find its authorization server"
-        ))
-    })?;
-    let resource = prm
-        .str("resource")
-        .map(str::to_string)
-        .unwrap_or_else(|| canonical(url).unwrap_or_else(|| url.to_string()));
-    let issuer = prm
-        .strings("authorization_servers")
-        .and_then(|v| v.into_iter().next())
-        .ok_or_else(|| {
-            err(format!(
-                "the protected resource metadata at {} names no authorization server",
-                prm.url
-            ))
-        })?;
-    let asd = metadata::discover(http, metadata::authorization_server_urls(&issuer)).await;
-    let tried = asd.tried();
-    let server = asd.found.ok_or_else(|| {
-        err(format!(
-            "the authorization server {issuer} publishes no metadata (tried {tried})"
-        ))
-    })?;
+    let (prm, resource, issuer, server) = match prm.found {
+        Some(prm) => {
+            // Metadata for another resource names nothing scout may use (RFC 9728 §3.3):
+            // refused before the authorization server is even asked.
+            let resource = binding::check_resource(url, &prm).map_err(|r| err(r.message()))?;
+            let issuer = prm
+                .strings("authorization_servers")
+                .and_then(|v| v.into_iter().next())
+                .ok_or_else(|| {
+                    err(format!(
+                        "the protected resource metadata at {} names no authorization server",
+                        prm.url
+                    ))
+                })?;
+            let asd = metadata::discover(http, metadata::authorization_server_urls(&issuer)).await;
+            let tried = asd.tried();
+            let server = asd.found.ok_or_else(|| {
+                err(format!(
+                    "the authorization server {issuer} publishes no metadata (tried {tried})"
+                ))
+            })?;
+            (Some(prm), resource, issuer, server)
+        }
+        None => {
+            let (issuer, server) = legacy_server(http, url).await.ok_or_else(|| {
+                err(format!(
+                    "{url} publishes no protected resource metadata (tried {tried}); scout cannot find its authorization server"
+                ))
+            })?;
+            let resource = canonical(url).unwrap_or_else(|| url.to_string());
+            (None, resource, issuer, server)
+        }
+    };
     if server.str("issuer") != Some(issuer.as_str()) {
         return Err(err(format!(
             "the metadata at {} says issuer {:?}, not {issuer}: the spec says to discard it",
@@ -108,7 +158,9 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
     let methods = server
         .strings("code_challenge_methods_supported")
         .unwrap_or_default();
-    if !methods.iter().any(|m| m == "S256") {
+    // The 2025-03-26 default endpoints come with no metadata to advertise PKCE; scout uses
+    // S256 there all the same, as that revision required of every client.
+    if server.label != LEGACY_DEFAULTS && !methods.iter().any(|m| m == "S256") {
         return Err(err(format!(
             "the authorization server {issuer} does not advertise PKCE S256 (code_challenge_methods_supported: {methods:?}); the spec says clients must refuse to proceed"
         )));
@@ -133,8 +185,22 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
     })
 }
 
-/// Registers a public client for the loopback redirect (RFC 7591).
-async fn register(http: &AuthHttp, endpoint: &str, redirect: &str) -> Result<String, LoginError> {
+/// A client registered dynamically: what the authorization server issued, kept as issued
+/// (RFC 7591 §3.2.1): the secret, when there is one, and the way to authenticate with it.
+struct Registered {
+    client_id: String,
+    client_secret: Option<String>,
+    method: AuthMethod,
+}
+
+/// Registers a client for the loopback redirect (RFC 7591), asking to be a public one; the
+/// authorization server decides, and scout authenticates as it registered the client.
+async fn register(
+    http: &AuthHttp,
+    endpoint: &str,
+    redirect: &str,
+    supported: Option<&[String]>,
+) -> Result<Registered, LoginError> {
     let body = json!({
         "client_name": "scout",
         "redirect_uris": [redirect],
@@ -147,10 +213,31 @@ async fn register(http: &AuthHttp, endpoint: &str, redirect: &str) -> Result<Str
     let fields = got.json_object().unwrap_or_default();
     match (got.status, fields.get("client_id").and_then(Value::as_str)) {
         (Some(200 | 201), Some(id)) => {
-            if let Some(s) = fields.get("client_secret").and_then(Value::as_str) {
+            let secret = fields
+                .get("client_secret")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if let Some(s) = &secret {
                 http.secret(s);
             }
-            Ok(id.to_string())
+            let registered = fields
+                .get("token_endpoint_auth_method")
+                .and_then(Value::as_str);
+            let method = match registered.and_then(AuthMethod::parse) {
+                Some(m) => m,
+                None if registered.is_some() => {
+                    return Err(err(format!(
+                        "dynamic client registration at {endpoint} registered the client for token_endpoint_auth_method `{}`, which scout does not speak (it speaks none, client_secret_basic, client_secret_post, private_key_jwt)",
+                        registered.unwrap_or_default()
+                    )));
+                }
+                None => AuthMethod::choose(supported, secret.is_some(), false),
+            };
+            Ok(Registered {
+                client_id: id.to_string(),
+                client_secret: secret,
+                method,
+            })
         }
         _ => Err(err(format!(
             "dynamic client registration at {endpoint} failed ({}{}); register a client with the server's operator and pass --client-id",
@@ -185,10 +272,17 @@ pub async fn login(
         .map_err(|e| err(e.to_string()))?
         .port();
     let redirect = format!("http://127.0.0.1:{port}/callback");
-    let client_id = match &req.client_id {
-        Some(id) => id.clone(),
+    let supported = found
+        .server
+        .strings("token_endpoint_auth_methods_supported");
+    let client = match &req.client_id {
+        Some(id) => Registered {
+            client_id: id.clone(),
+            client_secret: req.client_secret.clone(),
+            method: AuthMethod::choose(supported.as_deref(), req.client_secret.is_some(), false),
+        },
         None => match found.server.str("registration_endpoint") {
-            Some(ep) => register(http, ep, &redirect).await?,
+            Some(ep) => register(http, ep, &redirect, supported.as_deref()).await?,
             None => {
                 return Err(err(format!(
                     "the authorization server {issuer} offers no dynamic client registration; register a client with its operator (redirect URI http://127.0.0.1:PORT/callback) and pass --client-id ID --port PORT"
@@ -196,6 +290,7 @@ pub async fn login(
             }
         },
     };
+    let client_id = client.client_id.clone();
     let scope = req
         .scope
         .clone()
@@ -203,7 +298,8 @@ pub async fn login(
         .or_else(|| {
             found
                 .prm
-                .strings("scopes_supported")
+                .as_ref()
+                .and_then(|p| p.strings("scopes_supported"))
                 .map(|s| s.join(" "))
                 .filter(|s| !s.is_empty())
         });
@@ -285,8 +381,9 @@ pub async fn login(
         Client {
             token_endpoint,
             client_id: &client_id,
-            client_secret: req.client_secret.as_deref(),
-        },
+            client_secret: client.client_secret.as_deref(),
+        }
+        .with_method(client.method),
         &code,
         verifier.secret(),
         &redirect,

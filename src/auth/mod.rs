@@ -9,6 +9,7 @@
 //! [`http::AuthHttp`] and every secret is registered with the run's redactor the moment it
 //! exists (DESIGN §6).
 
+pub mod binding;
 pub mod challenge;
 pub mod http;
 pub mod login;

@@ -6,18 +6,25 @@
 use serde_json::json;
 
 use crate::auth::http::AuthHttp;
-use crate::auth::metadata::{self, canonical};
-use crate::auth::{AuthSpec, Grant, Resolved, challenge, store, token};
+use crate::auth::metadata;
+use crate::auth::{AuthSpec, Grant, Resolved, SecretSource, binding, challenge, store, token};
 
 /// The bearer token to send to `url`, when the configured source gives one. `Ok(None)`: no
-/// token needed or configured (the server may be open); `Err`: one line saying why not.
+/// token needed or configured (the server may be open); `Err`: one line saying why not. A
+/// credential goes only where [`binding::check`] allows, as in a check run.
 pub async fn obtain(
     http: &AuthHttp,
     url: &str,
     spec: &AuthSpec,
     resolved: &Resolved,
+    treat_as_remote: bool,
 ) -> Result<Option<String>, String> {
     let grant = spec.grant();
+    if grant == Grant::Refresh
+        && let Some(why) = spec.refresh_rotation_refusal()
+    {
+        return Err(why);
+    }
     match grant {
         Grant::Static => return Ok(None),
         Grant::None => {
@@ -49,37 +56,66 @@ pub async fn obtain(
             "{url} asks for a token but publishes no protected resource metadata (tried {tried})"
         )
     })?;
+    // Metadata for another resource names nothing scout may use (RFC 9728 §3.3).
+    binding::check_resource(url, &prm).map_err(|r| r.message().to_string())?;
     let issuer = prm
         .strings("authorization_servers")
         .and_then(|v| v.into_iter().next())
         .ok_or_else(|| format!("the metadata at {} names no authorization server", prm.url))?;
+    binding::check_issuer_binding(spec.issuer.as_deref(), &issuer)
+        .map_err(|r| r.message().to_string())?;
     let asd = metadata::discover(http, metadata::authorization_server_urls(&issuer)).await;
-    let endpoint = asd
-        .found
-        .as_ref()
-        .filter(|d| d.str("issuer") == Some(issuer.as_str()))
-        .and_then(|d| d.str("token_endpoint"))
-        .map(str::to_string)
-        .ok_or_else(|| {
-            format!("the authorization server {issuer} publishes no usable metadata with a token endpoint")
-        })?;
-    let server = canonical(url).unwrap_or_else(|| url.to_string());
-    let resource = prm
-        .str("resource")
-        .and_then(canonical)
-        .filter(|r| *r == server || server.starts_with(&format!("{r}/")))
-        .unwrap_or(server);
+    let server = asd.found.as_ref().ok_or_else(|| {
+        format!(
+            "the authorization server {issuer} publishes no metadata (tried {})",
+            asd.tried()
+        )
+    })?;
+    let b = binding::check(
+        binding::Found {
+            server_url: url,
+            prm: &prm,
+            issuer: &issuer,
+            server,
+            treat_as_remote,
+        },
+        spec.issuer.as_deref(),
+    )
+    .map_err(|r| r.message().to_string())?;
     let client_id = spec.client_id.clone().unwrap_or_default();
-    let client = token::Client {
-        token_endpoint: &endpoint,
+    let base = token::Client {
+        token_endpoint: &b.token_endpoint,
         client_id: &client_id,
         client_secret: resolved.client_secret.as_deref(),
     };
+    let client = match &resolved.client_key {
+        Some(pem) => base.with_key(token::SigningKey {
+            pem,
+            audience: &b.issuer,
+            algorithms: b.signing_algs.as_deref(),
+        }),
+        None => base.with_method(token::AuthMethod::choose(
+            b.auth_methods.as_deref(),
+            resolved.client_secret.is_some(),
+            false,
+        )),
+    };
     let got = if grant == Grant::Refresh {
         let rt = resolved.refresh_token.clone().unwrap_or_default();
-        token::refresh(http, client, &rt, spec.scope.as_deref(), &resource).await
+        let got = token::refresh(http, client, &rt, spec.scope.as_deref(), &b.resource).await;
+        if let (Ok(t), Some(SecretSource::File(path))) = (&got, &spec.refresh_token)
+            && let Some(new) = &t.refresh_token
+        {
+            store::replace_secret_file(path, new).map_err(|e| {
+                format!(
+                    "the authorization server rotated the refresh token but scout could not write the new one to {}: {e}",
+                    path.display()
+                )
+            })?;
+        }
+        got
     } else {
-        token::client_credentials(http, client, spec.scope.as_deref(), &resource).await
+        token::client_credentials(http, client, spec.scope.as_deref(), &b.resource).await
     };
     got.map(|t| Some(t.token)).map_err(|e| e.message)
 }

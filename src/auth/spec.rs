@@ -83,6 +83,21 @@ pub struct AuthSpec {
     /// A scope too small for the server: scout asks for a second token with only this
     /// scope and expects `403 insufficient_scope` (`auth.scope_challenge`).
     pub limited_scope: Option<String>,
+    /// The `issuer` of the authorization server these credentials were registered with
+    /// (`issuer` / `--issuer`). The spec binds pre-registered credentials to their issuer: when
+    /// the server names another one, scout stops before sending anything.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// A private key (PEM) the client authenticates with instead of a secret
+    /// (`client_key_file`): `private_key_jwt`, RFC 7523 (client credentials). Boxed: rarely
+    /// set, and it keeps the HTTP target no larger than the stdio one needs to be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_key: Option<Box<SecretSource>>,
+    /// Use a refresh token read from an environment variable even though a rotating
+    /// authorization server invalidates it (`allow_refresh_rotation` /
+    /// `--allow-refresh-rotation`).
+    #[serde(default)]
+    pub allow_refresh_rotation: bool,
 }
 
 /// How scout gets the bearer token it sends.
@@ -110,7 +125,9 @@ impl AuthSpec {
             Grant::Static
         } else if self.refresh_token.is_some() {
             Grant::Refresh
-        } else if self.client_id.is_some() && self.client_secret.is_some() {
+        } else if self.client_id.is_some()
+            && (self.client_secret.is_some() || self.client_key.is_some())
+        {
             Grant::ClientCredentials
         } else {
             Grant::None
@@ -121,16 +138,38 @@ impl AuthSpec {
     pub fn validate(&self) -> Result<(), String> {
         let oauth = self.client_id.is_some()
             || self.client_secret.is_some()
+            || self.client_key.is_some()
             || self.refresh_token.is_some();
         if self.token.is_some() && oauth {
             return Err("a ready token (token_env / token_file) cannot be combined with OAuth settings (client_id, client_secret_env/_file, refresh_token_env/_file); keep one way to the token".into());
         }
         if self.client_id.is_none()
-            && (self.client_secret.is_some() || self.refresh_token.is_some())
+            && (self.client_secret.is_some()
+                || self.client_key.is_some()
+                || self.refresh_token.is_some())
         {
-            return Err("a client secret or refresh token needs `client_id` (--client-id): the client the authorization server issued it to".into());
+            return Err("a client secret, client key or refresh token needs `client_id` (--client-id): the client the authorization server issued it to".into());
         }
-        if self.client_id.is_some() && self.client_secret.is_none() && self.refresh_token.is_none()
+        if self.client_secret.is_some() && self.client_key.is_some() {
+            return Err("`client_secret_env`/`_file` and `client_key_file` are two ways to authenticate the same client; keep the one the authorization server registered".into());
+        }
+        if self
+            .issuer
+            .as_deref()
+            .is_some_and(|i| url::Url::parse(i).is_err())
+        {
+            return Err(format!(
+                "`issuer` must be the authorization server's issuer URL (e.g. https://auth.example.com), got `{}`",
+                self.issuer.as_deref().unwrap_or_default()
+            ));
+        }
+        if self.issuer.is_some() && matches!(self.grant(), Grant::Static | Grant::None) {
+            return Err("`issuer` binds credentials scout sends to an authorization server (client_id with a secret, key or refresh token); a ready token is sent to the MCP server only".into());
+        }
+        if self.client_id.is_some()
+            && self.client_secret.is_none()
+            && self.client_key.is_none()
+            && self.refresh_token.is_none()
         {
             return Err("`client_id` alone gets no token: add `client_secret_env` (--client-secret-env) for client credentials or `refresh_token_env` (--refresh-token-env); at a desk, run `scout auth login URL --client-id ID`".into());
         }
@@ -155,7 +194,22 @@ impl AuthSpec {
         if let Some(s) = &self.refresh_token {
             v.push((s, "the refresh token"));
         }
+        if let Some(s) = &self.client_key {
+            v.push((&**s, "the client key"));
+        }
         v
+    }
+
+    /// Refuses, before any request, a refresh token that a rotating authorization server
+    /// would invalidate with no place to keep its successor: one read from an environment
+    /// variable (a file is written back). `--allow-refresh-rotation` accepts the risk.
+    pub fn refresh_rotation_refusal(&self) -> Option<String> {
+        match &self.refresh_token {
+            Some(SecretSource::Env(var)) if !self.allow_refresh_rotation => Some(format!(
+                "the refresh token comes from the environment variable {var}, where scout cannot keep the new one a rotating authorization server issues (the old one then stops working, and under reuse detection using it again revokes the whole grant); put it in a file with refresh_token_file (--refresh-token-file PATH), which scout updates in place, or pass --allow-refresh-rotation to use it anyway"
+            )),
+            _ => None,
+        }
     }
 
     /// Reads every configured secret.
@@ -176,6 +230,11 @@ impl AuthSpec {
                 .as_ref()
                 .map(|s| s.read("the refresh token"))
                 .transpose()?,
+            client_key: self
+                .client_key
+                .as_ref()
+                .map(|s| s.read("the client key"))
+                .transpose()?,
         })
     }
 }
@@ -186,6 +245,8 @@ pub struct Resolved {
     pub token: Option<String>,
     pub client_secret: Option<String>,
     pub refresh_token: Option<String>,
+    /// The PEM of `client_key_file`.
+    pub client_key: Option<String>,
 }
 
 impl std::fmt::Debug for Resolved {
@@ -200,6 +261,7 @@ impl std::fmt::Debug for Resolved {
                 "refresh_token",
                 &self.refresh_token.as_ref().map(|_| "[secret]"),
             )
+            .field("client_key", &self.client_key.as_ref().map(|_| "[secret]"))
             .finish()
     }
 }
@@ -207,11 +269,16 @@ impl std::fmt::Debug for Resolved {
 impl Resolved {
     /// Every value, to register with the redactor before the first request.
     pub fn values(&self) -> Vec<&str> {
-        [&self.token, &self.client_secret, &self.refresh_token]
-            .into_iter()
-            .flatten()
-            .map(String::as_str)
-            .collect()
+        [
+            &self.token,
+            &self.client_secret,
+            &self.refresh_token,
+            &self.client_key,
+        ]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .collect()
     }
 }
 
@@ -274,6 +341,52 @@ mod tests {
         ] {
             assert!(bad.validate().is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn keys_issuer_and_rotation_rules() {
+        let key = AuthSpec {
+            client_id: Some("c".into()),
+            client_key: Some(Box::new(SecretSource::File("k.pem".into()))),
+            issuer: Some("https://auth.example.com".into()),
+            ..AuthSpec::default()
+        };
+        assert_eq!(key.grant(), Grant::ClientCredentials);
+        assert!(key.validate().is_ok());
+        let both = AuthSpec {
+            client_secret: env("S"),
+            ..key.clone()
+        };
+        assert!(both.validate().is_err(), "a secret and a key");
+        let bad_issuer = AuthSpec {
+            issuer: Some("auth.example.com".into()),
+            ..key.clone()
+        };
+        assert!(bad_issuer.validate().is_err());
+        let token_with_issuer = AuthSpec {
+            token: env("T"),
+            issuer: Some("https://auth.example.com".into()),
+            ..AuthSpec::default()
+        };
+        assert!(token_with_issuer.validate().is_err());
+
+        let from_env = AuthSpec {
+            client_id: Some("c".into()),
+            refresh_token: env("R"),
+            ..AuthSpec::default()
+        };
+        let why = from_env.refresh_rotation_refusal().expect("refused");
+        assert!(why.contains("refresh_token_file") && why.contains("--allow-refresh-rotation"));
+        let allowed = AuthSpec {
+            allow_refresh_rotation: true,
+            ..from_env.clone()
+        };
+        assert!(allowed.refresh_rotation_refusal().is_none());
+        let from_file = AuthSpec {
+            refresh_token: Some(SecretSource::File("rt".into())),
+            ..from_env
+        };
+        assert!(from_file.refresh_rotation_refusal().is_none());
     }
 
     #[test]

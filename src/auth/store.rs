@@ -94,6 +94,27 @@ pub fn save(dir: &Path, token: &StoredToken) -> std::io::Result<PathBuf> {
     Ok(path)
 }
 
+/// Replaces the content of a secret file (a rotated refresh token) atomically: a temporary
+/// file in the same folder, readable by the user only (0600), renamed over the old one, so a
+/// crash leaves either the old token or the new one, never half of either.
+pub fn replace_secret_file(path: &Path, value: &str) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        tmp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    std::io::Write::write_all(&mut tmp, format!("{value}\n").as_bytes())?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
 /// The stored token of a server, when there is one that can be read.
 pub fn load(dir: &Path, server_url: &str) -> Option<StoredToken> {
     let text = std::fs::read_to_string(path_for(dir, server_url)).ok()?;
@@ -126,6 +147,26 @@ mod tests {
             scope: Some("mcp".into()),
             saved_at: 1,
         }
+    }
+
+    #[test]
+    fn a_rotated_secret_replaces_the_file_owner_only() {
+        let d = tempfile::tempdir().expect("tempdir");
+        let p = d.path().join("refresh");
+        std::fs::write(&p, "old-refresh\n").expect("write");
+        replace_secret_file(&p, "new-refresh").expect("replaced");
+        assert_eq!(
+            std::fs::read_to_string(&p).expect("read").trim(),
+            "new-refresh"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&p).expect("meta").permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        // Nothing else is left in the folder (no temporary file).
+        assert_eq!(std::fs::read_dir(d.path()).expect("dir").count(), 1);
     }
 
     #[test]

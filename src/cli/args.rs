@@ -274,6 +274,32 @@ pub struct CredentialArgs {
         help_heading = "Credentials"
     )]
     pub limited_scope: Option<String>,
+    /// The issuer of the authorization server the client is registered with: scout sends the
+    /// credentials to no other (a mismatch stops the run, exit 2)
+    #[arg(
+        long,
+        value_name = "URL",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub issuer: Option<String>,
+    /// Authenticate the client with this private key (PEM) instead of a secret:
+    /// private_key_jwt, RFC 7523
+    #[arg(
+        long = "client-key-file",
+        value_name = "PATH",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub client_key_file: Option<PathBuf>,
+    /// Use a refresh token from --refresh-token-env although a rotating authorization server
+    /// invalidates it (a file given with --refresh-token-file is updated instead)
+    #[arg(
+        long = "allow-refresh-rotation",
+        display_order = 3,
+        help_heading = "Credentials"
+    )]
+    pub allow_refresh_rotation: bool,
 }
 
 impl CredentialArgs {
@@ -288,6 +314,9 @@ impl CredentialArgs {
             (self.refresh_token_file.is_some(), "--refresh-token-file"),
             (self.scope.is_some(), "--scope"),
             (self.limited_scope.is_some(), "--limited-scope"),
+            (self.issuer.is_some(), "--issuer"),
+            (self.client_key_file.is_some(), "--client-key-file"),
+            (self.allow_refresh_rotation, "--allow-refresh-rotation"),
         ]
         .into_iter()
         .filter_map(|(g, f)| g.then_some(f))

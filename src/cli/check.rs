@@ -130,6 +130,9 @@ pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
         refresh_token_file: c.refresh_token_file.clone(),
         scope: c.scope.clone(),
         limited_scope: c.limited_scope.clone(),
+        issuer: c.issuer.clone(),
+        client_key_file: c.client_key_file.clone(),
+        allow_refresh_rotation: c.allow_refresh_rotation.then_some(true),
         ..ServerEntry::default()
     }))
 }
@@ -341,7 +344,27 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         ));
     }
     crate::cli::internal_errors_exit(&report)?;
+    if let Some(stop) = credential_stop(&report) {
+        return Err(CliError::Usage(stop));
+    }
     Ok(crate::cli::gate_exit(&report))
+}
+
+/// A run the operator's credential settings stopped before the grant (an `issuer` binding
+/// the server's authorization server does not match, a refresh token from the environment
+/// without `--allow-refresh-rotation`): `auth.token_acquired` skipped by policy. That is the
+/// configuration's doing, not the server's, so the exit code is 2 with the line that says
+/// why.
+fn credential_stop(report: &crate::report::Report) -> Option<String> {
+    report.servers.iter().find_map(|s| {
+        s.findings
+            .iter()
+            .find(|f| {
+                f.id == crate::probe::auth::TOKEN_ACQUIRED.id
+                    && f.skip_reason == Some(crate::report::finding::SkipReason::Policy)
+            })
+            .map(|f| format!("server {}: {}", s.name, f.detail))
+    })
 }
 
 /// `scout config show`.

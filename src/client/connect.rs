@@ -314,9 +314,11 @@ impl Connector {
             self.inner.spec.treat_as_remote,
         )
         .map_err(ConnectError::Auth)?;
-        if let Some(token) = crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved)
-            .await
-            .map_err(ConnectError::Auth)?
+        let remote = self.inner.spec.treat_as_remote;
+        if let Some(token) =
+            crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved, remote)
+                .await
+                .map_err(ConnectError::Auth)?
         {
             clients.set_bearer(Some(token));
         }

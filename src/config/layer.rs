@@ -93,6 +93,16 @@ pub struct Layer {
     /// A scope too small for the server, for `auth.scope_challenge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_scope: Option<String>,
+    /// The issuer of the authorization server the credentials belong to: scout sends them
+    /// to no other one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// File holding the client's private key (PEM), for `private_key_jwt` (RFC 7523).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_key_file: Option<PathBuf>,
+    /// Use a refresh token from an environment variable although rotation invalidates it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_refresh_rotation: Option<bool>,
     /// The catalogue lock file (default: `scout.lock` beside the config file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<PathBuf>,
@@ -132,6 +142,9 @@ pub const KEYS: &[&str] = &[
     "refresh_token_file",
     "scope",
     "limited_scope",
+    "issuer",
+    "client_key_file",
+    "allow_refresh_rotation",
     "lock",
     "servers",
 ];
@@ -148,6 +161,9 @@ pub const CREDENTIAL_KEYS: &[&str] = &[
     "refresh_token_file",
     "scope",
     "limited_scope",
+    "issuer",
+    "client_key_file",
+    "allow_refresh_rotation",
 ];
 
 /// A list written either as an array or as one comma-separated string (handy in `SCOUT_ONLY`).
@@ -253,6 +269,16 @@ pub struct ServerEntry {
     /// A scope too small for the server, for `auth.scope_challenge`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limited_scope: Option<String>,
+    /// The issuer of the authorization server the credentials belong to: scout sends them
+    /// to no other one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issuer: Option<String>,
+    /// File holding the client's private key (PEM), for `private_key_jwt` (RFC 7523).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_key_file: Option<PathBuf>,
+    /// Use a refresh token from an environment variable although rotation invalidates it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_refresh_rotation: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdio_env: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -291,6 +317,9 @@ pub struct CredentialKeys {
     pub refresh_token_file: Option<PathBuf>,
     pub scope: Option<String>,
     pub limited_scope: Option<String>,
+    pub issuer: Option<String>,
+    pub client_key_file: Option<PathBuf>,
+    pub allow_refresh_rotation: Option<bool>,
 }
 
 macro_rules! credential_keys {
@@ -308,6 +337,9 @@ macro_rules! credential_keys {
                     refresh_token_file: self.refresh_token_file.clone(),
                     scope: self.scope.clone(),
                     limited_scope: self.limited_scope.clone(),
+                    issuer: self.issuer.clone(),
+                    client_key_file: self.client_key_file.clone(),
+                    allow_refresh_rotation: self.allow_refresh_rotation,
                 }
             }
         }

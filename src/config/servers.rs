@@ -212,6 +212,12 @@ fn auth_spec(e: &ServerEntry, settings: &Settings) -> Result<AuthSpec, String> {
         refresh_token: one(&k.refresh_token_env, &k.refresh_token_file, "refresh_token")?,
         scope: k.scope.clone(),
         limited_scope: k.limited_scope.clone(),
+        issuer: k.issuer.clone(),
+        client_key: k
+            .client_key_file
+            .clone()
+            .map(|p| Box::new(SecretSource::File(p))),
+        allow_refresh_rotation: k.allow_refresh_rotation.unwrap_or(false),
     };
     spec.validate()?;
     Ok(spec)

@@ -10,6 +10,7 @@ mod commands;
 mod common;
 mod config;
 mod coverage;
+mod credentials;
 mod docs;
 mod emit;
 mod execution;

@@ -284,6 +284,8 @@ fn a_refresh_token_from_the_environment_is_exchanged_at_the_start_and_never_show
             "scout-desk",
             "--refresh-token-env",
             "PY_REFRESH",
+            // A token from the environment cannot be rotated in place: accepted here.
+            "--allow-refresh-rotation",
             "--out-dir",
         ])
         .args([out.path()])
