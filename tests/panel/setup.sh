@@ -97,11 +97,15 @@ node_ready || installed=yes
 for v in "${venvs[@]}"; do py_ready "$v" || installed=yes; done
 install_node
 for v in "${venvs[@]}"; do install_python "$v"; done
-[ -x .venvs/git/bin/mcp-server-git ] && [ -x .venvs/fetch/bin/mcp-server-fetch ] &&
-  [ -x .venvs/arxiv/bin/arxiv-mcp-server ] &&
-  [ -x .venvs/awsdocs/bin/awslabs.aws-documentation-mcp-server ] &&
-  .venvs/fastmcp/bin/python -c 'import fastmcp' >/dev/null 2>&1 ||
+venvs_complete() {
+  [ -x .venvs/git/bin/mcp-server-git ] && [ -x .venvs/fetch/bin/mcp-server-fetch ] &&
+    [ -x .venvs/arxiv/bin/arxiv-mcp-server ] &&
+    [ -x .venvs/awsdocs/bin/awslabs.aws-documentation-mcp-server ] &&
+    .venvs/fastmcp/bin/python -c 'import fastmcp' >/dev/null 2>&1
+}
+if ! venvs_complete; then
   die "pip finished but a panel venv is incomplete (remove tests/panel/.venvs and run again)"
+fi
 # Quiet when there was nothing to do.
 if [ "$installed" = yes ]; then
   say "ready"
