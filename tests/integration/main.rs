@@ -18,6 +18,7 @@ mod flood;
 mod gating;
 mod oauth;
 mod oauth_sources;
+mod panel;
 mod performance;
 mod phase_fixtures;
 mod phases;
