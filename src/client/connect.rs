@@ -290,6 +290,27 @@ impl Connector {
         Ok(Connection::new(wire, self.clone(), Era::Legacy))
     }
 
+    /// A new wire (no handshake) over `kind` that shares nothing with the others: a new
+    /// process over stdio; over Streamable HTTP a client with a connection pool of its own
+    /// (the same headers and credentials), so it never rides a TCP connection another
+    /// wire opened.
+    pub async fn open_independent_wire(
+        &self,
+        kind: TransportKind,
+    ) -> Result<Connection, ConnectError> {
+        match (&self.inner.spec.target, kind) {
+            (TargetSpec::Http { url, .. }, TransportKind::Http) => {
+                let own = self.clients()?.with_own_pool()?;
+                Ok(Connection::new(
+                    Wire::Http(HttpWire::new(Arc::new(own), url.clone())),
+                    self.clone(),
+                    Era::Legacy,
+                ))
+            }
+            _ => self.open_wire(kind).await,
+        }
+    }
+
     fn clients(&self) -> Result<Arc<HttpClients>, ConnectError> {
         self.inner
             .clients

@@ -172,6 +172,19 @@ impl Connection {
         .with_tag())
     }
 
+    /// Like [`Connection::fresh`], but independent of every other wire down to the TCP
+    /// connection: over Streamable HTTP the new wire has a client and connection pool of
+    /// its own (keep-alive and HTTP/2 multiplexing would otherwise put it on a connection
+    /// the run already uses). For probes that claim "an independent connection".
+    pub async fn independent(&self) -> Result<Connection, ConnectError> {
+        let c = self.connector.open_independent_wire(self.transport).await?;
+        Ok(Connection {
+            wire: c.wire,
+            ..self.clone()
+        }
+        .with_tag())
+    }
+
     fn with_tag(self) -> Self {
         self.tag_era();
         self

@@ -21,7 +21,7 @@ use crate::transport::{Outcome, Probe, Reply};
 
 crate::checks! { phase: Resilience;
     MALFORMED_SURVIVAL = "resilience.malformed_survival", Major, "The server still serves after garbage", spec::B26,
-        "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request, which must still be answered. Over stdio a crash here kills the session an agent depends on.",
+        "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request every server serves whatever it declared (ping in the handshake era, server/discover on 2026-07-28 wires), which must still be answered. Over stdio a crash here kills the session an agent depends on.",
         "Handle malformed input per message: answer or drop it, never tear down the process or connection.";
     TIMEOUT_RECOVERY = "resilience.timeout_recovery", Major, "The server still serves after an abandoned request", "",
         "scout sends tools/list and abandons it, as an agent that gives up does (stdio: the line is written and its answer never awaited; http://: the request is written whole on a connection of its own, which is closed unread; https://: scout gives up after 1 ms), then sends an ordinary request (server/discover on 2026-07-28 wires, ping otherwise), which must be answered. Over https only a request that really timed out counts; one answered within 1 ms leaves the check not assessed.",
@@ -221,12 +221,10 @@ async fn malformed(s: &mut Session, wires: &[Connection], dual: bool) {
             })
         }))
         .await;
-        let method = if w.era() == Era::Modern {
-            "server/discover"
-        } else {
-            "tools/list"
-        };
-        let follow = w.request(method, json!({})).await;
+        // A request every server must serve whatever it declared: `ping` (handshake era)
+        // or `server/discover` (2026-07-28). `tools/list` is a method only servers that
+        // declare `tools` implement, so its error would say nothing about the garbage.
+        let follow = w.request(follow_up(w), json!({})).await;
         s.add(judge(dual.then_some(w.era()), &garbage, &follow));
     }
 }

@@ -71,6 +71,27 @@ impl HttpClients {
         trace_id: String,
         limiter: RateLimiter,
     ) -> Result<Self, HttpSetupError> {
+        Ok(HttpClients {
+            client: Self::build_client()?,
+            limiter,
+            auth_headers,
+            trace_id,
+            bearer: Arc::default(),
+        })
+    }
+
+    /// The same clients (headers, credentials slot, rate limiter) over a reqwest client of
+    /// their own: its connection pool shares no TCP connection (and no HTTP/2 multiplexed
+    /// connection) with this one, so a wire built on it is an independent connection in
+    /// the server's eyes too.
+    pub fn with_own_pool(&self) -> Result<Self, HttpSetupError> {
+        Ok(HttpClients {
+            client: Self::build_client()?,
+            ..self.clone()
+        })
+    }
+
+    fn build_client() -> Result<reqwest::Client, HttpSetupError> {
         let policy = reqwest::redirect::Policy::custom(|attempt| {
             let same = attempt
                 .previous()
@@ -82,17 +103,10 @@ impl HttpClients {
                 attempt.follow()
             }
         });
-        let client = reqwest::Client::builder()
+        Ok(reqwest::Client::builder()
             .redirect(policy)
             .connect_timeout(Duration::from_secs(10))
-            .build()?;
-        Ok(HttpClients {
-            client,
-            limiter,
-            auth_headers,
-            trace_id,
-            bearer: Arc::default(),
-        })
+            .build()?)
     }
 
     /// Sets (or clears) the bearer token the authenticated client sends.

@@ -236,3 +236,53 @@ async fn the_acceptance_fixtures_end_within_their_deadline_and_leave_no_process(
         assert_all_gone(name, &pid(name));
     }
 }
+
+#[tokio::test]
+async fn malformed_survival_follows_up_with_a_request_the_server_declared() {
+    // Previously the follow-up after the garbage was tools/list on every handshake-era
+    // wire, so legacy_without_tools.py (prompts only, -32601 for tools/list) failed major
+    // although it survived the garbage. Its twin parse_error_crashes.py still fails.
+    let (small, crash) = tokio::join!(
+        run(resilience(fixture("legacy_without_tools.py", &[]))),
+        run(resilience(fixture("parse_error_crashes.py", &[]))),
+    );
+    let f = expect(&small, "resilience.malformed_survival", None, Status::Pass);
+    never(&small, "resilience.malformed_survival", Status::Fail);
+    assert!(
+        f.evidence.len() >= 5,
+        "the garbage and the follow-up: {f:?}"
+    );
+    let cited: Vec<Option<&str>> = small
+        .exchanges
+        .iter()
+        .filter(|e| f.evidence.contains(&e.seq))
+        .filter_map(|e| match &e.kind {
+            scout::telemetry::ExchangeKind::Stdio(m) => Some(m.method.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        cited.contains(&Some("ping")),
+        "the follow-up is a ping: {cited:?}"
+    );
+    assert!(!cited.contains(&Some("tools/list")), "{cited:?}");
+    expect(&crash, "resilience.malformed_survival", None, Status::Fail);
+}
+
+#[tokio::test]
+async fn an_independent_connection_is_a_connection_of_its_own() {
+    // state_per_connection.py answers the first request on each TCP connection as if
+    // nothing had been negotiated there. Previously the "fresh, independent connection"
+    // rode the run's pooled keep-alive connection and the check passed; on a client with a
+    // connection pool of its own the drift shows. Its twin minimal_server.py passes.
+    let (bad, good) = tokio::join!(
+        run(resilience(fixture_http("state_per_connection.py"))),
+        run(resilience(fixture_http("minimal_server.py"))),
+    );
+    let f = expect(&bad, "resilience.stateless", None, Status::Fail);
+    assert!(f.detail.contains("differ"), "{}", f.detail);
+    assert!(f.detail.contains("of its own"), "{}", f.detail);
+    let f = expect(&good, "resilience.stateless", None, Status::Pass);
+    assert!(f.detail.contains("independent connection"), "{}", f.detail);
+    never(&good, "resilience.concurrent_sessions", Status::Fail);
+}
