@@ -288,11 +288,12 @@ impl Connection {
         // Requests that wait for an answer (and GET/DELETE) take one of the server's
         // `--concurrency` slots; one-way messages (notifications, cancellations) do not, so
         // a cancellation is never queued behind the call it cancels.
-        let _slot = if probe.expect_no_reply && probe.http_method.is_none() {
-            None
-        } else {
-            self.connector.slot().await
-        };
+        let _slot =
+            if (probe.expect_no_reply && probe.http_method.is_none()) || probe.own_concurrency {
+                None
+            } else {
+                self.connector.slot().await
+            };
         let timeout = probe.timeout.unwrap_or(self.connector.timeout());
         // The params were serialised into the body; a large one (the oversized-request
         // probe) is not kept twice while the request is in flight.

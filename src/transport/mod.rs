@@ -95,6 +95,10 @@ pub struct Probe {
     /// server always meets a client that went away however fast it answers; over `https://`
     /// scout stops waiting after the probe's `timeout`.
     pub abandon: bool,
+    /// The probe sets its own number of requests in flight (the load ramp): it takes none
+    /// of the server's `--concurrency` slots, which would cap the ramp at that number.
+    /// `--rps` still paces it.
+    pub own_concurrency: bool,
 }
 
 /// Stands for [`Probe::pad`] bytes of padding inside a probe's params.

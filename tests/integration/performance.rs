@@ -187,6 +187,28 @@ async fn a_server_that_serialises_requests_warns_under_allow_load() {
 }
 
 #[tokio::test]
+async fn the_load_ramp_owns_its_concurrency() {
+    // Previously the ramp's requests took --concurrency slots: at 1, "16 in flight" were
+    // one at a time and concurrent_work.py (60 ms of work per request, no shared lock) was
+    // reported as serialising. Its twin serialises_requests.py still is, at 1 too.
+    let at_one = |mut spec: ServerSpec| {
+        spec.concurrency = 1;
+        spec.timeout = Duration::from_secs(10);
+        load(spec)
+    };
+    let (good, bad) = tokio::join!(
+        run(at_one(fixture_http("concurrent_work.py"))),
+        run(at_one(fixture_http("serialises_requests.py"))),
+    );
+    let f = expect(&good, "performance.throughput", None, Status::Info);
+    assert!(f.detail.contains("16 in flight"), "{}", f.detail);
+    assert!(!f.detail.contains("serialises"), "{}", f.detail);
+    never(&good, "performance.throughput", Status::Warn);
+    let f = expect(&bad, "performance.throughput", None, Status::Warn);
+    assert!(f.detail.contains("serialises"), "{}", f.detail);
+}
+
+#[tokio::test]
 async fn a_remote_host_gets_no_more_than_its_rate() {
     let mut spec = load(fixture_http("minimal_server.py"));
     spec.treat_as_remote = true;
