@@ -2,6 +2,7 @@
 //! our own parser), read as a stream under the body cap and the request timeout. A
 //! handshake-era stream closed before its response is resumed by [`super::resume`].
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -172,7 +173,7 @@ static PADDING: [u8; 64 * 1024] = [b'x'; 64 * 1024];
 /// stream of chunks with its total length, and what the record keeps of it (the first
 /// bytes and the size sent, as [`own_body_kept`](crate::telemetry::recorder::own_body_kept)
 /// would keep of the whole body).
-fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String) {
+fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String, Arc<AtomicUsize>) {
     let (prefix, suffix) = match body.split_once(super::PAD_MARKER) {
         Some((a, b)) => (a.to_string(), b.to_string()),
         None => (body, String::new()),
@@ -200,14 +201,29 @@ fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String) {
             full,
         ))
         .chain(std::iter::once(bytes::Bytes::from_static(&PADDING[..rest])))
-        .chain(std::iter::once(bytes::Bytes::from(suffix)))
-        .map(Ok::<_, std::io::Error>);
+        .chain(std::iter::once(bytes::Bytes::from(suffix)));
+    // Counts the bytes handed to the connection: the client takes the next chunk only once
+    // it has written the one before, so a count short of the total says the write stopped
+    // before the body's end.
+    let handed = Arc::new(AtomicUsize::new(0));
+    let counter = handed.clone();
+    let chunks = chunks.map(move |c| {
+        counter.fetch_add(c.len(), Ordering::SeqCst);
+        Ok::<_, std::io::Error>(c)
+    });
     (
         reqwest::Body::wrap_stream(futures_util::stream::iter(chunks)),
         total,
         kept,
+        handed,
     )
 }
+
+/// The start of a transport error for a request whose body the server stopped taking: it
+/// closed the connection (after an early answer such as 413, which may be lost with it)
+/// before the whole body was written. A server refusing a body past its limit does this.
+pub const BODY_NOT_TAKEN: &str =
+    "the server closed the connection before taking the whole request body";
 
 /// What the record of an abandoned request says.
 const ABANDONED: &str = "abandoned: scout sent the whole request on a connection of its own and closed it without reading the answer";
@@ -330,10 +346,13 @@ pub async fn exchange(
     }
     // The body is handed to the client without a copy, and the record keeps what the
     // recorder would keep of it anyway (a large body costs its size once, not three times).
+    // For a padded body: how many bytes were handed to the connection, of how many.
+    let mut body_progress: Option<(Arc<AtomicUsize>, usize)> = None;
     let request_body = match (req.body.take(), req.pad) {
         (Some(b), Some(pad)) => {
-            let (body, total, kept) = padded(b, pad);
+            let (body, total, kept, handed) = padded(b, pad);
             rb = rb.header(reqwest::header::CONTENT_LENGTH, total).body(body);
+            body_progress = Some((handed, total));
             Some(kept)
         }
         (Some(b), None) => {
@@ -368,7 +387,13 @@ pub async fn exchange(
             return reply;
         }
         Ok(Err(e)) => {
-            let msg = error_chain(&e);
+            let mut msg = error_chain(&e);
+            if let Some((handed, total)) = &body_progress {
+                let handed = handed.load(Ordering::SeqCst);
+                if handed < *total {
+                    msg = format!("{BODY_NOT_TAKEN} ({handed} of {total} bytes written): {msg}");
+                }
+            }
             ex.error = Some(msg.clone());
             reply.outcome = Outcome::TransportError(msg);
             recorder.finish(pending, era, ExchangeKind::Http(ex));

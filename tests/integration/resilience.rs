@@ -286,3 +286,21 @@ async fn an_independent_connection_is_a_connection_of_its_own() {
     assert!(f.detail.contains("independent connection"), "{}", f.detail);
     never(&good, "resilience.concurrent_sessions", Status::Fail);
 }
+
+#[tokio::test]
+async fn an_early_413_is_a_refusal_whichever_is_seen_first() {
+    // early_413.py answers 413 and closes as soon as it reads a Content-Length over 1 MiB,
+    // while scout is still writing the 4 MiB body. Previously the verdict depended on which
+    // scout saw first: the 413 (pass) or the connection closed under its write (a warning
+    // "broke the connection"). Both are the server refusing the body. Several runs, each
+    // the same verdict; the twin crashes_on_large_body.py never passes (see above).
+    let runs = futures_util::future::join_all(
+        (0..4).map(|_| run(resilience(fixture_http("early_413.py")))),
+    )
+    .await;
+    for r in &runs {
+        let f = expect(r, "resilience.oversized_request", None, Status::Pass);
+        assert!(f.detail.contains("refused"), "{}", f.detail);
+        never(r, "resilience.oversized_request", Status::Warn);
+    }
+}

@@ -119,6 +119,11 @@ pub fn judge_oversized(big: &Reply, next: &Reply) -> FindingBuilder {
         Outcome::TimedOut => OVERSIZED_REQUEST.fail(format!(
             "A request of over {mib} MiB was neither answered nor refused before the timeout (the next request was served)."
         )),
+        Outcome::TransportError(e) if e.starts_with(crate::transport::http::BODY_NOT_TAKEN) => {
+            OVERSIZED_REQUEST.pass(format!(
+                "A request of over {mib} MiB was refused: {e}. An early answer (413) and then closing the connection is how a server refuses a body past its limit (whichever of the two scout sees first); the next request was served."
+            ))
+        }
         Outcome::TransportError(e) => OVERSIZED_REQUEST.warn(format!(
             "A request of over {mib} MiB broke the connection ({e}) instead of being refused with 413 or a JSON-RPC error; the next request was served."
         )),
@@ -381,6 +386,19 @@ mod tests {
             .expect("valid");
         assert_eq!(f.status, Status::Fail);
         assert_eq!(f.evidence, vec![1, 2]);
+        // Closed before the body's end (an early 413 lost with it): previously a warning
+        // or a pass depending on which scout saw first; a refusal either way.
+        let cut = reply(
+            1,
+            Outcome::TransportError(format!(
+                "{} (262144 of 4194350 bytes written): Broken pipe",
+                crate::transport::http::BODY_NOT_TAKEN
+            )),
+            None,
+        );
+        assert_eq!(judge_oversized(&cut, &ok(2)).status(), Status::Pass);
+        let broken = reply(1, Outcome::TransportError("connection reset".into()), None);
+        assert_eq!(judge_oversized(&broken, &ok(2)).status(), Status::Warn);
         let hang = reply(1, Outcome::TimedOut, None);
         assert_eq!(judge_oversized(&hang, &ok(2)).status(), Status::Fail);
     }
