@@ -228,15 +228,57 @@ pub const BODY_NOT_TAKEN: &str =
 /// What the record of an abandoned request says.
 const ABANDONED: &str = "abandoned: scout sent the whole request on a connection of its own and closed it without reading the answer";
 
-/// Writes `req` whole on a new plain-HTTP connection and closes it without reading a byte
-/// of the answer: a client that goes away, whatever the server's speed (a timer could lose
-/// the race against a server that answers in under a millisecond). Header lines with a
+/// Writes `req` whole on a new connection of its own (TLS for `https://`, verified against
+/// the same web PKI roots as the HTTP client) and closes it without reading a byte of the
+/// answer, once the last write completed: a client that goes away, whatever the server's
+/// speed or distance (a timer could lose the race against a server that answers in under
+/// a millisecond, and a remote one could never be reached within it). Header lines with a
 /// CR or LF are left out rather than written raw.
 async fn abandon(req: &HttpRequest) -> Result<(), String> {
-    use tokio::io::AsyncWriteExt;
     let url = url::Url::parse(&req.url).map_err(|e| e.to_string())?;
     let host = url.host_str().ok_or("the URL has no host")?;
     let port = url.port_or_known_default().unwrap_or(80);
+    let mut bytes = request_head(req, &url, host).into_bytes();
+    bytes.extend_from_slice(req.body.as_deref().unwrap_or_default().as_bytes());
+    let tcp = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
+        .await
+        .map_err(|e| e.to_string())?;
+    match url.scheme() {
+        "https" => {
+            let name = tokio_rustls::rustls::pki_types::ServerName::try_from(
+                host.trim_matches(['[', ']']).to_string(),
+            )
+            .map_err(|e| e.to_string())?;
+            let tls = tls_connector()?
+                .connect(name, tcp)
+                .await
+                .map_err(|e| e.to_string())?;
+            write_and_close(tls, &bytes).await
+        }
+        _ => write_and_close(tcp, &bytes).await,
+    }
+}
+
+/// A TLS client with the web PKI roots (what reqwest's `rustls-tls` trusts) and the ring
+/// provider, speaking HTTP/1.1 (no ALPN).
+fn tls_connector() -> Result<tokio_rustls::TlsConnector, String> {
+    use tokio_rustls::rustls;
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
+}
+
+/// The request line and headers of `req` for an HTTP/1.1 connection of its own, which the
+/// server is asked to close after it.
+fn request_head(req: &HttpRequest, url: &url::Url, host: &str) -> String {
     let mut target = url.path().to_string();
     if let Some(q) = url.query() {
         target.push('?');
@@ -268,18 +310,20 @@ async fn abandon(req: &HttpRequest) -> Result<(), String> {
         "Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     ));
-    let mut tcp = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
-        .await
-        .map_err(|e| e.to_string())?;
-    tcp.write_all(head.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    tcp.write_all(body.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    tcp.flush().await.map_err(|e| e.to_string())?;
+    head
+}
+
+/// Writes `bytes`, waits until the write (and flush) completed, and closes the stream
+/// unread.
+async fn write_and_close(
+    mut stream: impl tokio::io::AsyncWrite + Unpin,
+    bytes: &[u8],
+) -> Result<(), String> {
+    use tokio::io::AsyncWriteExt;
+    stream.write_all(bytes).await.map_err(|e| e.to_string())?;
+    stream.flush().await.map_err(|e| e.to_string())?;
     // Closed here, unread: the server finds its answer has nobody to go to.
-    let _ = tcp.shutdown().await;
+    let _ = stream.shutdown().await;
     Ok(())
 }
 
@@ -304,7 +348,7 @@ pub async fn exchange(
     let started = Instant::now();
     let pending = recorder.begin();
     let deadline = tokio::time::Instant::now() + req.timeout;
-    if req.abandon && req.pad.is_none() && req.url.starts_with("http://") {
+    if req.abandon && req.pad.is_none() {
         let why = match tokio::time::timeout_at(deadline, abandon(&req)).await {
             Ok(Ok(())) => ABANDONED.to_string(),
             Ok(Err(e)) => format!("could not send the request to abandon: {e}"),
@@ -828,5 +872,45 @@ mod tests {
         };
         assert_eq!(ex.error.as_deref(), Some(ABANDONED));
         assert_eq!(ex.status, None);
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_https_request_starts_a_tls_handshake_of_its_own() {
+        // Previously https:// had no connection of its own: scout waited 1 ms, which only a
+        // loopback server can beat. Now the request goes out on a TLS connection scout
+        // opens itself: the listener sees a TLS ClientHello (record type 22, version 3.x),
+        // and a peer that is no TLS server is a clear error, not a hang or an abandon.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!(
+            "https://localhost:{}/mcp",
+            listener.local_addr().expect("addr").port()
+        );
+        let server = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.expect("accept");
+            let mut hello = [0u8; 3];
+            tcp.read_exact(&mut hello).await.expect("read");
+            hello
+        });
+        let req = HttpRequest {
+            method: "POST".into(),
+            url,
+            headers: Vec::new(),
+            body: Some("{}".into()),
+            expect_id: None,
+            timeout: Duration::from_secs(5),
+            max_body: 1 << 20,
+            stop: None,
+            pad: None,
+            abandon: true,
+        };
+        let outcome = tokio::time::timeout(Duration::from_secs(5), abandon(&req))
+            .await
+            .expect("no hang");
+        assert!(outcome.is_err(), "not a TLS server: {outcome:?}");
+        let hello = server.await.expect("server task");
+        assert_eq!(hello[0], 22, "a TLS handshake record: {hello:?}");
+        assert_eq!(hello[1], 3, "{hello:?}");
     }
 }

@@ -304,3 +304,32 @@ async fn an_early_413_is_a_refusal_whichever_is_seen_first() {
         never(r, "resilience.oversized_request", Status::Warn);
     }
 }
+
+#[tokio::test]
+async fn an_abandoned_request_is_probed_on_a_remote_target_too() {
+    // Previously the abandon over https:// was a 1 ms deadline that no host but loopback can
+    // meet, so on a remote target the check was silently never assessed. Now the request is
+    // written whole on a connection of its own (TLS for https://) and closed unread once the
+    // write completed, wherever the server is: the same path here, on a target treated as
+    // remote. stalls_abandoned_request.py stalls that request and serves the next one.
+    let mut spec = resilience(fixture_http("stalls_abandoned_request.py"));
+    spec.treat_as_remote = true;
+    spec.rps = Some(50.0);
+    let r = run(spec).await;
+    let f = expect(&r, "resilience.timeout_recovery", None, Status::Pass);
+    let abandoned = r
+        .exchanges
+        .iter()
+        .find(|e| f.evidence.contains(&e.seq))
+        .expect("the abandoned request is cited");
+    let scout::telemetry::ExchangeKind::Http(h) = &abandoned.kind else {
+        panic!("an HTTP exchange: {abandoned:?}");
+    };
+    assert!(
+        h.error
+            .as_deref()
+            .is_some_and(|e| e.contains("closed it without reading")),
+        "{h:?}"
+    );
+    assert!(h.status.is_none(), "nothing was read: {h:?}");
+}
