@@ -19,7 +19,7 @@ use crate::report::finding::{Era, SkipReason};
 
 crate::checks! { phase: Performance;
     LATENCY = "performance.latency", Minor, "Requests are answered quickly", "",
-        "Percentiles (p50, p95, p99) per method over the ordinary requests the run made and got a result for, counting only those timed alone: not a wire's first request (it also pays for start-up, which cold_start judges) and none sent while another of scout's requests was in flight on the same wire or, over HTTP, to the same server (it may have waited behind it; such requests are left out and counted). scout's deliberately malformed, oversized or abandoned probes are left out too. The cheap read-only request (server/discover on 2026-07-28 wires, tools/list otherwise) is sampled until it has 20 such timings, one request at a time after the catalog and execution traffic. Budgets for p95: 1 s for list methods, server/discover, initialize and ping (agents call these on every turn or connection); 2 s for resources/read, prompts/get and completion/complete (they may fetch content); tools/call is reported, never judged (a tool's time depends on what it does, and the run calls each tool only once or twice). A method needs 3 timings to be judged; below 20 its p95 is its slowest answer, and the detail says so. Every judged method within its budget passes; a p95 over its budget is a warning, whose subject is the methods over budget and whose exchanges are cited.",
+        "Percentiles (p50, p95, p99) per method over the ordinary requests the run made and got a result for, counting only those timed alone: not a wire's first request (it also pays for start-up, which cold_start judges) and none sent while another of scout's requests was in flight on the same wire or, over HTTP, to the same server (it may have waited behind it; such requests are left out and counted). scout's deliberately malformed, oversized or abandoned probes are left out too. The cheap read-only request (server/discover on 2026-07-28 wires, tools/list otherwise) gets 20 dedicated samples per wire (fewer if they take over 3 s), one request at a time after the catalog and execution traffic. Budgets for p95: 1 s for list methods, server/discover, initialize and ping (agents call these on every turn or connection); 2 s for resources/read, prompts/get and completion/complete (they may fetch content); tools/call is reported, never judged (a tool's time depends on what it does, and the run calls each tool only once or twice). A method needs 3 timings to be judged; below 20 its p95 is its slowest answer, and the detail says so. Every judged method within its budget passes; a p95 over its budget is a warning, whose subject is the methods over budget and whose exchanges are cited.",
         "Profile the method named in the detail; list and discover results should come from memory.";
     COLD_START = "performance.cold_start", Minor, "The server answers soon after it starts", "",
         "Read from what the run recorded, no new traffic. stdio: the time from the first request, written as soon as the process was spawned, to its answer; HTTP: how long the first POST took. Above 5 s it is a warning (scout's default request timeout is 10 s); within 5 s it passes.",
@@ -33,8 +33,12 @@ crate::checks! { phase: Performance;
 }
 
 /// The early latency sample per wire: 5 sequential requests of the cheap read-only method
-/// (topped up to [`latency::MIN_PERCENTILE`] timed alone before the judgement).
+/// (they count when nothing else was in flight; [`latency::MIN_PERCENTILE`] dedicated ones
+/// follow before the judgement).
 pub const SAMPLES: usize = 5;
+
+/// The dedicated samples of a wire send no new request after this long.
+const TOP_UP_TIME: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The cheap read-only request of a wire.
 fn cheap(w: &Connection) -> &'static str {
@@ -67,14 +71,20 @@ pub async fn sample(s: &mut Session) {
     .await;
 }
 
-/// Sends the cheap read-only request on each wire until it has [`latency::MIN_PERCENTILE`]
-/// timings that count (alone on the wire, not its first request), so its p95 is a
-/// percentile and not the slowest answer. One request at a time over all wires: they may
-/// share one server, and a sample must not wait behind another.
-async fn top_up_samples(wires: &[Connection], recorder: &crate::telemetry::Recorder) {
+/// Sends the cheap read-only request [`latency::MIN_PERCENTILE`] times on each wire, alone
+/// (so each counts), so its p95 is a percentile and not the slowest answer. One request at
+/// a time over all wires: they may share one server, and a sample must not wait behind
+/// another. Always the same number (not "until 20 counted"): the run's requests, which
+/// other checks count, must not depend on what the schedule put beside the early samples.
+async fn dedicated_samples(wires: &[Connection]) {
     for w in wires {
-        let have = latency::counted(&recorder.timings(), Some(w.era()), cheap(w));
-        for _ in have..latency::MIN_PERCENTILE {
+        let until = std::time::Instant::now() + TOP_UP_TIME;
+        for _ in 0..latency::MIN_PERCENTILE {
+            // A slow server gets fewer samples rather than a run past its deadline (its p95
+            // is then its slowest answer, and the detail says so).
+            if std::time::Instant::now() >= until {
+                break;
+            }
             // A request without a result is not a sample: stop rather than wait out a
             // timeout per missing sample on a server that stopped answering.
             if w.request(cheap(w), json!({})).await.result().is_none() {
@@ -107,7 +117,7 @@ pub async fn judge_observed(s: &mut Session) {
         return;
     }
     let dual = wires.len() > 1;
-    top_up_samples(&wires, &s.recorder).await;
+    dedicated_samples(&wires).await;
     let timings = s.recorder.timings();
     for w in &wires {
         s.add(latency::judge(

@@ -19,7 +19,7 @@ async fn latency_is_measured_and_a_slow_p95_warns() {
     let f = expect(&r, "performance.latency", None, Status::Pass);
     assert!(f.detail.contains("p95"), "{}", f.detail);
     // The worst method's samples are cited, each a sent and a received stdio line; the
-    // fixed sample is topped up to 20 requests of server/discover timed alone.
+    // dedicated sample alone is 20 requests of server/discover timed alone.
     assert!(f.evidence.len() >= 20 * 2, "the samples are cited: {f:?}");
     assert_eq!(f.evidence.len() % 2, 0, "{f:?}");
     let r = run(only(

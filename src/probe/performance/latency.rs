@@ -19,7 +19,7 @@ pub const READ_BUDGET: Duration = Duration::from_secs(2);
 /// (fewer are listed, not judged: one slow answer is not a percentile).
 pub const MIN_JUDGED: usize = 3;
 /// Below this many samples a nearest-rank p95 is simply the slowest answer; the detail says
-/// so, and the fixed sample of the cheap request is topped up to this many.
+/// so. The cheap request gets this many dedicated samples per wire.
 pub const MIN_PERCENTILE: usize = 20;
 /// At most this many exchanges of the worst method are cited.
 const MAX_CITED: usize = 40;
@@ -115,13 +115,6 @@ fn of_era(timings: &[Timing], era: Option<Era>) -> impl Iterator<Item = &Timing>
     timings
         .iter()
         .filter(move |t| era.is_none() || era_of(t) == era)
-}
-
-/// How many timings of `method` on the `era` wire count (see [`counts`]).
-pub fn counted(timings: &[Timing], era: Option<Era>, method: &str) -> usize {
-    of_era(timings, era)
-        .filter(|t| t.method == method && counts(t))
-        .count()
 }
 
 /// Per-method percentiles of the timings of one era (`None`: every timing) that count
