@@ -237,7 +237,7 @@ fn left_out(timings: &[Timing], era: Option<Era>) -> String {
     }
     if overlapped > 0 {
         parts.push(format!(
-            "{overlapped} request(s) sent while another of scout's requests was in flight (they may have waited behind it)"
+            "{overlapped} request(s) sent while another request of the run was in flight (they may have waited behind it)"
         ));
     }
     if parts.is_empty() {
