@@ -84,6 +84,9 @@ struct Inner {
     /// Bounds the requests in flight towards this server (`--concurrency`), over every
     /// wire the connector opened.
     inflight: Arc<tokio::sync::Semaphore>,
+    /// What is in flight towards an HTTP server over every wire to it (one server
+    /// process serves them all).
+    http_traffic: Arc<crate::client::Traffic>,
 }
 
 /// Opens wires to one target. Cheap to clone; every child process it started is kept so
@@ -163,6 +166,7 @@ impl Connector {
                 secrets,
                 resolved,
                 inflight: Arc::new(tokio::sync::Semaphore::new(spec.concurrency.max(1))),
+                http_traffic: Arc::default(),
             }),
         })
     }
@@ -172,6 +176,11 @@ impl Connector {
     pub async fn slot(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
         // The semaphore is never closed, so this is always a permit.
         self.inner.inflight.clone().acquire_owned().await.ok()
+    }
+
+    /// What is in flight towards the HTTP server (shared by every HTTP wire).
+    pub(crate) fn http_traffic(&self) -> Arc<crate::client::Traffic> {
+        self.inner.http_traffic.clone()
     }
 
     /// The spec this connector serves.
@@ -288,6 +297,27 @@ impl Connector {
             (_, k) => return Err(ConnectError::WrongTransport(k)),
         };
         Ok(Connection::new(wire, self.clone(), Era::Legacy))
+    }
+
+    /// A new wire (no handshake) over `kind` that shares nothing with the others: a new
+    /// process over stdio; over Streamable HTTP a client with a connection pool of its own
+    /// (the same headers and credentials), so it never rides a TCP connection another
+    /// wire opened.
+    pub async fn open_independent_wire(
+        &self,
+        kind: TransportKind,
+    ) -> Result<Connection, ConnectError> {
+        match (&self.inner.spec.target, kind) {
+            (TargetSpec::Http { url, .. }, TransportKind::Http) => {
+                let own = self.clients()?.with_own_pool()?;
+                Ok(Connection::new(
+                    Wire::Http(HttpWire::new(Arc::new(own), url.clone())),
+                    self.clone(),
+                    Era::Legacy,
+                ))
+            }
+            _ => self.open_wire(kind).await,
+        }
     }
 
     fn clients(&self) -> Result<Arc<HttpClients>, ConnectError> {

@@ -9,6 +9,7 @@ pub mod message;
 pub mod summary;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -51,6 +52,52 @@ pub fn is_handshake_revision(version: &str) -> bool {
 /// How long a stdio probe that expects no reply waits for anything it provokes.
 pub const QUIET: Duration = Duration::from_millis(150);
 
+/// What scout has in flight on one wire (stdio: one process) or, over HTTP, towards one
+/// server: a request's time says how fast the server serves an agent only when nothing
+/// else of scout's was in flight beside it (a sequential server queues requests, and a
+/// quick `tools/list` behind a slow tool call takes the call's time), and when it is not
+/// the first one (that one also paid for the server's start-up or the connection).
+#[derive(Debug, Default)]
+pub(crate) struct Traffic {
+    in_flight: AtomicUsize,
+    started: AtomicU64,
+}
+
+/// One request in flight on a [`Traffic`]; ends when dropped (a cancelled send too).
+struct InFlight<'a> {
+    traffic: &'a Traffic,
+    /// How many requests had started before this one.
+    number: u64,
+    /// Another request was in flight when this one started.
+    busy: bool,
+}
+
+impl Traffic {
+    fn begin(&self) -> InFlight<'_> {
+        let number = self.started.fetch_add(1, Ordering::SeqCst);
+        let busy = self.in_flight.fetch_add(1, Ordering::SeqCst) > 0;
+        InFlight {
+            traffic: self,
+            number,
+            busy,
+        }
+    }
+}
+
+impl InFlight<'_> {
+    /// True when no other request was in flight at any time while this one was: none
+    /// when it started, and none started since.
+    fn alone(&self) -> bool {
+        !self.busy && self.traffic.started.load(Ordering::SeqCst) == self.number + 1
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.traffic.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
 /// How a connection reaches the server.
 #[derive(Debug, Clone)]
 pub(crate) enum Wire {
@@ -71,6 +118,8 @@ pub struct Connection {
     instructions: Option<String>,
     wire: Wire,
     connector: Connector,
+    /// Shared by the clones of this wire (over HTTP: by every wire to the server).
+    traffic: Arc<Traffic>,
 }
 
 impl Connection {
@@ -79,6 +128,10 @@ impl Connection {
             Wire::Http(_) => TransportKind::Http,
             Wire::Stdio(_) => TransportKind::Stdio,
             Wire::LegacySse(_) => TransportKind::LegacySse,
+        };
+        let traffic = match &wire {
+            Wire::Http(_) => connector.http_traffic(),
+            _ => Arc::default(),
         };
         let c = Connection {
             era,
@@ -89,6 +142,7 @@ impl Connection {
             instructions: None,
             wire,
             connector,
+            traffic,
         };
         c.tag_era();
         c
@@ -175,6 +229,21 @@ impl Connection {
         let c = self.connector.open_wire(self.transport).await?;
         Ok(Connection {
             wire: c.wire,
+            traffic: c.traffic,
+            ..self.clone()
+        }
+        .with_tag())
+    }
+
+    /// Like [`Connection::fresh`], but independent of every other wire down to the TCP
+    /// connection: over Streamable HTTP the new wire has a client and connection pool of
+    /// its own (keep-alive and HTTP/2 multiplexing would otherwise put it on a connection
+    /// the run already uses). For probes that claim "an independent connection".
+    pub async fn independent(&self) -> Result<Connection, ConnectError> {
+        let c = self.connector.open_independent_wire(self.transport).await?;
+        Ok(Connection {
+            wire: c.wire,
+            traffic: c.traffic,
             ..self.clone()
         }
         .with_tag())
@@ -197,7 +266,12 @@ impl Connection {
             .as_ref()
             .is_none_or(|b| b.len() <= crate::telemetry::recorder::OWN_BODY_CAP)
             && probe.pad.is_none();
+        // A GET opens a listening stream, which holds no request of the server's up.
+        let in_flight = (probe.http_method.as_deref() != Some("GET")).then(|| self.traffic.begin());
         let reply = self.send_built(probe, built).await;
+        let first = in_flight.as_ref().is_some_and(|f| f.number == 0);
+        let alone = in_flight.as_ref().is_some_and(InFlight::alone);
+        drop(in_flight);
         if ordinary
             && small
             && reply.outcome == Outcome::Answered
@@ -211,6 +285,8 @@ impl Connection {
                     era: Some(self.era),
                     elapsed: reply.elapsed,
                     evidence: reply.evidence.clone(),
+                    first,
+                    overlapped: !alone,
                 });
         }
         reply
@@ -220,11 +296,12 @@ impl Connection {
         // Requests that wait for an answer (and GET/DELETE) take one of the server's
         // `--concurrency` slots; one-way messages (notifications, cancellations) do not, so
         // a cancellation is never queued behind the call it cancels.
-        let _slot = if probe.expect_no_reply && probe.http_method.is_none() {
-            None
-        } else {
-            self.connector.slot().await
-        };
+        let _slot =
+            if (probe.expect_no_reply && probe.http_method.is_none()) || probe.own_concurrency {
+                None
+            } else {
+                self.connector.slot().await
+            };
         let timeout = probe.timeout.unwrap_or(self.connector.timeout());
         // The params were serialised into the body; a large one (the oversized-request
         // probe) is not kept twice while the request is in flight.

@@ -8,7 +8,7 @@ pub mod concurrent;
 mod recovery;
 mod stateless;
 
-pub use recovery::{ABANDON_AFTER, ABANDONED_ID, OVERSIZED_BYTES};
+pub use recovery::{ABANDONED_ID, OVERSIZED_BYTES};
 use serde_json::json;
 
 use crate::client::Connection;
@@ -21,13 +21,13 @@ use crate::transport::{Outcome, Probe, Reply};
 
 crate::checks! { phase: Resilience;
     MALFORMED_SURVIVAL = "resilience.malformed_survival", Major, "The server still serves after garbage", spec::B26,
-        "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request, which must still be answered. Over stdio a crash here kills the session an agent depends on.",
+        "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request every server serves whatever it declared (ping in the handshake era, server/discover on 2026-07-28 wires), which must still be answered. Over stdio a crash here kills the session an agent depends on.",
         "Handle malformed input per message: answer or drop it, never tear down the process or connection.";
     TIMEOUT_RECOVERY = "resilience.timeout_recovery", Major, "The server still serves after an abandoned request", "",
-        "scout sends tools/list and abandons it, as an agent that gives up does (stdio: the line is written and its answer never awaited; http://: the request is written whole on a connection of its own, which is closed unread; https://: scout gives up after 1 ms), then sends an ordinary request (server/discover on 2026-07-28 wires, ping otherwise), which must be answered. Over https only a request that really timed out counts; one answered within 1 ms leaves the check not assessed.",
+        "scout sends tools/list and abandons it, as an agent that gives up does (stdio: the line is written and its answer never awaited; Streamable HTTP, http:// and https:// alike, local or remote: the request is written whole on a connection of its own, which is closed unread as soon as the write completed), then sends an ordinary request (server/discover on 2026-07-28 wires, ping otherwise), which must be answered. A request that could not be written leaves the check not assessed.",
         "Do not let one slow or abandoned request block the others: handle requests concurrently, or at least let the next one through once the client has gone.";
     OVERSIZED_REQUEST = "resilience.oversized_request", Major, "An oversized request is refused, not fatal", "",
-        "scout sends one read-only request (server/discover on 2026-07-28 wires, ping otherwise) whose params carry a 4 MiB padding string, then an ordinary request. Refusing the big one (HTTP 413 or another 4xx, or a JSON-RPC error) or serving it passes; a 5xx or a dropped connection is a warning; a crash, a hang, or a next request that is not served fails.",
+        "scout sends one read-only request (server/discover on 2026-07-28 wires, ping otherwise) whose params carry a 4 MiB padding string, then an ordinary request. Refusing the big one (HTTP 413 or another 4xx, a JSON-RPC error, or closing the connection before taking the whole body, as a server does after an early 413 that scout may not get to read) or serving it passes; a 5xx or a connection dropped after the whole body was written is a warning; a crash, a hang, or a next request that is not served fails.",
         "Cap the size of request bodies and answer 413 (HTTP) or a JSON-RPC error above the cap, without tearing down the process or connection.";
     STATELESS = "resilience.stateless", Major, "Answers do not depend on the connection", spec::B26,
         "2026-07-28 wires: tools/list is sent first on a fresh, independent connection (a second stdio process, or a new HTTP wire), then twice on the run's own wire with server/discover in between. The tools must be the same every time (cursors and _meta may differ).",
@@ -221,12 +221,10 @@ async fn malformed(s: &mut Session, wires: &[Connection], dual: bool) {
             })
         }))
         .await;
-        let method = if w.era() == Era::Modern {
-            "server/discover"
-        } else {
-            "tools/list"
-        };
-        let follow = w.request(method, json!({})).await;
+        // A request every server must serve whatever it declared: `ping` (handshake era)
+        // or `server/discover` (2026-07-28). `tools/list` is a method only servers that
+        // declare `tools` implement, so its error would say nothing about the garbage.
+        let follow = w.request(follow_up(w), json!({})).await;
         s.add(judge(dual.then_some(w.era()), &garbage, &follow));
     }
 }

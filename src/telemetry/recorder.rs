@@ -148,6 +148,12 @@ pub struct Timing {
     pub elapsed: Duration,
     /// The exchanges of the request and its answer.
     pub evidence: Vec<Seq>,
+    /// The first request on its wire (over HTTP: to its server): it also paid for the
+    /// server's start-up or a new connection, which `performance.cold_start` judges.
+    pub first: bool,
+    /// Another request of scout's was in flight on the same wire (over HTTP: to the same
+    /// server) at some time while this one was, so it may have waited behind it.
+    pub overlapped: bool,
 }
 
 /// Shared, cheap to clone. Sequence numbers are allocated when an exchange starts, so the

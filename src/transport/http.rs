@@ -2,6 +2,7 @@
 //! our own parser), read as a stream under the body cap and the request timeout. A
 //! handshake-era stream closed before its response is resumed by [`super::resume`].
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -71,6 +72,27 @@ impl HttpClients {
         trace_id: String,
         limiter: RateLimiter,
     ) -> Result<Self, HttpSetupError> {
+        Ok(HttpClients {
+            client: Self::build_client()?,
+            limiter,
+            auth_headers,
+            trace_id,
+            bearer: Arc::default(),
+        })
+    }
+
+    /// The same clients (headers, credentials slot, rate limiter) over a reqwest client of
+    /// their own: its connection pool shares no TCP connection (and no HTTP/2 multiplexed
+    /// connection) with this one, so a wire built on it is an independent connection in
+    /// the server's eyes too.
+    pub fn with_own_pool(&self) -> Result<Self, HttpSetupError> {
+        Ok(HttpClients {
+            client: Self::build_client()?,
+            ..self.clone()
+        })
+    }
+
+    fn build_client() -> Result<reqwest::Client, HttpSetupError> {
         let policy = reqwest::redirect::Policy::custom(|attempt| {
             let same = attempt
                 .previous()
@@ -82,17 +104,10 @@ impl HttpClients {
                 attempt.follow()
             }
         });
-        let client = reqwest::Client::builder()
+        Ok(reqwest::Client::builder()
             .redirect(policy)
             .connect_timeout(Duration::from_secs(10))
-            .build()?;
-        Ok(HttpClients {
-            client,
-            limiter,
-            auth_headers,
-            trace_id,
-            bearer: Arc::default(),
-        })
+            .build()?)
     }
 
     /// Sets (or clears) the bearer token the authenticated client sends.
@@ -158,7 +173,7 @@ static PADDING: [u8; 64 * 1024] = [b'x'; 64 * 1024];
 /// stream of chunks with its total length, and what the record keeps of it (the first
 /// bytes and the size sent, as [`own_body_kept`](crate::telemetry::recorder::own_body_kept)
 /// would keep of the whole body).
-fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String) {
+fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String, Arc<AtomicUsize>) {
     let (prefix, suffix) = match body.split_once(super::PAD_MARKER) {
         Some((a, b)) => (a.to_string(), b.to_string()),
         None => (body, String::new()),
@@ -186,27 +201,84 @@ fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String) {
             full,
         ))
         .chain(std::iter::once(bytes::Bytes::from_static(&PADDING[..rest])))
-        .chain(std::iter::once(bytes::Bytes::from(suffix)))
-        .map(Ok::<_, std::io::Error>);
+        .chain(std::iter::once(bytes::Bytes::from(suffix)));
+    // Counts the bytes handed to the connection: the client takes the next chunk only once
+    // it has written the one before, so a count short of the total says the write stopped
+    // before the body's end.
+    let handed = Arc::new(AtomicUsize::new(0));
+    let counter = handed.clone();
+    let chunks = chunks.map(move |c| {
+        counter.fetch_add(c.len(), Ordering::SeqCst);
+        Ok::<_, std::io::Error>(c)
+    });
     (
         reqwest::Body::wrap_stream(futures_util::stream::iter(chunks)),
         total,
         kept,
+        handed,
     )
 }
+
+/// The start of a transport error for a request whose body the server stopped taking: it
+/// closed the connection (after an early answer such as 413, which may be lost with it)
+/// before the whole body was written. A server refusing a body past its limit does this.
+pub const BODY_NOT_TAKEN: &str =
+    "the server closed the connection before taking the whole request body";
 
 /// What the record of an abandoned request says.
 const ABANDONED: &str = "abandoned: scout sent the whole request on a connection of its own and closed it without reading the answer";
 
-/// Writes `req` whole on a new plain-HTTP connection and closes it without reading a byte
-/// of the answer: a client that goes away, whatever the server's speed (a timer could lose
-/// the race against a server that answers in under a millisecond). Header lines with a
+/// Writes `req` whole on a new connection of its own (TLS for `https://`, verified against
+/// the same web PKI roots as the HTTP client) and closes it without reading a byte of the
+/// answer, once the last write completed: a client that goes away, whatever the server's
+/// speed or distance (a timer could lose the race against a server that answers in under
+/// a millisecond, and a remote one could never be reached within it). Header lines with a
 /// CR or LF are left out rather than written raw.
 async fn abandon(req: &HttpRequest) -> Result<(), String> {
-    use tokio::io::AsyncWriteExt;
     let url = url::Url::parse(&req.url).map_err(|e| e.to_string())?;
     let host = url.host_str().ok_or("the URL has no host")?;
     let port = url.port_or_known_default().unwrap_or(80);
+    let mut bytes = request_head(req, &url, host).into_bytes();
+    bytes.extend_from_slice(req.body.as_deref().unwrap_or_default().as_bytes());
+    let tcp = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
+        .await
+        .map_err(|e| e.to_string())?;
+    match url.scheme() {
+        "https" => {
+            let name = tokio_rustls::rustls::pki_types::ServerName::try_from(
+                host.trim_matches(['[', ']']).to_string(),
+            )
+            .map_err(|e| e.to_string())?;
+            let tls = tls_connector()?
+                .connect(name, tcp)
+                .await
+                .map_err(|e| e.to_string())?;
+            write_and_close(tls, &bytes).await
+        }
+        _ => write_and_close(tcp, &bytes).await,
+    }
+}
+
+/// A TLS client with the web PKI roots (what reqwest's `rustls-tls` trusts) and the ring
+/// provider, speaking HTTP/1.1 (no ALPN).
+fn tls_connector() -> Result<tokio_rustls::TlsConnector, String> {
+    use tokio_rustls::rustls;
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
+}
+
+/// The request line and headers of `req` for an HTTP/1.1 connection of its own, which the
+/// server is asked to close after it.
+fn request_head(req: &HttpRequest, url: &url::Url, host: &str) -> String {
     let mut target = url.path().to_string();
     if let Some(q) = url.query() {
         target.push('?');
@@ -238,18 +310,20 @@ async fn abandon(req: &HttpRequest) -> Result<(), String> {
         "Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     ));
-    let mut tcp = tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
-        .await
-        .map_err(|e| e.to_string())?;
-    tcp.write_all(head.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    tcp.write_all(body.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    tcp.flush().await.map_err(|e| e.to_string())?;
+    head
+}
+
+/// Writes `bytes`, waits until the write (and flush) completed, and closes the stream
+/// unread.
+async fn write_and_close(
+    mut stream: impl tokio::io::AsyncWrite + Unpin,
+    bytes: &[u8],
+) -> Result<(), String> {
+    use tokio::io::AsyncWriteExt;
+    stream.write_all(bytes).await.map_err(|e| e.to_string())?;
+    stream.flush().await.map_err(|e| e.to_string())?;
     // Closed here, unread: the server finds its answer has nobody to go to.
-    let _ = tcp.shutdown().await;
+    let _ = stream.shutdown().await;
     Ok(())
 }
 
@@ -274,7 +348,7 @@ pub async fn exchange(
     let started = Instant::now();
     let pending = recorder.begin();
     let deadline = tokio::time::Instant::now() + req.timeout;
-    if req.abandon && req.pad.is_none() && req.url.starts_with("http://") {
+    if req.abandon && req.pad.is_none() {
         let why = match tokio::time::timeout_at(deadline, abandon(&req)).await {
             Ok(Ok(())) => ABANDONED.to_string(),
             Ok(Err(e)) => format!("could not send the request to abandon: {e}"),
@@ -316,10 +390,13 @@ pub async fn exchange(
     }
     // The body is handed to the client without a copy, and the record keeps what the
     // recorder would keep of it anyway (a large body costs its size once, not three times).
+    // For a padded body: how many bytes were handed to the connection, of how many.
+    let mut body_progress: Option<(Arc<AtomicUsize>, usize)> = None;
     let request_body = match (req.body.take(), req.pad) {
         (Some(b), Some(pad)) => {
-            let (body, total, kept) = padded(b, pad);
+            let (body, total, kept, handed) = padded(b, pad);
             rb = rb.header(reqwest::header::CONTENT_LENGTH, total).body(body);
+            body_progress = Some((handed, total));
             Some(kept)
         }
         (Some(b), None) => {
@@ -354,7 +431,13 @@ pub async fn exchange(
             return reply;
         }
         Ok(Err(e)) => {
-            let msg = error_chain(&e);
+            let mut msg = error_chain(&e);
+            if let Some((handed, total)) = &body_progress {
+                let handed = handed.load(Ordering::SeqCst);
+                if handed < *total {
+                    msg = format!("{BODY_NOT_TAKEN} ({handed} of {total} bytes written): {msg}");
+                }
+            }
             ex.error = Some(msg.clone());
             reply.outcome = Outcome::TransportError(msg);
             recorder.finish(pending, era, ExchangeKind::Http(ex));
@@ -789,5 +872,45 @@ mod tests {
         };
         assert_eq!(ex.error.as_deref(), Some(ABANDONED));
         assert_eq!(ex.status, None);
+    }
+
+    #[tokio::test]
+    async fn an_abandoned_https_request_starts_a_tls_handshake_of_its_own() {
+        // Previously https:// had no connection of its own: scout waited 1 ms, which only a
+        // loopback server can beat. Now the request goes out on a TLS connection scout
+        // opens itself: the listener sees a TLS ClientHello (record type 22, version 3.x),
+        // and a peer that is no TLS server is a clear error, not a hang or an abandon.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!(
+            "https://localhost:{}/mcp",
+            listener.local_addr().expect("addr").port()
+        );
+        let server = tokio::spawn(async move {
+            let (mut tcp, _) = listener.accept().await.expect("accept");
+            let mut hello = [0u8; 3];
+            tcp.read_exact(&mut hello).await.expect("read");
+            hello
+        });
+        let req = HttpRequest {
+            method: "POST".into(),
+            url,
+            headers: Vec::new(),
+            body: Some("{}".into()),
+            expect_id: None,
+            timeout: Duration::from_secs(5),
+            max_body: 1 << 20,
+            stop: None,
+            pad: None,
+            abandon: true,
+        };
+        let outcome = tokio::time::timeout(Duration::from_secs(5), abandon(&req))
+            .await
+            .expect("no hang");
+        assert!(outcome.is_err(), "not a TLS server: {outcome:?}");
+        let hello = server.await.expect("server task");
+        assert_eq!(hello[0], 22, "a TLS handshake record: {hello:?}");
+        assert_eq!(hello[1], 3, "{hello:?}");
     }
 }

@@ -90,11 +90,15 @@ pub struct Probe {
     /// HTTP they are streamed in chunks and never held in memory at once (see
     /// `HttpRequest::pad`); other wires get the padding written into the body.
     pub pad: Option<usize>,
-    /// HTTP only: abandon the request. Over plain `http://` it is written whole on a
-    /// connection of its own, which is closed at once without reading the answer, so the
-    /// server always meets a client that went away however fast it answers; over `https://`
-    /// scout stops waiting after the probe's `timeout`.
+    /// HTTP only: abandon the request. It is written whole on a connection of its own (TLS
+    /// for `https://`), which is closed without reading the answer as soon as the write
+    /// completed, so the server always meets a client that went away, however fast it
+    /// answers and however far away it is. The probe's `timeout` bounds the write.
     pub abandon: bool,
+    /// The probe sets its own number of requests in flight (the load ramp): it takes none
+    /// of the server's `--concurrency` slots, which would cap the ramp at that number.
+    /// `--rps` still paces it.
+    pub own_concurrency: bool,
 }
 
 /// Stands for [`Probe::pad`] bytes of padding inside a probe's params.

@@ -16,11 +16,11 @@ async fn latency_is_measured_and_a_slow_p95_warns() {
         &[Phase::Discovery, Phase::Handshake, Phase::Performance],
     ))
     .await;
-    let f = expect(&r, "performance.latency", None, Status::Info);
+    let f = expect(&r, "performance.latency", None, Status::Pass);
     assert!(f.detail.contains("p95"), "{}", f.detail);
     // The worst method's samples are cited, each a sent and a received stdio line; the
-    // fixed sample alone is 5 requests of server/discover.
-    assert!(f.evidence.len() >= 5 * 2, "the samples are cited: {f:?}");
+    // dedicated sample alone is 20 requests of server/discover timed alone.
+    assert!(f.evidence.len() >= 20 * 2, "the samples are cited: {f:?}");
     assert_eq!(f.evidence.len() % 2, 0, "{f:?}");
     let r = run(only(
         fixture("slow_every_fifth.py", &[]),

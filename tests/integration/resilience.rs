@@ -236,3 +236,100 @@ async fn the_acceptance_fixtures_end_within_their_deadline_and_leave_no_process(
         assert_all_gone(name, &pid(name));
     }
 }
+
+#[tokio::test]
+async fn malformed_survival_follows_up_with_a_request_the_server_declared() {
+    // Previously the follow-up after the garbage was tools/list on every handshake-era
+    // wire, so legacy_without_tools.py (prompts only, -32601 for tools/list) failed major
+    // although it survived the garbage. Its twin parse_error_crashes.py still fails.
+    let (small, crash) = tokio::join!(
+        run(resilience(fixture("legacy_without_tools.py", &[]))),
+        run(resilience(fixture("parse_error_crashes.py", &[]))),
+    );
+    let f = expect(&small, "resilience.malformed_survival", None, Status::Pass);
+    never(&small, "resilience.malformed_survival", Status::Fail);
+    assert!(
+        f.evidence.len() >= 5,
+        "the garbage and the follow-up: {f:?}"
+    );
+    let cited: Vec<Option<&str>> = small
+        .exchanges
+        .iter()
+        .filter(|e| f.evidence.contains(&e.seq))
+        .filter_map(|e| match &e.kind {
+            scout::telemetry::ExchangeKind::Stdio(m) => Some(m.method.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        cited.contains(&Some("ping")),
+        "the follow-up is a ping: {cited:?}"
+    );
+    assert!(!cited.contains(&Some("tools/list")), "{cited:?}");
+    expect(&crash, "resilience.malformed_survival", None, Status::Fail);
+}
+
+#[tokio::test]
+async fn an_independent_connection_is_a_connection_of_its_own() {
+    // state_per_connection.py answers the first request on each TCP connection as if
+    // nothing had been negotiated there. Previously the "fresh, independent connection"
+    // rode the run's pooled keep-alive connection and the check passed; on a client with a
+    // connection pool of its own the drift shows. Its twin minimal_server.py passes.
+    let (bad, good) = tokio::join!(
+        run(resilience(fixture_http("state_per_connection.py"))),
+        run(resilience(fixture_http("minimal_server.py"))),
+    );
+    let f = expect(&bad, "resilience.stateless", None, Status::Fail);
+    assert!(f.detail.contains("differ"), "{}", f.detail);
+    assert!(f.detail.contains("of its own"), "{}", f.detail);
+    let f = expect(&good, "resilience.stateless", None, Status::Pass);
+    assert!(f.detail.contains("independent connection"), "{}", f.detail);
+    never(&good, "resilience.concurrent_sessions", Status::Fail);
+}
+
+#[tokio::test]
+async fn an_early_413_is_a_refusal_whichever_is_seen_first() {
+    // early_413.py answers 413 and closes as soon as it reads a Content-Length over 1 MiB,
+    // while scout is still writing the 4 MiB body. Previously the verdict depended on which
+    // scout saw first: the 413 (pass) or the connection closed under its write (a warning
+    // "broke the connection"). Both are the server refusing the body. Several runs, each
+    // the same verdict; the twin crashes_on_large_body.py never passes (see above).
+    let runs = futures_util::future::join_all(
+        (0..4).map(|_| run(resilience(fixture_http("early_413.py")))),
+    )
+    .await;
+    for r in &runs {
+        let f = expect(r, "resilience.oversized_request", None, Status::Pass);
+        assert!(f.detail.contains("refused"), "{}", f.detail);
+        never(r, "resilience.oversized_request", Status::Warn);
+    }
+}
+
+#[tokio::test]
+async fn an_abandoned_request_is_probed_on_a_remote_target_too() {
+    // Previously the abandon over https:// was a 1 ms deadline that no host but loopback can
+    // meet, so on a remote target the check was silently never assessed. Now the request is
+    // written whole on a connection of its own (TLS for https://) and closed unread once the
+    // write completed, wherever the server is: the same path here, on a target treated as
+    // remote. stalls_abandoned_request.py stalls that request and serves the next one.
+    let mut spec = resilience(fixture_http("stalls_abandoned_request.py"));
+    spec.treat_as_remote = true;
+    spec.rps = Some(50.0);
+    let r = run(spec).await;
+    let f = expect(&r, "resilience.timeout_recovery", None, Status::Pass);
+    let abandoned = r
+        .exchanges
+        .iter()
+        .find(|e| f.evidence.contains(&e.seq))
+        .expect("the abandoned request is cited");
+    let scout::telemetry::ExchangeKind::Http(h) = &abandoned.kind else {
+        panic!("an HTTP exchange: {abandoned:?}");
+    };
+    assert!(
+        h.error
+            .as_deref()
+            .is_some_and(|e| e.contains("closed it without reading")),
+        "{h:?}"
+    );
+    assert!(h.status.is_none(), "nothing was read: {h:?}");
+}

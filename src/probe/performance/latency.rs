@@ -18,6 +18,9 @@ pub const READ_BUDGET: Duration = Duration::from_secs(2);
 /// A method needs this many answered samples before its p95 is judged against its budget
 /// (fewer are listed, not judged: one slow answer is not a percentile).
 pub const MIN_JUDGED: usize = 3;
+/// Below this many samples a nearest-rank p95 is simply the slowest answer; the detail says
+/// so. The cheap request gets this many dedicated samples per wire.
+pub const MIN_PERCENTILE: usize = 20;
 /// At most this many exchanges of the worst method are cited.
 const MAX_CITED: usize = 40;
 
@@ -76,6 +79,14 @@ impl MethodStats {
 
     fn line(&self) -> String {
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let p95 = if self.n < MIN_PERCENTILE {
+            format!(
+                "p95 {:.1} ms (the slowest: fewer than {MIN_PERCENTILE} samples)",
+                ms(self.p95)
+            )
+        } else {
+            format!("p95 {:.1} ms", ms(self.p95))
+        };
         let judged = match self.budget {
             None => " (not judged)".to_string(),
             Some(_) if self.n < MIN_JUDGED => " (too few to judge)".to_string(),
@@ -83,21 +94,34 @@ impl MethodStats {
             Some(_) => String::new(),
         };
         format!(
-            "{} ×{}: p50 {:.1} ms, p95 {:.1} ms, p99 {:.1} ms{judged}",
+            "{} ×{}: p50 {:.1} ms, {p95}, p99 {:.1} ms{judged}",
             self.method,
             self.n,
             ms(self.p50),
-            ms(self.p95),
             ms(self.p99)
         )
     }
 }
 
-/// Per-method percentiles of the timings of one era (`None`: every timing), most samples
-/// first.
+/// True when a timing says how fast the server serves an agent: not the wire's first
+/// request (start-up, judged by `cold_start`) and nothing else of scout's in flight beside
+/// it (it may have waited behind that).
+pub fn counts(t: &Timing) -> bool {
+    !t.first && !t.overlapped
+}
+
+/// The timings of one era (`None`: every timing).
+fn of_era(timings: &[Timing], era: Option<Era>) -> impl Iterator<Item = &Timing> {
+    timings
+        .iter()
+        .filter(move |t| era.is_none() || era_of(t) == era)
+}
+
+/// Per-method percentiles of the timings of one era (`None`: every timing) that count
+/// (see [`counts`]), most samples first.
 pub fn stats(timings: &[Timing], era: Option<Era>) -> Vec<MethodStats> {
     let mut by: BTreeMap<&str, Vec<&Timing>> = BTreeMap::new();
-    for t in timings.iter().filter(|t| era.is_none() || era_of(t) == era) {
+    for t in of_era(timings, era).filter(|t| counts(t)) {
         by.entry(t.method.as_str()).or_default().push(t);
     }
     let mut out: Vec<MethodStats> = by
@@ -142,6 +166,15 @@ pub fn judge(timings: &[Timing], era: Option<Era>, wire_era: Option<Era>) -> Fin
         None => f,
     };
     let Some(w) = worst(&stats) else {
+        if of_era(timings, wire_era).next().is_some() {
+            return tag(LATENCY.skip(
+                SkipReason::NotAssessed,
+                format!(
+                    "No answered request was timed alone.{}",
+                    left_out(timings, wire_era)
+                ),
+            ));
+        }
         return tag(LATENCY.skip(
             SkipReason::NotAssessed,
             "No request was answered with a result, so there is no latency to measure.",
@@ -163,18 +196,23 @@ pub fn judge(timings: &[Timing], era: Option<Era>, wire_era: Option<Era>) -> Fin
         names.sort_unstable();
         names.join(", ")
     });
-    let f = if slow.is_empty() {
-        LATENCY.info(format!(
-            "Over {} answered request(s): {table}.",
-            stats.iter().map(|s| s.n).sum::<usize>()
-        ))
-    } else {
+    let left_out = left_out(timings, wire_era);
+    let n = stats.iter().map(|s| s.n).sum::<usize>();
+    let f = if !slow.is_empty() {
         LATENCY.warn(format!(
-            "p95 above its budget for {}: {table}.",
+            "p95 above its budget for {}: {table}.{left_out}",
             slow.iter()
                 .map(|s| s.method.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
+        ))
+    } else if stats.iter().any(MethodStats::judged) {
+        LATENCY.pass(format!(
+            "Every judged method's p95 is within its budget, over {n} answered request(s): {table}.{left_out}"
+        ))
+    } else {
+        LATENCY.info(format!(
+            "Over {n} answered request(s), none of a judged method with enough samples: {table}.{left_out}"
         ))
     };
     let f = match subject {
@@ -182,6 +220,31 @@ pub fn judge(timings: &[Timing], era: Option<Era>, wire_era: Option<Era>) -> Fin
         None => f,
     };
     tag(f.evidence(evidence))
+}
+
+/// The sentence saying which answered requests were left out of the percentiles, and why.
+fn left_out(timings: &[Timing], era: Option<Era>) -> String {
+    let first = of_era(timings, era).filter(|t| t.first).count();
+    let overlapped = of_era(timings, era)
+        .filter(|t| !t.first && t.overlapped)
+        .count();
+    let mut parts = Vec::new();
+    if first > 0 {
+        parts.push(
+            "the wire's first request (it also paid for start-up; performance.cold_start judges that)"
+                .to_string(),
+        );
+    }
+    if overlapped > 0 {
+        parts.push(format!(
+            "{overlapped} request(s) sent while another request of the run was in flight (they may have waited behind it)"
+        ));
+    }
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" Left out: {}.", parts.join("; "))
+    }
 }
 
 #[cfg(test)]
@@ -195,6 +258,8 @@ mod tests {
             era: Some(Era::Legacy),
             elapsed: Duration::from_millis(ms),
             evidence: vec![seq],
+            first: false,
+            overlapped: false,
         }
     }
 
@@ -240,5 +305,58 @@ mod tests {
         let s = stats(&[d, t("tools/list", 2, 2)], Some(Era::Modern));
         assert_eq!(s.len(), 1);
         assert_eq!(s[0].method, "server/discover");
+    }
+
+    #[test]
+    fn only_requests_timed_alone_count_and_a_healthy_server_passes() {
+        // A 0.5 ms tools/list queued behind a 1.2 s tool call on a sequential server, and
+        // the wire's first request (start-up): previously both counted and the p95 was over
+        // budget (a warning); neither says how fast the server serves an agent.
+        let mut ts: Vec<Timing> = (1..=20).map(|i| t("tools/list", 1, i)).collect();
+        let mut queued = t("tools/list", 1200, 30);
+        queued.overlapped = true;
+        let mut first = t("initialize", 3000, 0);
+        first.first = true;
+        ts.push(queued);
+        ts.push(first);
+        let f = judge(&ts, None, Some(Era::Legacy))
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(f.status, Status::Pass, "{}", f.detail);
+        assert!(f.detail.contains("tools/list ×20"), "{}", f.detail);
+        assert!(
+            f.detail.contains("1 request(s) sent while another"),
+            "{}",
+            f.detail
+        );
+        assert!(f.detail.contains("cold_start"), "{}", f.detail);
+        assert!(!f.evidence.contains(&30), "{f:?}");
+        assert_eq!(f.subject, None, "a pass has no timing-dependent subject");
+        // With the old fixed sample of 5, the same queued answer counted would have warned.
+        let mut few: Vec<Timing> = ts[..5].to_vec();
+        few.push(ts[20].clone());
+        assert_eq!(judge(&few, None, Some(Era::Legacy)).status(), Status::Pass);
+        few[5].overlapped = false;
+        assert_eq!(judge(&few, None, Some(Era::Legacy)).status(), Status::Warn);
+    }
+
+    #[test]
+    fn fewer_than_twenty_samples_say_p95_is_the_slowest() {
+        let ts: Vec<Timing> = (1..=6).map(|i| t("tools/list", i, i)).collect();
+        let f = judge(&ts, None, Some(Era::Legacy))
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(f.status, Status::Pass, "{}", f.detail);
+        assert!(f.detail.contains("the slowest"), "{}", f.detail);
+        let ts: Vec<Timing> = (1..=20).map(|i| t("tools/list", 1, i)).collect();
+        let f = judge(&ts, None, Some(Era::Legacy))
+            .build(|_| true)
+            .expect("valid");
+        assert!(!f.detail.contains("the slowest"), "{}", f.detail);
+        // Only timings that do not count: not assessed, and said why.
+        let mut only_first = t("tools/list", 1, 1);
+        only_first.first = true;
+        let f = judge(&[only_first], None, Some(Era::Legacy));
+        assert_eq!(f.status(), Status::Skip);
     }
 }

@@ -55,7 +55,10 @@ pub fn cold_start(exchanges: &[Arc<Exchange>]) -> FindingBuilder {
             COLD_START_WARN.as_secs()
         ))
     } else {
-        COLD_START.info(detail)
+        COLD_START.pass(format!(
+            "{detail} That is within {} s.",
+            COLD_START_WARN.as_secs()
+        ))
     }
     .evidence(evidence)
 }
@@ -109,74 +112,143 @@ fn http_first_answer(ex: &[&Exchange]) -> Option<(Duration, Vec<u64>, String)> {
     })
 }
 
-/// Judges `payload_size`: the largest JSON-RPC result body recorded so far.
-pub fn payload_size(exchanges: &[Arc<Exchange>]) -> FindingBuilder {
-    let mut ex: Vec<&Exchange> = exchanges.iter().map(Arc::as_ref).collect();
-    ex.sort_by_key(|e| e.seq);
-    // stdio: which method each request id was for.
-    let mut methods: HashMap<String, (String, u64)> = HashMap::new();
-    // (size, method, evidence, cut)
-    let mut largest: Option<(usize, String, Vec<u64>, bool)> = None;
-    for e in &ex {
-        let found = match &e.kind {
+/// One JSON-RPC result seen in the record.
+struct Answer {
+    size: usize,
+    method: String,
+    evidence: Vec<u64>,
+    /// The body was cut at the cap: the size is a lower bound.
+    cut: bool,
+    /// The `ui://` resource it read, if it was one (see [`ui_resource`]).
+    ui: Option<String>,
+}
+
+/// The URI of an MCP Apps UI resource (`ui://…`) a `resources/read` request asked for. The
+/// host renders such a resource in a frame of its own; it never enters the model's context,
+/// so its size costs the agent no tokens.
+fn ui_resource(method: &str, request: &Value) -> Option<String> {
+    let uri = request.get("params")?.get("uri")?.as_str()?;
+    (method == "resources/read" && uri.starts_with("ui://")).then(|| uri.to_string())
+}
+
+/// Every JSON-RPC result the run recorded, in order.
+fn results(ex: &[&Exchange]) -> Vec<Answer> {
+    // stdio: which method (and UI resource) each request id was for.
+    let mut sent: HashMap<String, (String, Option<String>, u64)> = HashMap::new();
+    let mut out = Vec::new();
+    for e in ex {
+        match &e.kind {
             ExchangeKind::Stdio(m) if m.direction == Direction::Sent => {
-                if let (Some(method), Some(id)) =
-                    (&m.method, parse(&m.line).and_then(|v| id_of(&v)))
+                if let (Some(method), Some(v)) = (&m.method, parse(&m.line))
+                    && let Some(id) = id_of(&v)
                 {
-                    methods.insert(id, (method.clone(), e.seq));
+                    sent.insert(id, (method.clone(), ui_resource(method, &v), e.seq));
                 }
-                None
             }
-            ExchangeKind::Stdio(m) => parse(&m.line)
-                .filter(|v| v.get("result").is_some() && v.get("method").is_none())
-                .and_then(|v| id_of(&v))
-                .and_then(|id| methods.get(&id))
-                .map(|(method, sent)| (m.line.len(), method.clone(), vec![*sent, e.seq], false)),
+            ExchangeKind::Stdio(m) => {
+                if let Some((method, ui, at)) = parse(&m.line)
+                    .filter(|v| v.get("result").is_some() && v.get("method").is_none())
+                    .and_then(|v| id_of(&v))
+                    .and_then(|id| sent.get(&id))
+                {
+                    out.push(Answer {
+                        size: m.line.len(),
+                        method: method.clone(),
+                        evidence: vec![*at, e.seq],
+                        cut: false,
+                        ui: ui.clone(),
+                    });
+                }
+            }
             ExchangeKind::Http(h) => {
-                let method = h
-                    .request_body
-                    .as_deref()
-                    .and_then(parse)
+                let request = h.request_body.as_deref().and_then(parse);
+                let method = request
+                    .as_ref()
                     .and_then(|v| v.get("method").and_then(Value::as_str).map(str::to_string));
-                match (method, &h.response_body) {
-                    (Some(method), Some(body))
-                        if h.status.is_some_and(|s| (200..300).contains(&s))
-                            && body.contains("\"result\"") =>
-                    {
-                        Some((body.len(), method, vec![e.seq], h.truncated))
-                    }
-                    _ => None,
+                if let (Some(method), Some(request), Some(body)) =
+                    (method, request.as_ref(), &h.response_body)
+                    && h.status.is_some_and(|s| (200..300).contains(&s))
+                    && body.contains("\"result\"")
+                {
+                    out.push(Answer {
+                        size: body.len(),
+                        ui: ui_resource(&method, request),
+                        method,
+                        evidence: vec![e.seq],
+                        cut: h.truncated,
+                    });
                 }
             }
-        };
-        if let Some(f) = found
-            && largest.as_ref().is_none_or(|l| f.0 > l.0)
-        {
-            largest = Some(f);
         }
     }
-    let Some((size, method, evidence, cut)) = largest else {
-        return PAYLOAD_SIZE.skip(
-            SkipReason::NotAssessed,
-            "No JSON-RPC result was recorded to measure.",
+    out
+}
+
+/// The first of the largest results (the earliest wins a tie).
+fn largest<'a>(rs: impl Iterator<Item = &'a Answer>) -> Option<&'a Answer> {
+    rs.fold(None, |best: Option<&Answer>, r| match best {
+        Some(b) if b.size >= r.size => Some(b),
+        _ => Some(r),
+    })
+}
+
+fn kib(b: usize) -> f64 {
+    b as f64 / 1024.0
+}
+
+/// Judges `payload_size`: the largest JSON-RPC result body recorded so far. A `ui://`
+/// resource is not judged (the host renders it; the model never reads it): when one is over
+/// the budget, a second, informational finding about it says so.
+pub fn payload_size(exchanges: &[Arc<Exchange>]) -> Vec<FindingBuilder> {
+    let mut ex: Vec<&Exchange> = exchanges.iter().map(Arc::as_ref).collect();
+    ex.sort_by_key(|e| e.seq);
+    let all = results(&ex);
+    let judged = largest(all.iter().filter(|r| r.ui.is_none()));
+    let ui = largest(all.iter().filter(|r| r.ui.is_some()))
+        .filter(|r| r.size > PAYLOAD_WARN_BYTES || judged.is_none());
+    let mut out = Vec::new();
+    match judged {
+        Some(r) => {
+            let at_least = if r.cut { "at least " } else { "" };
+            let method = &r.method;
+            let b = if r.size > PAYLOAD_WARN_BYTES {
+                PAYLOAD_SIZE.warn(format!(
+                    "The largest result, to {method}, was {at_least}{:.0} KiB, above the {:.0} KiB budget: an agent pays for every byte in its context.",
+                    kib(r.size),
+                    kib(PAYLOAD_WARN_BYTES)
+                ))
+            } else {
+                PAYLOAD_SIZE.pass(format!(
+                    "The largest result, to {method}, was {at_least}{:.1} KiB, within the {:.0} KiB budget.",
+                    kib(r.size),
+                    kib(PAYLOAD_WARN_BYTES)
+                ))
+            };
+            out.push(b.subject(method.clone()).evidence(r.evidence.clone()));
+        }
+        None if ui.is_none() => {
+            return vec![PAYLOAD_SIZE.skip(
+                SkipReason::NotAssessed,
+                "No JSON-RPC result was recorded to measure.",
+            )];
+        }
+        None => {}
+    }
+    if let Some(r) = ui {
+        let uri = r.ui.clone().unwrap_or_default();
+        out.push(
+            PAYLOAD_SIZE
+                .info(format!(
+                    "The MCP Apps UI resource {uri} was {}{:.0} KiB; it is not judged against the {:.0} KiB budget: the host renders a ui:// resource itself, it never enters the model's context.",
+                    if r.cut { "at least " } else { "" },
+                    kib(r.size),
+                    kib(PAYLOAD_WARN_BYTES)
+                ))
+                .subject(uri)
+                .evidence(r.evidence.clone()),
         );
-    };
-    let at_least = if cut { "at least " } else { "" };
-    let kib = |b: usize| b as f64 / 1024.0;
-    let b = if size > PAYLOAD_WARN_BYTES {
-        PAYLOAD_SIZE.warn(format!(
-            "The largest result, to {method}, was {at_least}{:.0} KiB, above the {:.0} KiB budget: an agent pays for every byte in its context.",
-            kib(size),
-            kib(PAYLOAD_WARN_BYTES)
-        ))
-    } else {
-        PAYLOAD_SIZE.info(format!(
-            "The largest result, to {method}, was {at_least}{:.1} KiB (the budget is {:.0} KiB).",
-            kib(size),
-            kib(PAYLOAD_WARN_BYTES)
-        ))
-    };
-    b.subject(method).evidence(evidence)
+    }
+    out
 }
 
 #[cfg(test)]
@@ -238,7 +310,8 @@ mod tests {
                 json!({"jsonrpc":"2.0","id":1,"result":{}}),
             ),
         ];
-        assert_eq!(cold_start(&quick).status(), Status::Info);
+        // Within 5 s: a pass (previously info, never assessed).
+        assert_eq!(cold_start(&quick).status(), Status::Pass);
         assert_eq!(cold_start(&ex[..2]).status(), Status::Skip);
     }
 
@@ -271,13 +344,75 @@ mod tests {
                 json!({"jsonrpc":"2.0","id":2,"result":{}}),
             ),
         ];
-        let f = payload_size(&ex).build(|_| true).expect("valid");
+        let one = |ex: &[Arc<Exchange>]| {
+            let mut fs = payload_size(ex);
+            assert_eq!(fs.len(), 1);
+            fs.remove(0)
+        };
+        let f = one(&ex).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Warn, "{}", f.detail);
         assert_eq!(f.subject.as_deref(), Some("tools/list"));
         assert_eq!(f.evidence, vec![1, 2]);
-        let f = payload_size(&ex[2..]).build(|_| true).expect("valid");
-        assert_eq!(f.status, Status::Info);
+        // Within the budget: a pass (previously info, so a healthy server's performance
+        // was never assessed).
+        let f = one(&ex[2..]).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Pass);
         assert_eq!(f.subject.as_deref(), Some("ping"));
-        assert_eq!(payload_size(&ex[..1]).status(), Status::Skip);
+        assert_eq!(one(&ex[..1]).status(), Status::Skip);
+    }
+
+    #[test]
+    fn a_large_ui_resource_is_not_judged() {
+        // Previously a warning: a 1.2 MiB MCP Apps UI resource is rendered by the host and
+        // never read into the model's context.
+        let html = "x".repeat(1200 * 1024);
+        let ex = vec![
+            line(
+                1,
+                0,
+                Direction::Sent,
+                json!({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"ui://app/main"}}),
+            ),
+            line(
+                2,
+                1,
+                Direction::Received,
+                json!({"jsonrpc":"2.0","id":1,"result":{"contents":[{"uri":"ui://app/main","mimeType":"text/html;profile=mcp-app","text": html}]}}),
+            ),
+            line(
+                3,
+                2,
+                Direction::Sent,
+                json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}),
+            ),
+            line(
+                4,
+                3,
+                Direction::Received,
+                json!({"jsonrpc":"2.0","id":2,"result":{"tools":[]}}),
+            ),
+        ];
+        let fs: Vec<_> = payload_size(&ex)
+            .into_iter()
+            .map(|f| f.build(|_| true).expect("valid"))
+            .collect();
+        assert_eq!(fs.len(), 2, "{fs:#?}");
+        assert_eq!(fs[0].status, Status::Pass, "{}", fs[0].detail);
+        assert_eq!(fs[0].subject.as_deref(), Some("tools/list"));
+        assert_eq!(fs[1].status, Status::Info, "{}", fs[1].detail);
+        assert_eq!(fs[1].subject.as_deref(), Some("ui://app/main"));
+        assert!(fs[1].detail.contains("not judged"), "{}", fs[1].detail);
+        assert_eq!(fs[1].evidence, vec![1, 2]);
+        // The same size from any other resource is judged (the twin).
+        let mut other = ex.clone();
+        other[0] = line(
+            1,
+            0,
+            Direction::Sent,
+            json!({"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///big.html"}}),
+        );
+        let fs = payload_size(&other);
+        assert_eq!(fs.len(), 1);
+        assert_eq!(fs[0].status(), Status::Warn);
     }
 }

@@ -135,6 +135,9 @@ async fn run_stage(
                 out.push(
                     w.send(Probe {
                         timeout: Some(timeout),
+                        // The ramp's stages are its own: `--concurrency 1` must not turn
+                        // "16 in flight" into one at a time (and a false "serialises").
+                        own_concurrency: true,
                         ..Probe::request(method, json!({}))
                     })
                     .await,

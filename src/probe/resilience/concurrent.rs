@@ -23,6 +23,11 @@ const MAX_TOLD: usize = 2;
 /// The id prefix both clients use (the same id on both, per round).
 pub const ID_PREFIX: &str = "scout-concurrent";
 
+/// [`ConcurrentRun::clients`] in the handshake era.
+pub const SESSIONS: &str = "two sessions";
+/// [`ConcurrentRun::clients`] on 2026-07-28 wires.
+pub const CONNECTIONS: &str = "two independent connections";
+
 /// What one client sent in one exchange of the probe and what came back.
 #[derive(Debug, Clone)]
 pub struct Sent {
@@ -40,7 +45,7 @@ pub struct ConcurrentRun {
     /// How the two clients were set up (`initialize` replies in the handshake era).
     pub setup: Vec<Reply>,
     pub pairs: Vec<(Sent, Sent)>,
-    /// "two sessions" or "two connections".
+    /// [`SESSIONS`] or [`CONNECTIONS`].
     pub clients: &'static str,
 }
 
@@ -127,7 +132,10 @@ fn methods(w: &Connection) -> (&'static str, &'static str) {
 /// exchanges that set it up are returned either way.
 async fn open_client(w: &Connection) -> (Result<Connection, String>, Vec<Reply>) {
     let mut setup = Vec::new();
-    let c = match w.fresh().await {
+    // A client of its own down to the TCP connection: two wires of one pooled client
+    // could share a keep-alive or HTTP/2 connection, and a server that keeps state per
+    // connection would then look right.
+    let c = match w.independent().await {
         Ok(c) => c,
         Err(e) => return (Err(e.to_string()), setup),
     };
@@ -156,9 +164,9 @@ pub async fn probe(
 ) -> Result<ConcurrentRun, (String, Vec<Reply>)> {
     let mut run = ConcurrentRun {
         clients: if w.era() == Era::Modern {
-            "two connections"
+            CONNECTIONS
         } else {
-            "two sessions"
+            SESSIONS
         },
         ..ConcurrentRun::default()
     };
@@ -274,24 +282,30 @@ fn token_of(n: &Value) -> Option<&Value> {
 /// What went wrong for one client, if anything. `theirs`: the other client's progress
 /// token, if it sent one (its progress may not reach any of this client's requests, the
 /// rounds sent beside the progress calls included).
-fn problem(me: &Sent, other: &Sent, theirs: Option<&str>) -> Option<String> {
+fn problem(me: &Sent, other: &Sent, theirs: Option<&str>, sessions: bool) -> Option<Problem> {
     let seq = me.reply.evidence.first().copied().unwrap_or_default();
     let Some(result) = me.reply.result() else {
-        return Some(format!(
+        if sessions && ended(&me.reply) {
+            return Some(Problem::Ended(format!(
+                "client {}'s {} (req#{seq}) got HTTP 404: the server had ended its session",
+                me.client, me.method
+            )));
+        }
+        return Some(Problem::Mixed(format!(
             "client {}'s {} (req#{seq}) {}: its answer was lost",
             me.client,
             me.method,
             describe(&me.reply)
-        ));
+        )));
     };
     if me.method != other.method
         && fits(&me.method, result) == Some(false)
         && fits(&other.method, result) == Some(true)
     {
-        return Some(format!(
+        return Some(Problem::Mixed(format!(
             "client {}'s {} (req#{seq}) was answered with a {} result, the answer to client {}'s request with the same id",
             me.client, me.method, other.method, other.client
-        ));
+        )));
     }
     if let Some(theirs) = theirs {
         let stray = me
@@ -301,13 +315,31 @@ fn problem(me: &Sent, other: &Sent, theirs: Option<&str>) -> Option<String> {
             .filter(|n| token_of(n).and_then(Value::as_str) == Some(theirs))
             .count();
         if stray > 0 {
-            return Some(format!(
+            return Some(Problem::Mixed(format!(
                 "client {} received {stray} progress notification(s) for client {}'s token with its {} (req#{seq})",
                 me.client, other.client, me.method
-            ));
+            )));
         }
     }
     None
+}
+
+/// What went wrong for one client.
+#[derive(Debug, Clone, PartialEq)]
+enum Problem {
+    /// An answer that reached the wrong client, or one that was lost: the server mixed
+    /// the clients up.
+    Mixed(String),
+    /// A 404 on a handshake-era session: the server ended it. A server may end a session
+    /// at any time (the client then starts a new one), so this shows nothing about two
+    /// clients at once.
+    Ended(String),
+}
+
+/// True when the reply is HTTP 404 without a JSON-RPC result: on a session-bearing
+/// request, the server saying the session is gone.
+fn ended(r: &Reply) -> bool {
+    r.status() == Some(404) && r.result().is_none()
 }
 
 /// Judges [`ConcurrentRun`].
@@ -325,12 +357,43 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
             .and_then(|s| s.token.as_deref())
     };
     let (token_a, token_b) = (token('A'), token('B'));
-    let problems: Vec<String> = run
+    let sessions = run.clients == SESSIONS;
+    let found: Vec<Problem> = run
         .pairs
         .iter()
-        .flat_map(|(a, b)| [problem(a, b, token_b), problem(b, a, token_a)])
+        .flat_map(|(a, b)| {
+            [
+                problem(a, b, token_b, sessions),
+                problem(b, a, token_a, sessions),
+            ]
+        })
         .flatten()
         .collect();
+    let problems: Vec<String> = found
+        .iter()
+        .filter_map(|p| match p {
+            Problem::Mixed(m) => Some(m.clone()),
+            Problem::Ended(_) => None,
+        })
+        .collect();
+    let ended: Vec<&str> = found
+        .iter()
+        .filter_map(|p| match p {
+            Problem::Ended(m) => Some(m.as_str()),
+            Problem::Mixed(_) => None,
+        })
+        .collect();
+    if problems.is_empty() && !ended.is_empty() {
+        return CONCURRENT_SESSIONS
+            .skip(
+                SkipReason::NotAssessed,
+                format!(
+                    "Not assessed: {}. A server may end a session at any time (the client then starts a new one), so this does not show two clients mixed up; the rest of the answers reached their own client.",
+                    ended.join("; ")
+                ),
+            )
+            .evidence(ev);
+    }
     let progress = run
         .pairs
         .iter()
@@ -435,7 +498,7 @@ mod tests {
                 ),
                 sent('B', "ping", None, reply(2, Some(json!({})), vec![])),
             )],
-            clients: "two sessions",
+            clients: SESSIONS,
         };
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Pass, "{}", f.detail);
@@ -463,7 +526,7 @@ mod tests {
                 ),
                 sent('B', "tools/call", Some("b"), reply(2, Some(done), vec![])),
             )],
-            clients: "two connections",
+            clients: CONNECTIONS,
         };
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Fail);
@@ -497,7 +560,7 @@ mod tests {
                     sent('B', "tools/call", Some("b"), reply(4, Some(done), vec![])),
                 ),
             ],
-            clients: "two sessions",
+            clients: SESSIONS,
         };
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Fail);
@@ -506,5 +569,61 @@ mod tests {
             "{}",
             f.detail
         );
+    }
+
+    fn not_found(seq: u64) -> Reply {
+        Reply {
+            http: Some(crate::transport::HttpInfo {
+                status: 404,
+                ..Default::default()
+            }),
+            outcome: Outcome::NoResponse,
+            ..reply(seq, None, vec![])
+        }
+    }
+
+    #[test]
+    fn a_404_on_an_ended_session_is_not_mixed_up_clients() {
+        // Previously a fail ("the server mixes up clients"): a server may end a session at
+        // any time, so a 404 there says nothing about two clients at once.
+        let mut run = ConcurrentRun {
+            setup: vec![],
+            pairs: vec![(
+                sent(
+                    'A',
+                    "tools/list",
+                    None,
+                    reply(1, Some(json!({"tools": []})), vec![]),
+                ),
+                sent('B', "ping", None, not_found(2)),
+            )],
+            clients: SESSIONS,
+        };
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Skip, "{}", f.detail);
+        assert!(f.detail.contains("404"), "{}", f.detail);
+        assert_eq!(f.evidence, vec![1, 2]);
+        // A crossed answer beside it still fails.
+        run.pairs.push((
+            sent(
+                'A',
+                "ping",
+                None,
+                reply(3, Some(json!({"tools": []})), vec![]),
+            ),
+            sent(
+                'B',
+                "tools/list",
+                None,
+                reply(4, Some(json!({"tools": []})), vec![]),
+            ),
+        ));
+        assert_eq!(judge(&run).status(), Status::Fail);
+        // Without sessions (2026-07-28) a 404 is an answer lost.
+        run.pairs.truncate(1);
+        run.clients = CONNECTIONS;
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        assert!(f.detail.contains("lost"), "{}", f.detail);
     }
 }

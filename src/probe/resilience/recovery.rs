@@ -2,8 +2,6 @@
 //! (`timeout_recovery`), after an oversized body (`oversized_request`), and after a
 //! handshake-era session was ended (`session_recovery`).
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use super::{OVERSIZED_REQUEST, SESSION_RECOVERY, TIMEOUT_RECOVERY, cite, follow_up, served};
@@ -11,12 +9,6 @@ use crate::client::{Connection, lifecycle};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
 use crate::transport::{IdKind, Outcome, Probe, Reply, SessionMode};
-
-/// How long scout waits for the request it means to abandon over `https://`: short enough
-/// that a server rarely answers in time. Over plain `http://` scout writes the request on a
-/// connection of its own and closes it unread, and over stdio it writes the line and does
-/// not wait for its answer: there the abandon does not depend on timing.
-pub const ABANDON_AFTER: Duration = Duration::from_millis(1);
 
 /// The size of the padding string in the oversized request's params: 4 MiB, past the
 /// 4 MB body limit common HTTP frameworks (and the TypeScript SDK) apply.
@@ -26,15 +18,17 @@ pub const OVERSIZED_BYTES: usize = 4 * 1024 * 1024;
 /// up on" match it).
 pub const ABANDONED_ID: &str = "scout-abandoned";
 
-/// Sends `tools/list` and abandons it (stdio: without waiting for its answer; `http://`:
-/// on a connection closed unread; `https://`: after [`ABANDON_AFTER`]), then an ordinary
-/// request.
+/// Sends `tools/list` and abandons it (stdio: without waiting for its answer; HTTP: written
+/// whole on a connection of its own, `https://` included, which is closed unread once the
+/// write completed), then an ordinary request.
 pub async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
     let stdio = w.transport() == TransportKind::Stdio;
     let abandoned = w
         .send(Probe {
             id: IdKind::Str(format!("{ABANDONED_ID}-{}", era_tag(w.era()))),
-            timeout: Some(ABANDON_AFTER),
+            // Bounds the write of the request over HTTP (and keeps it out of the latency
+            // timings: it is not an ordinary request).
+            timeout: Some(w.connector().timeout()),
             expect_no_reply: stdio,
             abandon: !stdio,
             ..Probe::request("tools/list", json!({}))
@@ -52,8 +46,8 @@ fn era_tag(e: Era) -> &'static str {
 }
 
 /// Judges `timeout_recovery`: only a request scout really stopped waiting for counts as
-/// abandoned (https: one that timed out; stdio and plain HTTP: one written without waiting,
-/// `NoResponse` with no HTTP answer).
+/// abandoned (one written without waiting, `NoResponse` with no HTTP answer, or one that
+/// timed out).
 pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
     let ev = cite([abandoned, next]);
     let given_up = match abandoned.outcome {
@@ -119,6 +113,11 @@ pub fn judge_oversized(big: &Reply, next: &Reply) -> FindingBuilder {
         Outcome::TimedOut => OVERSIZED_REQUEST.fail(format!(
             "A request of over {mib} MiB was neither answered nor refused before the timeout (the next request was served)."
         )),
+        Outcome::TransportError(e) if e.starts_with(crate::transport::http::BODY_NOT_TAKEN) => {
+            OVERSIZED_REQUEST.pass(format!(
+                "A request of over {mib} MiB was refused: {e}. An early answer (413) and then closing the connection is how a server refuses a body past its limit (whichever of the two scout sees first); the next request was served."
+            ))
+        }
         Outcome::TransportError(e) => OVERSIZED_REQUEST.warn(format!(
             "A request of over {mib} MiB broke the connection ({e}) instead of being refused with 413 or a JSON-RPC error; the next request was served."
         )),
@@ -381,6 +380,19 @@ mod tests {
             .expect("valid");
         assert_eq!(f.status, Status::Fail);
         assert_eq!(f.evidence, vec![1, 2]);
+        // Closed before the body's end (an early 413 lost with it): previously a warning
+        // or a pass depending on which scout saw first; a refusal either way.
+        let cut = reply(
+            1,
+            Outcome::TransportError(format!(
+                "{} (262144 of 4194350 bytes written): Broken pipe",
+                crate::transport::http::BODY_NOT_TAKEN
+            )),
+            None,
+        );
+        assert_eq!(judge_oversized(&cut, &ok(2)).status(), Status::Pass);
+        let broken = reply(1, Outcome::TransportError("connection reset".into()), None);
+        assert_eq!(judge_oversized(&broken, &ok(2)).status(), Status::Warn);
         let hang = reply(1, Outcome::TimedOut, None);
         assert_eq!(judge_oversized(&hang, &ok(2)).status(), Status::Fail);
     }

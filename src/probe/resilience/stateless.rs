@@ -20,7 +20,7 @@ pub struct StatelessRun {
 
 /// Sends the requests of [`StatelessRun`].
 pub async fn probe(w: &Connection) -> Result<StatelessRun, String> {
-    let other = w.fresh().await.map_err(|e| e.to_string())?;
+    let other = w.independent().await.map_err(|e| e.to_string())?;
     let fresh = other.request("tools/list", json!({})).await;
     let first = w.request("tools/list", json!({})).await;
     let between = w.request("server/discover", json!({})).await;
@@ -52,15 +52,25 @@ pub fn judge(run: &StatelessRun) -> FindingBuilder {
             .evidence(ev);
     };
     let names = |v: &Value| v.as_array().map_or(0, Vec::len);
-    if a == b && b == c {
+    let (same_a_b, same_b_c) = (same_set(a, b), same_set(b, c));
+    if same_a_b && same_b_c && a == b && b == c {
         STATELESS
             .pass(format!(
-                "tools/list gave the same {} tool(s) on a fresh connection and twice on the run's own, with server/discover between.",
+                "tools/list gave the same {} tool(s) on {INDEPENDENT} and twice on the run's own, with server/discover between.",
+                names(a)
+            ))
+            .evidence(ev)
+    } else if same_a_b && same_b_c {
+        // The 2026-07-28 revision requires the set of tools not to vary per connection or
+        // with earlier requests, but only recommends (SHOULD) a deterministic order.
+        STATELESS
+            .warn(format!(
+                "tools/list gave the same {} tool(s) on {INDEPENDENT} and twice on the run's own, but not in the same order: clients that cache or diff the list see a change where there is none (a deterministic order is recommended).",
                 names(a)
             ))
             .evidence(ev)
     } else {
-        let which = if a != b {
+        let which = if !same_a_b {
             format!(
                 "the fresh connection's answer ({} tools, req#{}) and the run's wire's ({} tools, req#{}) differ",
                 names(a),
@@ -77,10 +87,27 @@ pub fn judge(run: &StatelessRun) -> FindingBuilder {
         };
         STATELESS
             .fail(format!(
-                "The same tools/list gave different answers: {which}. A 2026-07-28 server must not make answers depend on earlier requests or on the connection."
+                "The same tools/list gave different tools: {which} (the fresh one was sent on {INDEPENDENT}). A 2026-07-28 server must not make answers depend on earlier requests or on the connection."
             ))
             .evidence(ev)
     }
+}
+
+/// How the fresh connection was opened, for the finding's detail.
+const INDEPENDENT: &str = "an independent connection (a new process over stdio; over HTTP a client of its own, which shares no TCP connection with the run's)";
+
+/// True when two `tools` arrays hold the same tools, in any order (each tool compared
+/// whole, duplicates counted).
+fn same_set(a: &Value, b: &Value) -> bool {
+    let sorted = |v: &Value| {
+        let mut t: Vec<String> = v
+            .as_array()
+            .map(|a| a.iter().map(Value::to_string).collect())
+            .unwrap_or_else(|| vec![v.to_string()]);
+        t.sort_unstable();
+        t
+    };
+    sorted(a) == sorted(b)
 }
 
 #[cfg(test)]
@@ -119,7 +146,19 @@ mod tests {
         assert_eq!(f.evidence, vec![1, 2, 3, 4]);
         run.second = list(4, json!([{"name": "echo"}, {"name": "extra"}]));
         assert_eq!(judge(&run).status(), Status::Fail);
-        run.second = list(4, t);
+        // The same tools in another order: previously a fail, now a warning (the set
+        // must not vary; the order is only a SHOULD).
+        run.second = list(4, json!([{"name": "extra"}, {"name": "echo"}]));
+        run.first = list(2, json!([{"name": "echo"}, {"name": "extra"}]));
+        run.fresh = list(1, json!([{"name": "echo"}, {"name": "extra"}]));
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Warn, "{}", f.detail);
+        assert!(f.detail.contains("order"), "{}", f.detail);
+        // A duplicate is not the same set.
+        run.second = list(4, json!([{"name": "echo"}, {"name": "echo"}]));
+        assert_eq!(judge(&run).status(), Status::Fail);
+        run.second = list(4, t.clone());
+        run.first = list(2, t);
         run.fresh = list(1, json!([]));
         let f = judge(&run);
         assert_eq!(f.status(), Status::Fail);
