@@ -96,16 +96,16 @@ pub fn poisoning_in(entry: &Value) -> Vec<PoisonMatch> {
         .collect()
 }
 
-/// The finding for one poisoning match in `whose` ("The tool add"): a fail for what is
-/// unambiguous, a warn quoting the match for a heuristic.
+/// The finding for one poisoning match in `whose` ("The tool add carries"): a fail for
+/// what is unambiguous, a warn quoting the match for a heuristic.
 fn poisoning_finding(whose: &str, m: &PoisonMatch) -> FindingBuilder {
     match m.tier {
         Tier::Unambiguous => TOOL_POISONING.fail(format!(
-            "{whose} carries {} in what the model reads: \"{}\".",
+            "{whose} {} in what the model reads: \"{}\".",
             m.rule.what, m.matched
         )),
         Tier::Heuristic => TOOL_POISONING.warn(format!(
-            "{whose} may carry {} in what the model reads: \"{}\" (a text rule matched; read it in its context).",
+            "{whose} what may be {} in what the model reads: \"{}\" (a text rule matched; read it in its context).",
             m.rule.what, m.matched
         )),
     }
@@ -192,7 +192,7 @@ pub fn judge_catalog(s: &Session) -> Vec<FindingBuilder> {
             }
             for m in poisoning_in(entry) {
                 poisoned.push(tag(
-                    poisoning_finding(&format!("The {} {name}", kind.as_str()), &m)
+                    poisoning_finding(&format!("The {} {name} carries", kind.as_str()), &m)
                         .subject(name.clone())
                         .evidence(cat.evidence.iter().copied()),
                     era,
@@ -225,7 +225,7 @@ pub fn judge_catalog(s: &Session) -> Vec<FindingBuilder> {
         }
         for m in poisoning_in_text(text) {
             poisoned.push(
-                poisoning_finding("The server's instructions", &m)
+                poisoning_finding("The server's instructions carry", &m)
                     .subject("instructions")
                     .evidence(ev.clone())
                     .era(wire.era()),
