@@ -173,7 +173,11 @@ fn a_protected_server_blocks_without_credentials_and_is_checked_with_them() {
 const FIXTURE_KEY: &str = concat!("AKIA", "IOSFODNN7EXAMPLE");
 
 async fn run_secret_fixture(role: &str) -> scout::report::model::ServerReport {
-    let mut spec = crate::phase_fixtures::fixture("secret_in_result.py", &[("ROLE", role.into())]);
+    run_secret_fixture_with(&[("ROLE", role.into())]).await
+}
+
+async fn run_secret_fixture_with(env: &[(&str, String)]) -> scout::report::model::ServerReport {
+    let mut spec = crate::phase_fixtures::fixture("secret_in_result.py", env);
     spec.only.push(scout::report::finding::Phase::Security);
     crate::phase_fixtures::run(spec).await
 }
@@ -223,5 +227,23 @@ async fn an_argument_named_code_does_not_mask_scouts_own_words() {
     assert!(
         all.contains("\\\"name\\\":\\\"scout\\\""),
         "scout's client name is shown as it was sent"
+    );
+}
+
+/// A secret the operator hands a stdio server in its environment is the operator's: a
+/// server that prints it back does not carry it into the report.
+#[tokio::test]
+async fn a_secret_environment_variable_never_reaches_the_report() {
+    let token = "svc-4f1e9b2a7c3d5e6f";
+    let r =
+        run_secret_fixture_with(&[("ROLE", "clean".into()), ("SERVICE_TOKEN", token.into())]).await;
+    let all = serde_json::to_string(&r).expect("json");
+    assert!(
+        all.contains("account [REDACTED]"),
+        "the server printed it and the report masks it"
+    );
+    assert!(
+        !all.contains(token),
+        "the operator's token reached the report"
     );
 }
