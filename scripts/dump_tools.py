@@ -124,8 +124,28 @@ class Wire:
 KEPT = ("name", "title", "description", "inputSchema", "annotations")
 
 
+# A kubeconfig with one context on a loopback port nothing listens on: Kubernetes servers
+# refuse to start without a current context, and list their tools without reaching it.
+KUBECONFIG = """apiVersion: v1
+kind: Config
+clusters:
+- cluster: {server: "https://127.0.0.1:9"}
+  name: corpus
+contexts:
+- context: {cluster: corpus, user: corpus}
+  name: corpus
+current-context: corpus
+users:
+- name: corpus
+  user: {token: dummy-not-a-token}
+"""
+
+
 def list_tools(cmd):
     home = tempfile.mkdtemp(prefix="scout-corpus-")
+    os.makedirs(os.path.join(home, ".kube"))
+    with open(os.path.join(home, ".kube", "config"), "w") as f:
+        f.write(KUBECONFIG)
     wire = Wire(cmd, home)
     try:
         wire.request("initialize", {
