@@ -680,3 +680,49 @@ fn a_changed_value_under_a_secret_looking_key_fails_pinning() {
         "{f:#?}"
     );
 }
+
+/// Before: `security.error_leakage` read only JSON-RPC errors, and those re-encoded (a
+/// stack's newlines were `\n` escapes, so no JavaScript frame could match): a server that
+/// answers malformed JSON with an HTML page showing its stack and paths passed. The page's
+/// text is read now, and the stack is reported (a warn: a text rule).
+#[tokio::test]
+async fn an_html_stack_trace_on_malformed_json_is_a_leak() {
+    let mut spec = crate::phase_fixtures::fixture_http("html_stack_on_parse_error.py");
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Protocol,
+        Phase::Security,
+    ];
+    let r = run(spec).await;
+    let leaks: Vec<_> = all(&r, "security.error_leakage");
+    let frame = leaks
+        .iter()
+        .find(|f| f.subject.as_deref() == Some("a JavaScript stack frame"))
+        .unwrap_or_else(|| panic!("no JavaScript frame found: {leaks:#?}"));
+    assert_eq!(frame.status, Status::Warn);
+    let cited: Vec<_> = r
+        .exchanges
+        .iter()
+        .filter(|e| frame.evidence.contains(&e.seq))
+        .filter_map(|e| match &e.kind {
+            ExchangeKind::Http(h) => h.response_body.clone(),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !cited.is_empty() && cited.iter().all(|b| b.contains("body-parser")),
+        "{cited:?}"
+    );
+
+    // The correct twin answers the same malformed body with a JSON-RPC parse error.
+    let mut spec = crate::phase_fixtures::fixture_http("minimal_server.py");
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Protocol,
+        Phase::Security,
+    ];
+    let r = run(spec).await;
+    expect(&r, "security.error_leakage", None, Status::Pass);
+}
