@@ -726,3 +726,28 @@ async fn an_html_stack_trace_on_malformed_json_is_a_leak() {
     let r = run(spec).await;
     expect(&r, "security.error_leakage", None, Status::Pass);
 }
+
+/// Before: each of these descriptions was a major fail of `security.tool_poisoning` (a
+/// kubeconfig path, "reads secrets", a token and a URL in one sentence, an order about
+/// "any other tool", a negated warning about API keys), and the Persian, Hindi and emoji
+/// names failed `security.hidden_characters` for the joiners they need. All pass now.
+#[tokio::test]
+async fn ordinary_descriptions_and_languages_are_not_poisoning() {
+    let r = run(security_only(crate::phase_fixtures::fixture(
+        "ordinary_descriptions.py",
+        &[],
+    )))
+    .await;
+    expect(&r, "security.tool_poisoning", None, Status::Pass);
+    expect(&r, "security.hidden_characters", None, Status::Pass);
+    // The catalogue really was judged: every tool was listed.
+    let listed = r
+        .exchanges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExchangeKind::Stdio(m) => Some(m.line.as_str()),
+            _ => None,
+        })
+        .any(|l| l.contains("pods_list") && l.contains("persian_notes") && l.contains("team"));
+    assert!(listed, "the tools were listed");
+}
