@@ -347,11 +347,12 @@ pub fn shown_secret(found: &str) -> String {
     if let Some(end) = found.find("KEY-----") {
         return format!("{}…{}", &found[..end + 8], crate::telemetry::redact::MASK);
     }
-    let head: String = found.chars().take(5).collect();
-    let prefix = match head.find(['_', '-']) {
-        Some(i) => &head[..=i],
-        None => &head[..head.len().min(4)],
+    let head: Vec<char> = found.chars().take(5).collect();
+    let keep = match head.iter().position(|c| matches!(c, '_' | '-')) {
+        Some(i) => i + 1,
+        None => head.len().min(4),
     };
+    let prefix: String = head[..keep].iter().collect();
     format!("{prefix}…{}", crate::telemetry::redact::MASK)
 }
 
@@ -421,8 +422,13 @@ fn judge_secrets(received: &[Received], redactor: &Redactor) -> Vec<FindingBuild
         for v in &h.values {
             register_found(redactor, v);
         }
-        let mut shown: Vec<String> = h.values.iter().map(|v| shown_secret(v)).collect();
-        shown.dedup();
+        let mut shown: Vec<String> = Vec::new();
+        for v in &h.values {
+            let s = shown_secret(v);
+            if !shown.contains(&s) {
+                shown.push(s);
+            }
+        }
         let more = shown.len().saturating_sub(3);
         shown.truncate(3);
         out.push(
@@ -836,6 +842,15 @@ mod tests {
             .find(|f| f.id == "security.secrets_in_output")
             .expect("a finding");
         assert_eq!(s.status, Status::Pass, "{s:?}");
+    }
+
+    #[test]
+    fn a_found_secret_is_shown_by_its_prefix_only() {
+        assert_eq!(shown_secret("AKIAABCDEFGHIJKLMNOP"), "AKIA…[REDACTED]");
+        assert_eq!(shown_secret("ghp_aaaaaaaaaaaaaaaaaaaa"), "ghp_…[REDACTED]");
+        assert_eq!(shown_secret("xoxb-0000000000-aaaa"), "xoxb-…[REDACTED]");
+        assert_eq!(shown_secret("sk-aaaaaaaaaaaaaaaaaaaa"), "sk-…[REDACTED]");
+        assert_eq!(shown_secret("ééé"), "ééé…[REDACTED]");
     }
 
     #[test]
