@@ -110,6 +110,35 @@ fn resolve(src: &ValueSource, what: &str) -> Result<(String, bool), ConnectError
     }
 }
 
+/// The values of the environment variables a stdio server gets whose names say they hold a
+/// credential (`GITHUB_TOKEN`, `API_KEY`, `DB_PASSWORD` …): the operator's secrets, which a
+/// server that prints its environment must not carry into the report.
+fn stdio_env_secrets(env_forward: &[String], env_set: &[(String, String)]) -> Vec<String> {
+    let secret_name = |n: &str| {
+        let n = n.to_ascii_lowercase();
+        [
+            "key",
+            "token",
+            "secret",
+            "password",
+            "passwd",
+            "credential",
+            "auth",
+        ]
+        .iter()
+        .any(|w| n.contains(w))
+    };
+    let forwarded = env_forward
+        .iter()
+        .filter(|n| secret_name(n))
+        .filter_map(|n| std::env::var(n).ok());
+    let set = env_set
+        .iter()
+        .filter(|(n, _)| secret_name(n))
+        .map(|(_, v)| v.clone());
+    forwarded.chain(set).collect()
+}
+
 impl Connector {
     /// Resolves the target's credentials (registering each secret with the recorder's
     /// redactor before any request) and prepares the HTTP client. Spawns nothing yet.
@@ -147,7 +176,14 @@ impl Connector {
                 clients.set_bearer(resolved.token.clone());
                 Some(Arc::new(clients))
             }
-            TargetSpec::Stdio { .. } => None,
+            TargetSpec::Stdio {
+                env_forward,
+                env_set,
+                ..
+            } => {
+                secrets.extend(stdio_env_secrets(env_forward, env_set));
+                None
+            }
         };
         // Registered before any request (DESIGN §6).
         for s in &secrets {

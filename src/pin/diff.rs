@@ -491,14 +491,99 @@ fn first_words(s: &str, n: usize) -> String {
     }
 }
 
-fn views(kind: EntryKind, list: &[PinnedEntry]) -> BTreeMap<String, Value> {
+/// One entry of a list being compared: its name, hash and the object the agent reads.
+struct Item<'a> {
+    name: &'a str,
+    hash: &'a str,
+    view: Value,
+}
+
+fn items(kind: EntryKind, list: &[PinnedEntry]) -> Vec<Item<'_>> {
     list.iter()
-        .map(|e| (e.name.clone(), e.agent_view(kind).unwrap_or(Value::Null)))
+        .map(|e| Item {
+            name: &e.name,
+            hash: &e.hash,
+            view: e.agent_view(kind).unwrap_or(Value::Null),
+        })
         .collect()
 }
 
+/// Removes the entries `a` and `b` have in common (same name and hash), one for one: the
+/// lists are compared as multisets, so a second entry under a name already listed is left
+/// over as new, never hidden behind the first.
+fn cancel_identical(a: &mut Vec<Item<'_>>, b: &mut Vec<Item<'_>>) {
+    let mut i = 0;
+    while i < b.len() {
+        match a
+            .iter()
+            .position(|x| x.name == b[i].name && x.hash == b[i].hash)
+        {
+            Some(j) => {
+                a.remove(j);
+                b.remove(i);
+            }
+            None => i += 1,
+        }
+    }
+}
+
+/// Pairs left-over entries of `a` and `b` while `accept(similarity)` holds, the most alike
+/// pairs first, among those `candidate` allows; returns (index in a, index in b) pairs.
+fn pair_up(
+    kind: EntryKind,
+    a: &[Item<'_>],
+    b: &[Item<'_>],
+    candidate: impl Fn(&Item<'_>, &Item<'_>) -> bool,
+    accept: impl Fn(f64) -> bool,
+) -> Vec<(usize, usize)> {
+    let mut scored: Vec<(f64, usize, usize)> = Vec::new();
+    for (i, x) in a.iter().enumerate() {
+        for (j, y) in b.iter().enumerate() {
+            if !candidate(x, y) {
+                continue;
+            }
+            let s = similarity(kind, &x.view, &y.view);
+            if accept(s) {
+                scored.push((s, i, j));
+            }
+        }
+    }
+    scored.sort_by(|x, y| {
+        y.0.total_cmp(&x.0)
+            .then(a[x.1].name.cmp(a[y.1].name))
+            .then(b[x.2].name.cmp(b[y.2].name))
+            .then(x.1.cmp(&y.1))
+            .then(x.2.cmp(&y.2))
+    });
+    let (mut used_a, mut used_b) = (BTreeSet::new(), BTreeSet::new());
+    let mut out = Vec::new();
+    for (_, i, j) in scored {
+        if used_a.contains(&i) || used_b.contains(&j) {
+            continue;
+        }
+        used_a.insert(i);
+        used_b.insert(j);
+        out.push((i, j));
+    }
+    out.sort_by(|x, y| a[x.0].name.cmp(a[y.0].name).then(x.cmp(y)));
+    out
+}
+
+/// Drops the entries at `picked` (indices into `list`), keeping the others in order.
+fn drop_picked(list: &mut Vec<Item<'_>>, picked: impl IntoIterator<Item = usize>) {
+    let picked: BTreeSet<usize> = picked.into_iter().collect();
+    let mut i = 0;
+    list.retain(|_| {
+        i += 1;
+        !picked.contains(&(i - 1))
+    });
+}
+
 /// Every change from the pinned `old` to the current `new` catalogue of one server, in a
-/// fixed order (instructions, then tools, prompts and templates by name).
+/// fixed order (instructions, then tools, prompts and templates by name). Each list is
+/// compared as a multiset of entries: identical entries cancel one for one, then entries
+/// of the same name are paired (most alike first) and their differences listed, then what
+/// is left is paired into renames where alike, and the rest is added or removed.
 pub fn diff(old: &PinnedServer, new: &PinnedServer) -> Vec<Change> {
     let mut out = Vec::new();
     if old.instructions != new.instructions {
@@ -519,122 +604,112 @@ pub fn diff(old: &PinnedServer, new: &PinnedServer) -> Vec<Change> {
         EntryKind::Prompt,
         EntryKind::ResourceTemplate,
     ] {
-        let (a, b) = (old.entries(kind), new.entries(kind));
-        let hashes_a: BTreeMap<&str, &str> = a
+        out.extend(diff_list(kind, old.entries(kind), new.entries(kind)));
+    }
+    out
+}
+
+/// The changes between two lists of one kind (see [`diff`]).
+fn diff_list(kind: EntryKind, old: &[PinnedEntry], new: &[PinnedEntry]) -> Vec<Change> {
+    let mut out = Vec::new();
+    let change = |kind_: ChangeKind, name: &str, detail: String, severity| Change {
+        kind: kind_,
+        entry: Some(kind),
+        name: name.to_string(),
+        detail,
+        severity,
+    };
+    let (mut a, mut b) = (items(kind, old), items(kind, new));
+    cancel_identical(&mut a, &mut b);
+    // Same name, different content.
+    let same = pair_up(kind, &a, &b, |x, y| x.name == y.name, |_| true);
+    for (i, j) in &same {
+        let (x, y) = (&a[*i], &b[*j]);
+        let changes = entry_changes(kind, &x.view, &y.view);
+        if changes.is_empty() {
+            out.push(change(
+                ChangeKind::InputSchemaChanged,
+                y.name,
+                "the pinned fields differ".into(),
+                Severity::Major,
+            ));
+        }
+        for (k, detail, severity) in changes {
+            out.push(change(k, y.name, detail, severity));
+        }
+    }
+    drop_picked(&mut a, same.iter().map(|p| p.0));
+    drop_picked(&mut b, same.iter().map(|p| p.1));
+    // Gone and new under other names: renames where they are alike, best pairs first.
+    let renames = pair_up(
+        kind,
+        &a,
+        &b,
+        |x, y| x.name != y.name,
+        |s| s >= RENAME_SIMILARITY,
+    );
+    for (i, j) in &renames {
+        let (g, n) = (&a[*i], &b[*j]);
+        let inner = entry_changes(kind, &g.view, &n.view);
+        let severity = inner
             .iter()
-            .map(|e| (e.name.as_str(), e.hash.as_str()))
-            .collect();
-        let hashes_b: BTreeMap<&str, &str> = b
-            .iter()
-            .map(|e| (e.name.as_str(), e.hash.as_str()))
-            .collect();
-        let (va, vb) = (views(kind, a), views(kind, b));
-        let change = |kind_: ChangeKind, name: &str, detail: String, severity| Change {
-            kind: kind_,
-            entry: Some(kind),
-            name: name.to_string(),
-            detail,
-            severity,
+            .map(|(_, _, s)| *s)
+            .max()
+            .unwrap_or(Severity::Major)
+            .max(Severity::Major);
+        let also = if inner.is_empty() {
+            " (description and schema unchanged)".to_string()
+        } else {
+            format!(
+                "; also {}",
+                inner
+                    .iter()
+                    .map(|(k, d, _)| format!("{}: {d}", k.words()))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )
         };
-        // Same name, different content.
-        for (name, ha) in &hashes_a {
-            let Some(hb) = hashes_b.get(name) else {
-                continue;
-            };
-            if ha == hb {
-                continue;
-            }
-            let changes = entry_changes(kind, &va[*name], &vb[*name]);
-            if changes.is_empty() {
-                out.push(change(
-                    ChangeKind::InputSchemaChanged,
-                    name,
-                    "the pinned fields differ".into(),
-                    Severity::Major,
-                ));
-            }
-            for (k, detail, severity) in changes {
-                out.push(change(k, name, detail, severity));
-            }
-        }
-        // Gone and new: pair them into renames where they are alike, best pairs first.
-        let gone: Vec<&str> = hashes_a
-            .keys()
-            .filter(|n| !hashes_b.contains_key(*n))
-            .copied()
-            .collect();
-        let added: Vec<&str> = hashes_b
-            .keys()
-            .filter(|n| !hashes_a.contains_key(*n))
-            .copied()
-            .collect();
-        let mut pairs: Vec<(f64, &str, &str)> = Vec::new();
-        for g in &gone {
-            for n in &added {
-                let s = similarity(kind, &va[*g], &vb[*n]);
-                if s >= RENAME_SIMILARITY {
-                    pairs.push((s, g, n));
-                }
-            }
-        }
-        pairs.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(y.1)).then(x.2.cmp(y.2)));
-        let mut renamed_from: BTreeSet<&str> = BTreeSet::new();
-        let mut renamed_to: BTreeSet<&str> = BTreeSet::new();
-        for (_, g, n) in pairs {
-            if renamed_from.contains(g) || renamed_to.contains(n) {
-                continue;
-            }
-            renamed_from.insert(g);
-            renamed_to.insert(n);
-            let inner = entry_changes(kind, &va[g], &vb[n]);
-            let severity = inner
-                .iter()
-                .map(|(_, _, s)| *s)
-                .max()
-                .unwrap_or(Severity::Major)
-                .max(Severity::Major);
-            let also = if inner.is_empty() {
-                " (description and schema unchanged)".to_string()
+        out.push(change(
+            ChangeKind::Renamed,
+            n.name,
+            format!("`{}` is now `{}`{also}", g.name, n.name),
+            severity,
+        ));
+    }
+    drop_picked(&mut a, renames.iter().map(|p| p.0));
+    drop_picked(&mut b, renames.iter().map(|p| p.1));
+    b.sort_by(|x, y| x.name.cmp(y.name).then(x.hash.cmp(y.hash)));
+    for n in &b {
+        let v = &n.view;
+        let mut detail = format!("\"{}\"", first_words(text_of(v, "description"), 20));
+        if kind == EntryKind::Tool {
+            let a = v.get("annotations").cloned().unwrap_or(Value::Null);
+            detail.push_str(if destructive(&a) {
+                " (may be destructive)"
+            } else if hint(&a, "readOnlyHint", false) {
+                " (read-only)"
             } else {
-                format!(
-                    "; also {}",
-                    inner
-                        .iter()
-                        .map(|(k, d, _)| format!("{}: {d}", k.words()))
-                        .collect::<Vec<_>>()
-                        .join("; ")
-                )
-            };
-            out.push(change(
-                ChangeKind::Renamed,
-                n,
-                format!("`{g}` is now `{n}`{also}"),
-                severity,
+                " (changes state)"
+            });
+        }
+        let listed = new.iter().filter(|e| e.name == n.name).count();
+        if listed > 1 {
+            detail.push_str(&format!(
+                "; the server now lists {listed} {}s named `{}`",
+                kind.as_str(),
+                n.name
             ));
         }
-        for n in added.iter().filter(|n| !renamed_to.contains(*n)) {
-            let v = &vb[*n];
-            let mut detail = format!("\"{}\"", first_words(text_of(v, "description"), 20));
-            if kind == EntryKind::Tool {
-                let a = v.get("annotations").cloned().unwrap_or(Value::Null);
-                detail.push_str(if destructive(&a) {
-                    " (may be destructive)"
-                } else if hint(&a, "readOnlyHint", false) {
-                    " (read-only)"
-                } else {
-                    " (changes state)"
-                });
-            }
-            out.push(change(ChangeKind::Added, n, detail, Severity::Major));
-        }
-        for g in gone.iter().filter(|g| !renamed_from.contains(*g)) {
-            out.push(change(
-                ChangeKind::Removed,
-                g,
-                "no longer listed".into(),
-                Severity::Minor,
-            ));
-        }
+        out.push(change(ChangeKind::Added, n.name, detail, Severity::Major));
+    }
+    a.sort_by(|x, y| x.name.cmp(y.name).then(x.hash.cmp(y.hash)));
+    for g in &a {
+        out.push(change(
+            ChangeKind::Removed,
+            g.name,
+            "no longer listed".into(),
+            Severity::Minor,
+        ));
     }
     out
 }
@@ -757,6 +832,64 @@ mod tests {
         assert_eq!(kinds, vec![ChangeKind::Added, ChangeKind::Removed]);
         assert!(changes[0].detail.contains("may be destructive"));
         assert_eq!(changes[1].severity, Severity::Minor);
+    }
+
+    /// Before, the lists were compared through a map keyed by name: a second tool under a
+    /// name the lock already had was invisible, and the check passed ("matches scout.lock (2
+    /// tools)" against a lock of one).
+    #[test]
+    fn a_second_tool_under_a_pinned_name_is_added_not_hidden() {
+        let ro = json!({"readOnlyHint": true});
+        let pinned = tool("weather", "Get the weather for a city.", ro.clone());
+        let old = server(vec![pinned.clone()]);
+        let twin = tool(
+            "weather",
+            "Delete every city.",
+            json!({"destructiveHint": true}),
+        );
+        let new = server(vec![pinned.clone(), twin]);
+        let changes = diff(&old, &new);
+        assert_eq!(changes.len(), 1, "{changes:#?}");
+        assert_eq!(changes[0].kind, ChangeKind::Added);
+        assert_eq!(changes[0].name, "weather");
+        assert!(
+            changes[0].detail.contains("2 tools named `weather`"),
+            "{}",
+            changes[0].detail
+        );
+        // And the other way round: a duplicate that went away is removed.
+        let back = diff(&new, &old);
+        assert_eq!(back.len(), 1, "{back:#?}");
+        assert_eq!(back[0].kind, ChangeKind::Removed);
+        // Two identical copies against one: the extra copy is new too.
+        let doubled = server(vec![pinned.clone(), pinned.clone()]);
+        assert_eq!(diff(&old, &doubled).len(), 1);
+        assert!(diff(&doubled, &doubled).is_empty());
+        // The correct twin: the same multiset in another order matches.
+        let other = tool("forecast", "Get the forecast.", ro);
+        let ab = server(vec![pinned.clone(), other.clone()]);
+        let ba = server(vec![other, pinned]);
+        assert!(diff(&ab, &ba).is_empty());
+    }
+
+    /// Before, the catalogue was hashed after key-based redaction: a value under a key such
+    /// as `code` or `token` in a schema was `[REDACTED]` on both sides and a change of it was
+    /// invisible. Pinned as sent, it is a change.
+    #[test]
+    fn a_change_under_a_secret_looking_key_is_seen() {
+        let with = |default: &str| {
+            server(vec![
+                json!({"name": "run", "description": "Run code.", "inputSchema": {"type": "object", "properties": {"code": {"type": "string", "default": default}, "token": {"type": "string", "enum": [default]}}}}),
+            ])
+        };
+        let changes = diff(&with("print(1)"), &with("import os; os.system('x')"));
+        assert!(!changes.is_empty());
+        assert!(
+            changes
+                .iter()
+                .all(|c| c.kind == ChangeKind::ParameterChanged),
+            "{changes:#?}"
+        );
     }
 
     #[test]

@@ -86,8 +86,8 @@ fn declares(wire: &Connection, capability: &str) -> bool {
     matches!(wire.capabilities().get(capability), Some(v) if !v.is_null() && v != &Value::Bool(false))
 }
 
-/// Lists the catalogue of `wire`, redacted with its recorder's redactor (the operator's
-/// secrets never reach the lock file).
+/// Lists the catalogue of `wire` as the server sent it, with the operator's secrets masked
+/// by value (they never reach the lock file); see [`Listed::masked`].
 pub async fn list(wire: &Connection) -> Result<Listed, FetchError> {
     let mut listed = Listed {
         instructions: wire.instructions().map(str::to_string),
@@ -110,17 +110,7 @@ pub async fn list(wire: &Connection) -> Result<Listed, FetchError> {
                 other => Err(other),
             })?;
     }
-    let redactor = wire.connector().recorder().redactor();
-    for v in listed
-        .tools
-        .iter_mut()
-        .chain(listed.prompts.iter_mut())
-        .chain(listed.resource_templates.iter_mut())
-    {
-        redactor.json(v);
-    }
-    listed.instructions = listed.instructions.map(|i| redactor.text(&i));
-    Ok(listed)
+    Ok(listed.masked(wire.connector().recorder().redactor()))
 }
 
 /// Connects to the server of `spec`, lists what an agent would read, and closes everything.

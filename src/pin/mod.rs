@@ -293,6 +293,25 @@ pub struct Listed {
     pub resource_templates: Vec<Value>,
 }
 
+impl Listed {
+    /// The same lists with every value scout holds as a secret masked wherever it appears
+    /// (by value, never by key), so the lock a team commits holds none of them while every
+    /// other byte the server sent is pinned and hashed. `scout pin` and `scout check` both
+    /// pin through this, so that they hash the same thing.
+    pub fn masked(mut self, redactor: &crate::telemetry::redact::Redactor) -> Listed {
+        for v in self
+            .tools
+            .iter_mut()
+            .chain(self.prompts.iter_mut())
+            .chain(self.resource_templates.iter_mut())
+        {
+            redactor.values(v);
+        }
+        self.instructions = self.instructions.map(|i| redactor.text(&i));
+        self
+    }
+}
+
 impl PinnedServer {
     /// Pins what server `name` listed.
     pub fn from_listed(name: &str, listed: &Listed) -> PinnedServer {

@@ -125,6 +125,9 @@ struct Inner {
     max_bytes: usize,
     /// Indexed by sequence number; shared with readers instead of cloned.
     exchanges: BTreeMap<Seq, Arc<Exchange>>,
+    /// What went over the wire, for the exchanges that redaction changed (see
+    /// [`Recorder::unredacted`]); the others are the same in both views.
+    raw: BTreeMap<Seq, Arc<Exchange>>,
     /// Bytes kept (see [`size_of`]).
     bytes: usize,
     overflow: Overflow,
@@ -206,6 +209,7 @@ impl Recorder {
                 max_exchanges,
                 max_bytes,
                 exchanges: BTreeMap::new(),
+                raw: BTreeMap::new(),
                 bytes: 0,
                 overflow: Overflow::default(),
                 timings: Vec::new(),
@@ -238,29 +242,48 @@ impl Recorder {
         era: Option<crate::report::finding::Era>,
         mut kind: ExchangeKind,
     ) -> Seq {
-        self.redactor.exchange(&mut kind);
+        // Cut first: what is not kept needs no masking (only scout's own padding is cut).
         cut_own(&mut kind);
+        let (mut kind, mut raw) = self.masked(kind);
         let seq = pending.seq;
         let mut inner = self.lock();
-        let mut size = size_of(&kind);
+        let mut size = size_of(&kind) + raw.as_ref().map_or(0, size_of);
         if inner.bytes + size > inner.max_bytes {
             cut(&mut kind, inner.max_bytes);
+            // Past the cap the cut, masked text is all that is kept.
+            raw = None;
             size = size_of(&kind);
             inner.overflow.cut += 1;
             inner.overflow.first_cut.get_or_insert(seq);
         }
         inner.bytes += size;
-        inner.exchanges.insert(
-            seq,
+        let started_at = pending.started_at;
+        let duration_ms = pending.started.elapsed().as_secs_f64() * 1000.0;
+        let make = |kind| {
             Arc::new(Exchange {
                 seq,
-                started_at: pending.started_at,
-                duration_ms: pending.started.elapsed().as_secs_f64() * 1000.0,
+                started_at,
+                duration_ms,
                 era,
                 kind,
-            }),
-        );
+            })
+        };
+        if let Some(r) = raw {
+            inner.raw.insert(seq, make(r));
+        }
+        inner.exchanges.insert(seq, make(kind));
         seq
+    }
+
+    /// `kind` masked by the redactor, and what it was before when masking changed it.
+    fn masked(&self, kind: ExchangeKind) -> (ExchangeKind, Option<ExchangeKind>) {
+        let mut masked = kind.clone();
+        self.redactor.exchange(&mut masked);
+        if masked == kind {
+            (masked, None)
+        } else {
+            (masked, Some(kind))
+        }
     }
 
     /// Records something scout sent, or the response to it, at one instant (a stdio line).
@@ -277,7 +300,7 @@ impl Recorder {
     pub fn offer(
         &self,
         era: Option<crate::report::finding::Era>,
-        mut kind: ExchangeKind,
+        kind: ExchangeKind,
     ) -> Option<Seq> {
         let size = size_of(&kind);
         let mut inner = self.lock();
@@ -290,19 +313,23 @@ impl Recorder {
             return None;
         }
         // Masked under the lock so that the number follows the order messages arrived in.
-        self.redactor.exchange(&mut kind);
+        let (kind, raw) = self.masked(kind);
         let seq = self.next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        inner.bytes += size;
-        inner.exchanges.insert(
-            seq,
+        inner.bytes += size + raw.as_ref().map_or(0, size_of);
+        let started_at = OffsetDateTime::now_utc();
+        let make = |kind| {
             Arc::new(Exchange {
                 seq,
-                started_at: OffsetDateTime::now_utc(),
+                started_at,
                 duration_ms: 0.0,
                 era,
                 kind,
-            }),
-        );
+            })
+        };
+        if let Some(r) = raw {
+            inner.raw.insert(seq, make(r));
+        }
+        inner.exchanges.insert(seq, make(kind));
         Some(seq)
     }
 
@@ -351,12 +378,26 @@ impl Recorder {
             .collect()
     }
 
+    /// Every exchange as it went over the wire, before redaction, in sequence order: for the
+    /// judgements that must see what the server sent (a credential in a result, which the
+    /// report then masks). Values scout registered as secrets are in there unmasked, so
+    /// nothing read from this view may be written anywhere as it is.
+    pub fn unredacted(&self) -> Vec<Arc<Exchange>> {
+        let inner = self.lock();
+        inner
+            .exchanges
+            .iter()
+            .map(|(seq, e)| inner.raw.get(seq).unwrap_or(e).clone())
+            .collect()
+    }
+
     /// Moves every exchange out (for the report at the end of the run), copying only those
     /// still shared with someone. The recorder is empty afterwards.
     pub fn take(&self) -> Vec<Exchange> {
         let map = {
             let mut inner = self.lock();
             inner.bytes = 0;
+            inner.raw.clear();
             std::mem::take(&mut inner.exchanges)
         };
         map.into_values()
@@ -588,6 +629,32 @@ mod tests {
         let o = r.overflow();
         assert_eq!((o.cut, o.first_cut, o.dropped), (1, Some(seq), 1));
         assert!(r.bytes() <= MAX_BYTES);
+    }
+
+    #[test]
+    fn the_unredacted_view_keeps_what_the_wire_carried() {
+        let r = Recorder::new();
+        r.redactor().register("operator-secret-42");
+        let echo = r.record_now(None, line("echo operator-secret-42"));
+        let plain = r.record_now(None, line("nothing to mask"));
+        let stored = r.get(echo).expect("kept");
+        let ExchangeKind::Stdio(m) = &stored.kind else {
+            panic!("stdio")
+        };
+        assert_eq!(m.line, "echo [REDACTED]");
+        let raw = r.unredacted();
+        assert_eq!(raw.len(), 2);
+        let ExchangeKind::Stdio(m) = &raw[0].kind else {
+            panic!("stdio")
+        };
+        assert_eq!(
+            (raw[0].seq, m.line.as_str()),
+            (echo, "echo operator-secret-42")
+        );
+        assert_eq!(raw[1].seq, plain);
+        // The report takes the masked view; the raw copies go with it.
+        assert_eq!(r.take().len(), 2);
+        assert!(r.unredacted().is_empty());
     }
 
     #[test]

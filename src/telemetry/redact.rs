@@ -1,29 +1,37 @@
-//! Redaction (DESIGN §6), in one place, applied before anything is stored, written or
-//! printed.
+//! Redaction, in one place, applied to everything scout stores, writes or prints.
 //!
-//! Rules: header values by name (Authorization, Proxy-Authorization, Cookie, Set-Cookie and
-//! any header whose name contains key/token/secret/password/auth — except
-//! `WWW-Authenticate`, a public challenge the auth checks must quote); query parameters and
-//! form fields by name; JSON bodies structurally (string values under secret-looking keys);
-//! bodies sniffed, whatever their content type (`{`/`[` → JSON, SSE `data:` lines → JSON,
-//! `a=b&c=d` → form); and every value masked once is registered, so it is masked as plain
-//! text everywhere afterwards (later exchanges, findings, stderr, the whole report).
+//! Only values that are secrets are registered and then masked as plain text everywhere
+//! (later exchanges, findings, stderr, the whole report): the operator's (configured
+//! credentials and headers, secret environment variables, tokens scout obtained), the
+//! credential headers and query or form fields scout sends, the credential fields of an
+//! authorization server's answers (`access_token`, `refresh_token`, `id_token`,
+//! `client_secret` …), and credentials a server was found to leak
+//! (`security.secrets_in_output`). Masking by name stays for those places: header values
+//! (Authorization, Cookie, and names with key/token/secret/password/auth, except the public
+//! challenges `WWW-Authenticate` and `Proxy-Authenticate` and the `Mcp-Param-*` mirrors of
+//! tool arguments), query parameters and form fields, and the credential fields of JSON bodies
+//! that are not JSON-RPC. A JSON-RPC message (what an MCP server and scout say to each other)
+//! is never masked by key: a tool argument named `code` holds what scout made up, and a
+//! result field named `api_key` holds what the server chose to send, which the secret scan
+//! must see and the report must show unless it is a secret by value.
 
 use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
 use crate::report::model::ServerReport;
-use crate::telemetry::recorder::ExchangeKind;
+use crate::telemetry::recorder::{Direction, ExchangeKind};
 
 /// What a masked value is replaced with.
 pub const MASK: &str = "[REDACTED]";
 
 /// Registered values shorter than this are not masked as free text (masking `"1"`
-/// everywhere would destroy the report); they are still masked structurally.
+/// everywhere would destroy the report); they are still masked where they stand.
 pub const MIN_REGISTERED_LEN: usize = 4;
 
-/// JSON keys / query parameters / form fields whose values are secrets (case-insensitive).
+/// Query parameters and form fields whose values are secrets (case-insensitive): what scout
+/// sends to authorization servers (a code, a verifier, a client secret, a refresh token) and
+/// the query-token probe.
 const SECRET_FIELDS: &[&str] = &[
     "access_token",
     "refresh_token",
@@ -47,10 +55,29 @@ const SECRET_FIELDS: &[&str] = &[
     "signature",
 ];
 
+/// Keys of a JSON body that is not JSON-RPC (an authorization server's token or
+/// registration answer, a registration request) whose string values are credentials.
+const CREDENTIAL_FIELDS: &[&str] = &[
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "client_secret",
+    "registration_access_token",
+    "code_verifier",
+    "client_assertion",
+    "assertion",
+    "password",
+    "private_key",
+];
+
 /// True when a header's value must be masked.
 pub fn is_secret_header(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
-    if n == "www-authenticate" {
+    // Public challenges the auth checks must quote, and the headers that mirror a tool's
+    // arguments (`Mcp-Param-Api-Key` carries what scout made up for the argument `api_key`).
+    if matches!(n.as_str(), "www-authenticate" | "proxy-authenticate")
+        || n.starts_with("mcp-param-")
+    {
         return false;
     }
     matches!(
@@ -61,10 +88,26 @@ pub fn is_secret_header(name: &str) -> bool {
         .any(|w| n.contains(w))
 }
 
-/// True when a JSON key / query parameter / form field holds a secret.
+/// True when a query parameter / form field holds a secret.
 pub fn is_secret_field(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     SECRET_FIELDS.contains(&n.as_str())
+}
+
+/// True when a key of a JSON body that is not JSON-RPC holds a credential.
+pub fn is_credential_field(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    CREDENTIAL_FIELDS.contains(&n.as_str())
+}
+
+/// True when `v` is a JSON-RPC message or a batch of them: what an MCP server and scout
+/// exchange, never masked by key.
+pub fn is_jsonrpc(v: &Value) -> bool {
+    match v {
+        Value::Object(m) => m.contains_key("jsonrpc"),
+        Value::Array(a) => !a.is_empty() && a.iter().all(|x| x.get("jsonrpc").is_some()),
+        _ => false,
+    }
 }
 
 /// The masker. Cheap to clone; clones share the registry of known values.
@@ -93,6 +136,17 @@ impl Redactor {
         }
     }
 
+    /// True when `found` is one of the values scout itself holds (registered), or lies
+    /// inside one, or is one with a few characters around it: a credential pattern found in
+    /// what the server sent that is scout's own (an echo of the operator's token) is not
+    /// the server's leak.
+    pub fn is_known(&self, found: &str) -> bool {
+        let k = self.known.read().unwrap_or_else(|e| e.into_inner());
+        k.iter().any(|v| {
+            v == found || v.contains(found) || (v.len() >= 8 && found.contains(v.as_str()))
+        })
+    }
+
     /// Masks every registered value in free text.
     pub fn text(&self, s: &str) -> String {
         let k = self.known.read().unwrap_or_else(|e| e.into_inner());
@@ -105,8 +159,16 @@ impl Redactor {
         out
     }
 
-    /// A header value, masked by the header's name (and registered values).
+    /// A header value scout sent, masked by the header's name and registered (it is one of
+    /// scout's credentials), or masked by registered values.
     pub fn header(&self, name: &str, value: &str) -> String {
+        self.header_in(name, value, Direction::Sent)
+    }
+
+    /// A header value, masked by the header's name (and registered values). Only what scout
+    /// sent is registered: a response header is masked where it stands, and a value the
+    /// server chose (`X-Auth-Mode: none`) is not masked elsewhere.
+    fn header_in(&self, name: &str, value: &str, dir: Direction) -> String {
         if !is_secret_header(name) {
             return self.text(value);
         }
@@ -115,10 +177,14 @@ impl Redactor {
         if lower.ends_with("authorization")
             && let Some((scheme, cred)) = value.split_once(' ')
         {
-            self.register(cred);
+            if dir == Direction::Sent {
+                self.register(cred);
+            }
             return format!("{scheme} {MASK}");
         }
-        self.register(value);
+        if dir == Direction::Sent {
+            self.register(value);
+        }
         MASK.to_string()
     }
 
@@ -154,12 +220,13 @@ impl Redactor {
             .join("&")
     }
 
-    /// A JSON value, masked structurally in place.
+    /// A JSON document that is not JSON-RPC (an authorization server's answer), masked in
+    /// place: the string values of its credential fields are masked and registered.
     pub fn json(&self, v: &mut Value) {
         match v {
             Value::Object(map) => {
                 for (k, val) in map.iter_mut() {
-                    if is_secret_field(k)
+                    if is_credential_field(k)
                         && let Value::String(s) = val
                     {
                         self.register(s);
@@ -174,12 +241,30 @@ impl Redactor {
         }
     }
 
-    /// A body, sniffed: JSON, SSE or form data are masked structurally; then registered
-    /// values are masked as text.
+    /// Masks the registered values in every string of `v`, in place, and nothing by key:
+    /// what a server listed (a catalogue, its server info) stays as it was sent, except for
+    /// scout's own secrets.
+    pub fn values(&self, v: &mut Value) {
+        match v {
+            Value::String(s) => {
+                let t = self.text(s);
+                if t != *s {
+                    *s = t;
+                }
+            }
+            Value::Array(a) => a.iter_mut().for_each(|x| self.values(x)),
+            Value::Object(m) => m.values_mut().for_each(|x| self.values(x)),
+            _ => {}
+        }
+    }
+
+    /// A body, sniffed: JSON that is not JSON-RPC, SSE or form data are masked
+    /// structurally; then registered values are masked as text.
     pub fn body(&self, body: &str) -> String {
         let t = body.trim_start();
         let structural = if t.starts_with('{') || t.starts_with('[') {
             match serde_json::from_str::<Value>(body) {
+                Ok(v) if is_jsonrpc(&v) => body.to_string(),
                 Ok(mut v) => {
                     let before = v.clone();
                     self.json(&mut v);
@@ -231,10 +316,10 @@ impl Redactor {
             ExchangeKind::Http(h) => {
                 // Headers first: they register values the bodies may repeat.
                 for (k, v) in h.request_headers.iter_mut() {
-                    *v = self.header(k, v);
+                    *v = self.header_in(k, v, Direction::Sent);
                 }
                 for (k, v) in h.response_headers.iter_mut() {
-                    *v = self.header(k, v);
+                    *v = self.header_in(k, v, Direction::Received);
                 }
                 if let Some(b) = h.request_body.as_mut() {
                     *b = self.body(b);
@@ -247,7 +332,8 @@ impl Redactor {
                     *e = self.text(e);
                 }
             }
-            ExchangeKind::Stdio(m) => m.line = self.body(&m.line),
+            // A stdio wire carries JSON-RPC (and stray lines): registered values only.
+            ExchangeKind::Stdio(m) => m.line = self.text(&m.line),
         }
     }
 
@@ -266,26 +352,11 @@ impl Redactor {
             }
         }
         if let Some(info) = report.server_info.as_mut() {
-            self.json(info);
-            self.strings(info);
+            self.values(info);
         }
         report.target = self.text(&report.target);
         if let Some(b) = report.blocked.as_mut() {
             *b = self.text(b);
-        }
-    }
-
-    fn strings(&self, v: &mut Value) {
-        match v {
-            Value::String(s) => {
-                let t = self.text(s);
-                if t != *s {
-                    *s = t;
-                }
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| self.strings(x)),
-            Value::Object(m) => m.values_mut().for_each(|x| self.strings(x)),
-            _ => {}
         }
     }
 }
@@ -373,7 +444,7 @@ mod tests {
     #[test]
     fn sse_data_lines() {
         let r = Redactor::new();
-        let out = r.body("event: message\ndata: {\"token\":\"tok-abcdef\"}\n\n");
+        let out = r.body("event: message\ndata: {\"access_token\":\"tok-abcdef\"}\n\n");
         assert!(!out.contains("tok-abcdef"), "{out}");
         assert!(out.starts_with("event: message\ndata: "));
     }
@@ -393,6 +464,66 @@ mod tests {
         r.report(&mut report);
         let text = serde_json::to_string(&report).expect("json");
         assert!(!text.contains("operator-secret-1"), "{text}");
+    }
+
+    #[test]
+    fn json_rpc_messages_are_never_masked_by_key() {
+        let r = Redactor::new();
+        // scout's own made-up argument value for an argument named `code`: not a secret.
+        let call = r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"run","arguments":{"code":"scout","token":"scout-made-up"}}}"#;
+        assert_eq!(r.body(call), call);
+        // What a server chose to send under a secret-looking key stays for the scan.
+        let result = r#"{"jsonrpc":"2.0","id":7,"result":{"structuredContent":{"api_key":"AKIAABCDEFGHIJKLMNOP"}}}"#;
+        assert_eq!(r.body(result), result);
+        let sse = format!("event: message\ndata: {result}\n\n");
+        assert_eq!(r.body(&sse), sse);
+        assert_eq!(r.text("scout and scout-made-up"), "scout and scout-made-up");
+        // A batch is JSON-RPC too.
+        let batch = r#"[{"jsonrpc":"2.0","id":1,"method":"x","params":{"password":"hunter22"}}]"#;
+        assert_eq!(r.body(batch), batch);
+    }
+
+    #[test]
+    fn response_headers_are_masked_where_they_stand_and_not_registered() {
+        let r = Redactor::new();
+        let mut kind = ExchangeKind::Http(crate::telemetry::HttpExchange {
+            method: "POST".into(),
+            url: "http://h/mcp".into(),
+            request_headers: vec![
+                ("Authorization".into(), "Bearer op-token-123".into()),
+                ("Mcp-Param-Api-Key".into(), "scout".into()),
+            ],
+            response_headers: vec![
+                ("X-Auth-Mode".into(), "none-at-all".into()),
+                ("Proxy-Authenticate".into(), "Basic realm=\"x\"".into()),
+            ],
+            ..Default::default()
+        });
+        r.exchange(&mut kind);
+        let ExchangeKind::Http(h) = &kind else {
+            panic!("http")
+        };
+        assert_eq!(h.request_headers[0].1, "Bearer [REDACTED]");
+        assert_eq!(
+            h.request_headers[1].1, "scout",
+            "an argument mirror, not a credential"
+        );
+        assert_eq!(h.response_headers[0].1, MASK);
+        assert_eq!(h.response_headers[1].1, "Basic realm=\"x\"");
+        assert_eq!(r.text("op-token-123 none-at-all"), "[REDACTED] none-at-all");
+    }
+
+    #[test]
+    fn own_secrets_are_known_by_value() {
+        let r = Redactor::new();
+        r.register("ghp_operatorsowntoken0000000000000000000");
+        assert!(r.is_known("ghp_operatorsowntoken0000000000000000000"));
+        assert!(!r.is_known("ghp_someoneelsestoken111111111111111111"));
+        r.register("key=AKIAABCDEFGHIJKLMNOP");
+        assert!(
+            r.is_known("AKIAABCDEFGHIJKLMNOP"),
+            "inside a registered value"
+        );
     }
 
     #[test]

@@ -97,10 +97,30 @@ fn security_rules() -> String {
         format!("`{shown}`")
     };
     let mut out = String::from(
-        "### Security rules\n\nThe text rules behind `security.tool_poisoning`, `security.secrets_in_output`, `security.error_leakage` and `security.hidden_characters`. Each rule is tested against its example (must match) and its near miss (must not).\n\n",
+        "### Security rules\n\nThe text rules behind `security.tool_poisoning`, `security.secrets_in_output`, `security.error_leakage` and `security.hidden_characters`. Each rule is tested against its example (must match) and its near misses (must not). A poisoning rule marked *warn* is a heuristic: its match is quoted in a warn; *fail* is for what an honest description never says. A match in a negated clause (\"**Do not** include API keys …\") is dropped, a quoted one is a warn, and an <IMPORTANT>-style tag carrying another match fails.\n\n",
     );
+    out.push_str(
+        "`security.tool_poisoning`:\n\n| rule | finds | grade | example | near misses |\n|---|---|---|---|---|\n",
+    );
+    for r in rules::POISONING {
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} |\n",
+            r.id,
+            r.what.replace('|', "\\|").replace('<', "&lt;"),
+            match r.tier {
+                rules::Tier::Heuristic => "warn",
+                rules::Tier::Unambiguous => "fail",
+            },
+            cell(r.example),
+            r.near_misses
+                .iter()
+                .map(|n| cell(n))
+                .collect::<Vec<_>>()
+                .join("<br>")
+        ));
+    }
+    out.push('\n');
     for (title, table) in [
-        ("tool_poisoning", rules::POISONING),
         ("secrets_in_output", rules::SECRETS),
         ("error_leakage", rules::LEAKAGE),
     ] {
@@ -118,14 +138,18 @@ fn security_rules() -> String {
         }
         out.push('\n');
     }
-    out.push_str("`security.hidden_characters`:\n\n| rule | finds | example | near miss |\n|---|---|---|---|\n");
-    for h in rules::HIDDEN {
+    out.push_str("`security.hidden_characters` (not flagged: U+200C, U+200D, U+200E, U+200F and single variation selectors, which write languages and emoji; newline, carriage return and tab):\n\n| rule | finds | example | near misses |\n|---|---|---|---|\n");
+    for h in rules::HIDDEN.iter().chain([&rules::INVISIBLE_RUN_CLASS]) {
         out.push_str(&format!(
             "| `{}` | {} characters | {} | {} |\n",
             h.id,
             h.what,
             cell(h.example),
-            cell(h.near_miss)
+            h.near_misses
+                .iter()
+                .map(|n| cell(n))
+                .collect::<Vec<_>>()
+                .join("<br>")
         ));
     }
     out.push_str("\nAcross the servers of one run (`security.tool_poisoning`): a description or the instructions of one server that name a tool of another (identifier-like names only, e.g. `send_email`, not `echo`) fail; the same tool name offered by two servers with different definitions (shadowing) warns, while byte-identical tools (one server configured twice) do not.\n\n");

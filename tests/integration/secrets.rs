@@ -4,6 +4,7 @@
 
 use crate::common::{Scout, crate_root};
 use crate::servers::HttpServer;
+use scout::report::finding::Status;
 
 #[test]
 fn token_and_env_header_never_appear_in_any_output() {
@@ -164,5 +165,85 @@ fn a_protected_server_blocks_without_credentials_and_is_checked_with_them() {
             .unwrap_or_default()
             .contains("protected"),
         "{open}"
+    );
+}
+
+/// The key the fixture `secret_in_result.py` sends (written in two halves there too, so
+/// that no scanner takes the repository for a leak).
+const FIXTURE_KEY: &str = concat!("AKIA", "IOSFODNN7EXAMPLE");
+
+async fn run_secret_fixture(role: &str) -> scout::report::model::ServerReport {
+    run_secret_fixture_with(&[("ROLE", role.into())]).await
+}
+
+async fn run_secret_fixture_with(env: &[(&str, String)]) -> scout::report::model::ServerReport {
+    let mut spec = crate::phase_fixtures::fixture("secret_in_result.py", env);
+    spec.only.push(scout::report::finding::Phase::Security);
+    crate::phase_fixtures::run(spec).await
+}
+
+/// Before: the redactor masked every string under `api_key` in the server's own results
+/// before the scan read them, and `security.secrets_in_output` (critical) passed. Now the
+/// scan reads what the server sent, fails, and the report still never shows the key.
+#[tokio::test]
+async fn a_credential_under_api_key_in_a_tool_result_fails_and_never_shows() {
+    let r = run_secret_fixture("leaky").await;
+    let f = crate::phase_fixtures::expect(&r, "security.secrets_in_output", None, Status::Fail);
+    assert!(f.detail.contains("AKIA…[REDACTED]"), "{}", f.detail);
+    // The result that carried it is the evidence.
+    let cited = r
+        .exchanges
+        .iter()
+        .filter(|e| f.evidence.contains(&e.seq))
+        .map(|e| serde_json::to_string(&e.kind).unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(cited.contains("api_key"), "{cited}");
+    assert!(cited.contains("[REDACTED]"), "{cited}");
+    let all = serde_json::to_string(&r).expect("json");
+    assert!(!all.contains(FIXTURE_KEY), "the key reached the report");
+
+    // The correct twin: the same tools without the key pass.
+    let r = run_secret_fixture("clean").await;
+    crate::phase_fixtures::expect(&r, "security.secrets_in_output", None, Status::Pass);
+}
+
+/// Before: an argument named `code` made scout register its own made-up value ("scout")
+/// as a secret, and every "scout" in the report — the client name, finding texts — showed
+/// as [REDACTED]. scout's own words stay; only secrets are masked.
+#[tokio::test]
+async fn an_argument_named_code_does_not_mask_scouts_own_words() {
+    let r = run_secret_fixture("clean").await;
+    let sent_code = r.exchanges.iter().any(|e| {
+        let text = serde_json::to_string(&e.kind).unwrap_or_default();
+        text.contains("run_code") && text.contains("\\\"code\\\"") && text.contains("tools/call")
+    });
+    assert!(sent_code, "scout called run_code with its argument `code`");
+    let all = serde_json::to_string(&r).expect("json");
+    assert!(
+        !all.contains("[REDACTED]"),
+        "nothing in this run is a secret, yet something was masked"
+    );
+    assert!(
+        all.contains("\\\"name\\\":\\\"scout\\\""),
+        "scout's client name is shown as it was sent"
+    );
+}
+
+/// A secret the operator hands a stdio server in its environment is the operator's: a
+/// server that prints it back does not carry it into the report.
+#[tokio::test]
+async fn a_secret_environment_variable_never_reaches_the_report() {
+    let token = "svc-4f1e9b2a7c3d5e6f";
+    let r =
+        run_secret_fixture_with(&[("ROLE", "clean".into()), ("SERVICE_TOKEN", token.into())]).await;
+    let all = serde_json::to_string(&r).expect("json");
+    assert!(
+        all.contains("account [REDACTED]"),
+        "the server printed it and the report masks it"
+    );
+    assert!(
+        !all.contains(token),
+        "the operator's token reached the report"
     );
 }

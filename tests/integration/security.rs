@@ -302,7 +302,8 @@ async fn poisoning_in_instructions_prompts_and_resources_is_found() {
         Status::Fail,
     );
     assert!(
-        f.detail.contains("ignore previous instructions"),
+        f.detail
+            .contains("ignore the model's previous instructions in what the model reads: \"Ignore all previous instructions\""),
         "{}",
         f.detail
     );
@@ -659,4 +660,137 @@ fn a_url_target_is_pinned_under_its_host_and_port() {
         lock.contains("instructions = \"A fixture server for scout's tests.\""),
         "{lock}"
     );
+}
+
+/// `scout pin` a one-tool catalogue, then `scout check` the server started with `env`:
+/// the catalog_pinning findings as (status, detail).
+fn pin_then_check(env: &str) -> Vec<(String, String)> {
+    let dir = workspace(None);
+    let script = "catalog_duplicate_and_examples.py";
+    let config = config_file(dir.path(), &stdio_server("runner", script, ""));
+    let pin = Scout::new().args(["pin", "--config", &s(&config)]).run();
+    assert_eq!(pin.code, Some(0), "{}\n{}", pin.stdout, pin.stderr);
+    assert!(pin.stdout.contains("1 tool,"), "{}", pin.stdout);
+    config_file(dir.path(), &stdio_server("runner", script, env));
+    let json = dir.path().join("r.json");
+    let r = Scout::new()
+        .args(["check", "--config", &s(&config), "--only", CHECK_PHASES])
+        .args(["--json", &s(&json)])
+        .run();
+    assert!(matches!(r.code, Some(0 | 1)), "{}", r.stderr);
+    findings(&report(&json), "runner", "security.catalog_pinning")
+        .iter()
+        .map(|f| {
+            (
+                f["status"].as_str().unwrap_or_default().to_string(),
+                f["detail"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Before: the lock and the catalogue were compared through a map keyed by tool name, so a
+/// second `run` was invisible and the check passed ("matches scout.lock (2 tools)" against
+/// a lock of one). The lists are multisets now: the copy is a new tool.
+#[test]
+fn a_second_tool_under_a_pinned_name_fails_pinning() {
+    let f = pin_then_check("stdio_set = { CATALOG = \"doubled\" }");
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].0, "fail", "{f:#?}");
+    assert!(
+        f[0].1.starts_with("Tool run: added") && f[0].1.contains("2 tools named `run`"),
+        "{}",
+        f[0].1
+    );
+    // The correct twin: the same server unchanged matches its lock.
+    let f = pin_then_check("");
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].0, "pass", "{f:#?}");
+    assert!(f[0].1.contains("(1 tool,"), "{}", f[0].1);
+}
+
+/// Before: the catalogue was hashed after the redactor had masked every string under a key
+/// such as `code`, so a changed example under `code` hashed like the pinned one and passed.
+/// What the server sent is pinned now, and the change fails.
+#[test]
+fn a_changed_value_under_a_secret_looking_key_fails_pinning() {
+    let f = pin_then_check("stdio_set = { CATALOG = \"examples\" }");
+    assert!(!f.is_empty(), "{f:#?}");
+    assert!(f.iter().all(|(status, _)| status == "fail"), "{f:#?}");
+    assert!(
+        f.iter()
+            .any(|(_, d)| d.starts_with("Tool run: input schema changed: examples")),
+        "{f:#?}"
+    );
+}
+
+/// Before: `security.error_leakage` read only JSON-RPC errors, and those re-encoded (a
+/// stack's newlines were `\n` escapes, so no JavaScript frame could match): a server that
+/// answers malformed JSON with an HTML page showing its stack and paths passed. The page's
+/// text is read now, and the stack is reported (a warn: a text rule).
+#[tokio::test]
+async fn an_html_stack_trace_on_malformed_json_is_a_leak() {
+    let mut spec = crate::phase_fixtures::fixture_http("html_stack_on_parse_error.py");
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Protocol,
+        Phase::Security,
+    ];
+    let r = run(spec).await;
+    let leaks: Vec<_> = all(&r, "security.error_leakage");
+    let frame = leaks
+        .iter()
+        .find(|f| f.subject.as_deref() == Some("a JavaScript stack frame"))
+        .unwrap_or_else(|| panic!("no JavaScript frame found: {leaks:#?}"));
+    assert_eq!(frame.status, Status::Warn);
+    let cited: Vec<_> = r
+        .exchanges
+        .iter()
+        .filter(|e| frame.evidence.contains(&e.seq))
+        .filter_map(|e| match &e.kind {
+            ExchangeKind::Http(h) => h.response_body.clone(),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !cited.is_empty() && cited.iter().all(|b| b.contains("body-parser")),
+        "{cited:?}"
+    );
+
+    // The correct twin answers the same malformed body with a JSON-RPC parse error.
+    let mut spec = crate::phase_fixtures::fixture_http("minimal_server.py");
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Protocol,
+        Phase::Security,
+    ];
+    let r = run(spec).await;
+    expect(&r, "security.error_leakage", None, Status::Pass);
+}
+
+/// Before: each of these descriptions was a major fail of `security.tool_poisoning` (a
+/// kubeconfig path, "reads secrets", a token and a URL in one sentence, an order about
+/// "any other tool", a negated warning about API keys), and the Persian, Hindi and emoji
+/// names failed `security.hidden_characters` for the joiners they need. All pass now.
+#[tokio::test]
+async fn ordinary_descriptions_and_languages_are_not_poisoning() {
+    let r = run(security_only(crate::phase_fixtures::fixture(
+        "ordinary_descriptions.py",
+        &[],
+    )))
+    .await;
+    expect(&r, "security.tool_poisoning", None, Status::Pass);
+    expect(&r, "security.hidden_characters", None, Status::Pass);
+    // The catalogue really was judged: every tool was listed.
+    let listed = r
+        .exchanges
+        .iter()
+        .filter_map(|e| match &e.kind {
+            ExchangeKind::Stdio(m) => Some(m.line.as_str()),
+            _ => None,
+        })
+        .any(|l| l.contains("pods_list") && l.contains("persian_notes") && l.contains("team"));
+    assert!(listed, "the tools were listed");
 }

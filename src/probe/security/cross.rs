@@ -55,7 +55,7 @@ pub fn exposure(s: &Session) -> Option<Exposure> {
     let redactor = s.recorder.redactor();
     let mut tools = cat.tools.clone();
     for t in &mut tools {
-        redactor.json(t);
+        redactor.values(t);
     }
     let mut texts = Vec::new();
     let groups = [

@@ -19,32 +19,24 @@ pub fn preferred(s: &Session) -> Option<&Catalog> {
         .or_else(|| s.catalogs.first())
 }
 
-/// What the server lists now on its preferred wire, redacted like everything else scout
-/// shows, and pinned the way `scout pin` pins it.
+/// What the server lists now on its preferred wire, pinned the way `scout pin` pins it:
+/// as the server sent it, with only scout's own secrets masked by value (they must never
+/// reach a lock file that is committed). Nothing is masked by key: a schema value under
+/// `code` or `token` is the server's, and a change of it is a change of the catalogue.
 pub fn current(s: &Session) -> Option<(PinnedServer, &Catalog)> {
     let cat = preferred(s)?;
-    let redactor = s.recorder.redactor();
-    let redact = |items: &[serde_json::Value]| {
-        items
-            .iter()
-            .cloned()
-            .map(|mut v| {
-                redactor.json(&mut v);
-                v
-            })
-            .collect()
-    };
     let instructions = cat
         .era
         .and_then(|e| s.wire(e))
         .and_then(|w| w.instructions())
-        .map(|i| redactor.text(i));
+        .map(str::to_string);
     let listed = Listed {
         instructions,
-        tools: redact(&cat.tools),
-        prompts: redact(&cat.prompts),
-        resource_templates: redact(&cat.resource_templates),
-    };
+        tools: cat.tools.clone(),
+        prompts: cat.prompts.clone(),
+        resource_templates: cat.resource_templates.clone(),
+    }
+    .masked(s.recorder.redactor());
     Some((PinnedServer::from_listed(&s.spec.name, &listed), cat))
 }
 
