@@ -369,7 +369,7 @@ mod tests {
     fn an_empty_subject_is_shown_quoted() {
         let f = |subject: &str| {
             crate::probe::catalog::TOOL_NAMES
-                .fail("a tool name is empty")
+                .warn("a tool name is empty")
                 .subject(subject)
                 .evidence([1])
                 .build(|_| true)
