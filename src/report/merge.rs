@@ -5,7 +5,8 @@
 //! (`a+b`, sorted), the start is the earliest start and the duration spans to the latest
 //! end. Scores are recomputed from each server's findings with [`score::rescore`] (the
 //! same pure function the run used, so a merged report equals the unsharded one, and a
-//! blocked server never comes out with a score); the gate is re-evaluated over all servers
+//! blocked server never comes out with a score); the cross-server rules, which no shard can
+//! apply alone, are applied over the servers of every shard; the gate is re-evaluated over all servers
 //! with the given thresholds. Gate
 //! reasons that did not come from the servers (stale baseline entries) are not carried
 //! over: apply the baseline to the merged report again (`report::baseline`).
@@ -27,6 +28,18 @@ pub enum MergeError {
         "reports were written by different scout versions ({0} and {1}); merge reports of one run"
     )]
     VersionMismatch(String, String),
+}
+
+/// The rules over every server of a run, which no shard could apply alone: each sharded
+/// run kept what its servers expose, and the merged report gets the findings an unsharded
+/// run would have given. What was kept for this is dropped afterwards, as an unsharded
+/// report does not carry it.
+fn apply_cross_server_rules(servers: &mut [crate::report::model::ServerReport]) {
+    let exposures: Vec<_> = servers
+        .iter_mut()
+        .filter_map(|s| s.notes.exposure.take())
+        .collect();
+    crate::probe::security::cross::apply(servers, &exposures);
 }
 
 /// Merges shard reports into one, re-evaluating the gate with `gate`.
@@ -64,6 +77,7 @@ pub fn merge(reports: Vec<Report>, gate: &GateConfig) -> Result<Report, MergeErr
     for s in &mut servers {
         score::rescore(s);
     }
+    apply_cross_server_rules(&mut servers);
     let gate = gate::evaluate(&servers, gate, Vec::new());
     Ok(Report {
         run_id: run_ids.join("+"),

@@ -276,6 +276,10 @@ fn token_of(n: &Value) -> Option<&Value> {
 /// rounds sent beside the progress calls included).
 fn problem(me: &Sent, other: &Sent, theirs: Option<&str>) -> Option<String> {
     let seq = me.reply.evidence.first().copied().unwrap_or_default();
+    if session_ended(&me.reply) {
+        // The server may end a session at any time: a 404 says nothing about mixed-up clients.
+        return None;
+    }
     let Some(result) = me.reply.result() else {
         return Some(format!(
             "client {}'s {} (req#{seq}) {}: its answer was lost",
@@ -308,6 +312,12 @@ fn problem(me: &Sent, other: &Sent, theirs: Option<&str>) -> Option<String> {
         }
     }
     None
+}
+
+/// True when the server answered 404: it ended the client's session, which the spec allows
+/// at any time (the client starts a new one).
+fn session_ended(r: &crate::transport::Reply) -> bool {
+    r.status() == Some(404)
 }
 
 /// Judges [`ConcurrentRun`].
@@ -343,6 +353,28 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
         )
     } else {
         String::new()
+    };
+    let ended = run
+        .pairs
+        .iter()
+        .flat_map(|(a, b)| [a, b])
+        .filter(|x| session_ended(&x.reply))
+        .count();
+    let answered = run.pairs.len() * 2 - ended;
+    if problems.is_empty() && ended > 0 && answered < 2 {
+        return CONCURRENT_SESSIONS
+            .skip(
+                SkipReason::NotAssessed,
+                format!("the server ended the clients' sessions (HTTP 404 to {ended} request(s)), which it may do at any time: too few answers to tell whether two clients stay apart"),
+            )
+            .evidence(ev);
+    }
+    let with_progress = if ended > 0 {
+        format!(
+            "{with_progress}; {ended} request(s) got HTTP 404, the server ending a session, which it may do at any time (not counted)"
+        )
+    } else {
+        with_progress
     };
     if problems.is_empty() {
         CONCURRENT_SESSIONS
