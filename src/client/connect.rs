@@ -12,7 +12,7 @@ use crate::policy::limiter::RateLimiter;
 use crate::probe::spec::{ServerSpec, TargetSpec, ValueSource};
 use crate::report::finding::Era;
 use crate::report::model::TransportKind;
-use crate::telemetry::Recorder;
+use crate::telemetry::{Recorder, Seq};
 use crate::transport::http::{HttpClients, HttpSetupError, HttpWire};
 use crate::transport::legacy_sse::LegacySseWire;
 use crate::transport::process::{self, ManagedProcess, ProcessConfig, SpawnError};
@@ -87,6 +87,62 @@ struct Inner {
     /// What is in flight towards an HTTP server over every wire to it (one server
     /// process serves them all).
     http_traffic: Arc<crate::client::Traffic>,
+    /// Whether the HTTP server still accepts connections (see [`Connector::death`]).
+    http_alive: Mutex<HttpAlive>,
+    /// The HTTP sessions the server issued to scout and which of them scout ended.
+    sessions: Mutex<SessionBook>,
+}
+
+/// The HTTP sessions of one run: each id the server issued, and the ids scout sent DELETE
+/// for (whatever the answer).
+#[derive(Debug, Default)]
+pub struct SessionBook {
+    pub opened: std::collections::BTreeSet<String>,
+    pub closed: std::collections::BTreeSet<String>,
+    /// The server answered a DELETE with 405: it does not let clients end sessions.
+    pub delete_refused: bool,
+}
+
+/// What the HTTP replies so far say about whether the server still runs.
+#[derive(Debug, Default)]
+struct HttpAlive {
+    /// The newest request that reached the server (it did not refuse the connection).
+    reached: Seq,
+    /// Set by the first refused connection after a request had reached the server: the
+    /// newest request that had reached it then.
+    stopped_after: Option<Seq>,
+}
+
+/// How the server's end showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeathKind {
+    /// The stdio process ended on its own.
+    Exited,
+    /// The HTTP server refused connections after it had served the run.
+    StoppedAnswering,
+}
+
+/// The server stopped during the run: nothing sent after `after` can say how it behaves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Death {
+    pub kind: DeathKind,
+    /// The last message that reached the server before it stopped (0 = none).
+    pub after: Seq,
+}
+
+impl Death {
+    /// "the server exited after req#12", for skip reasons and details.
+    pub fn describe(&self) -> String {
+        let what = match self.kind {
+            DeathKind::Exited => "the server exited",
+            DeathKind::StoppedAnswering => "the server stopped answering",
+        };
+        if self.after == 0 {
+            format!("{what} before scout's first message")
+        } else {
+            format!("{what} after req#{}", self.after)
+        }
+    }
 }
 
 /// Opens wires to one target. Cheap to clone; every child process it started is kept so
@@ -203,6 +259,8 @@ impl Connector {
                 resolved,
                 inflight: Arc::new(tokio::sync::Semaphore::new(spec.concurrency.max(1))),
                 http_traffic: Arc::default(),
+                http_alive: Mutex::new(HttpAlive::default()),
+                sessions: Mutex::new(SessionBook::default()),
             }),
         })
     }
@@ -217,6 +275,91 @@ impl Connector {
     /// What is in flight towards the HTTP server (shared by every HTTP wire).
     pub(crate) fn http_traffic(&self) -> Arc<crate::client::Traffic> {
         self.inner.http_traffic.clone()
+    }
+
+    /// Notes what one HTTP reply says about the server still running: a refused connection
+    /// after an earlier request had reached it means it stopped.
+    pub(crate) fn note_http_reply(&self, reply: &crate::transport::Reply) {
+        let Some(seq) = reply.evidence.first().copied() else {
+            return;
+        };
+        let mut alive = self
+            .inner
+            .http_alive
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if refused(reply) {
+            if alive.reached > 0 && alive.stopped_after.is_none() {
+                alive.stopped_after = Some(alive.reached);
+            }
+        } else if alive.stopped_after.is_none() {
+            alive.reached = alive.reached.max(seq);
+        }
+    }
+
+    /// Notes the session a wire holds after a reply (the server issued it), or ends (a
+    /// DELETE sent with it).
+    pub(crate) fn note_session(&self, session: Option<&str>, deleted: bool, status: Option<u16>) {
+        let Some(id) = session else {
+            return;
+        };
+        let mut book = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if deleted {
+            book.closed.insert(id.to_string());
+            book.delete_refused |= status == Some(405);
+        } else {
+            book.opened.insert(id.to_string());
+        }
+    }
+
+    /// The sessions issued to scout that it has not ended yet, and whether the server
+    /// refuses DELETE.
+    pub fn open_sessions(&self) -> (Vec<String>, bool) {
+        let book = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let open = book.opened.difference(&book.closed).cloned().collect();
+        (open, book.delete_refused)
+    }
+
+    /// How many sessions were issued to scout, and how many of them it ended.
+    pub fn session_count(&self) -> (usize, usize) {
+        let book = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        let closed = book.opened.intersection(&book.closed).count();
+        (book.opened.len(), closed)
+    }
+
+    /// Whether the server stopped during the run, and after which message: the run's own
+    /// stdio process ended before scout shut it down, or the HTTP server began to refuse
+    /// connections. Processes scout started for extra clients do not count.
+    pub fn death(&self) -> Option<Death> {
+        if let Some(primary) = self.stdio_wires().first()
+            && let Some(after) = primary.exited_after()
+        {
+            return Some(Death {
+                kind: DeathKind::Exited,
+                after,
+            });
+        }
+        let alive = self
+            .inner
+            .http_alive
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        alive.stopped_after.map(|after| Death {
+            kind: DeathKind::StoppedAnswering,
+            after,
+        })
     }
 
     /// The spec this connector serves.
@@ -493,6 +636,13 @@ impl Connector {
             p.kill_group();
         }
     }
+}
+
+/// True when the reply is a refused TCP connection: nothing listens on the port any more.
+/// reqwest reports it only in the error's text (the io error's "Connection refused").
+fn refused(reply: &crate::transport::Reply) -> bool {
+    matches!(&reply.outcome, crate::transport::Outcome::TransportError(e)
+        if e.to_ascii_lowercase().contains("connection refused"))
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ use crate::transport::http::{HttpRequest, HttpWire};
 use crate::transport::legacy_sse::LegacySseWire;
 use crate::transport::stdio::StdioWire;
 use crate::transport::{Outcome, Probe, Reply};
-pub use connect::{ConnectError, Connector};
+pub use connect::{ConnectError, Connector, Death, DeathKind};
 
 /// The modern protocol revision scout speaks.
 pub const MODERN_VERSION: &str = "2026-07-28";
@@ -266,12 +266,30 @@ impl Connection {
             .as_ref()
             .is_none_or(|b| b.len() <= crate::telemetry::recorder::OWN_BODY_CAP)
             && probe.pad.is_none();
+        let deleting = probe.http_method.as_deref() == Some("DELETE");
+        // The session a DELETE ends: the one it carries.
+        let carried = match &probe.session {
+            crate::transport::SessionMode::Auto => self.session_id(),
+            crate::transport::SessionMode::None => None,
+            crate::transport::SessionMode::Custom(id) => Some(id.clone()),
+        };
         // A GET opens a listening stream, which holds no request of the server's up.
         let in_flight = (probe.http_method.as_deref() != Some("GET")).then(|| self.traffic.begin());
         let reply = self.send_built(probe, built).await;
         let first = in_flight.as_ref().is_some_and(|f| f.number == 0);
         let alone = in_flight.as_ref().is_some_and(InFlight::alone);
         drop(in_flight);
+        if matches!(self.wire, Wire::Http(_)) {
+            self.connector.note_http_reply(&reply);
+            if deleting {
+                self.connector
+                    .note_session(carried.as_deref(), true, reply.status());
+            } else {
+                // Every session the server issues, whether or not this wire adopts it.
+                let issued = reply.http.as_ref().and_then(|h| h.header("mcp-session-id"));
+                self.connector.note_session(issued, false, None);
+            }
+        }
         if ordinary
             && small
             && reply.outcome == Outcome::Answered
@@ -437,6 +455,19 @@ impl Connection {
                 .collect();
         }
         probe
+    }
+
+    /// A wire of this one's era that carries the session `id` (to end a session another
+    /// wire opened).
+    pub async fn for_session(&self, id: &str) -> Option<Connection> {
+        let c = self.fresh().await.ok()?;
+        match &c.wire {
+            Wire::Http(h) => {
+                h.set_session(Some(id.to_string()));
+                Some(c)
+            }
+            _ => None,
+        }
     }
 
     /// Ends the wire: HTTP sends DELETE for a legacy session (the reply is returned), stdio

@@ -80,6 +80,14 @@ struct ServerV1 {
     /// that crashed); empty on a clean run. Any entry makes the run exit 3.
     #[serde(default)]
     internal_errors: Vec<String>,
+    /// HTTP sessions scout opened on the server and closed (DELETE) before the run ended;
+    /// absent when the server issued none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sessions: Option<crate::report::model::SessionCount>,
+    /// What the server exposes to an agent, written by a sharded run (`--shard`) for the
+    /// cross-server rules that `report merge` applies; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cross_exposure: Option<crate::probe::security::cross::Exposure>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -170,6 +178,8 @@ fn server_dto(s: &ServerReport) -> ServerV1 {
         }),
         duration_ms: s.duration_ms,
         internal_errors: s.internal_errors.clone(),
+        sessions: s.notes.sessions,
+        cross_exposure: s.notes.exposure.clone(),
     }
 }
 
@@ -319,6 +329,10 @@ fn server_model(s: ServerV1) -> Result<ServerReport, ParseError> {
             line: a.line,
         }),
         duration_ms: s.duration_ms,
+        notes: crate::report::model::RunNotes {
+            sessions: s.sessions,
+            exposure: s.cross_exposure,
+        },
         internal_errors: s.internal_errors,
     })
 }

@@ -98,6 +98,7 @@ mod tests {
             score: None,
             categories: vec![],
             findings,
+            notes: Default::default(),
             internal_errors: vec![],
             exchanges: vec![],
             blocked: None,

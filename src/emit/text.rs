@@ -395,6 +395,7 @@ mod tests {
             }),
             duration_ms: 812,
             exchange_count: None,
+            notes: Default::default(),
             internal_errors: vec![],
         };
         score::rescore(&mut good);
@@ -434,6 +435,7 @@ mod tests {
             anchor: None,
             duration_ms: 3,
             exchange_count: None,
+            notes: Default::default(),
             internal_errors: vec![],
         };
         score::rescore(&mut down);

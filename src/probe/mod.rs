@@ -3,11 +3,13 @@
 
 pub mod auth;
 pub mod catalog;
+pub mod classes;
 pub mod discovery;
 pub mod events;
 pub mod execution;
 pub mod grounds;
 pub mod handshake;
+pub mod liveness;
 pub mod performance;
 pub mod protocol;
 pub mod registry;
@@ -93,8 +95,14 @@ enum Step {
     /// ended sessions: the final stage, alone on the wire.
     ResilienceLate,
     /// The resilience phase's `concurrent_sessions` (two extra read-only clients) and the
-    /// phase's skips: after the rest of it, beside the security phase.
+    /// phase's skips: after the security phase's probes, alone, so that no two probes that
+    /// open sessions overlap (a server that caps its sessions would end one of them).
     ResilienceSessions,
+    /// The security phase's probes (the Origin check on the run's own session, then the
+    /// session ids, which open several sessions).
+    SecurityProbes,
+    /// The security phase's judgements over every message of the run, after the last probe.
+    SecurityJudge,
 }
 
 impl Step {
@@ -104,6 +112,7 @@ impl Step {
             Step::ProtocolEarly | Step::ProtocolLate => Phase::Protocol,
             Step::PerformanceSample | Step::PerformanceObserved => Phase::Performance,
             Step::ResilienceSessions | Step::ResilienceLate => Phase::Resilience,
+            Step::SecurityProbes | Step::SecurityJudge => Phase::Security,
         }
     }
 
@@ -111,7 +120,10 @@ impl Step {
     fn opens_only(self) -> bool {
         matches!(
             self,
-            Step::ProtocolEarly | Step::PerformanceSample | Step::ResilienceLate
+            Step::ProtocolEarly
+                | Step::PerformanceSample
+                | Step::ResilienceLate
+                | Step::SecurityProbes
         )
     }
 
@@ -119,7 +131,10 @@ impl Step {
     fn closes_only(self) -> bool {
         matches!(
             self,
-            Step::ProtocolLate | Step::PerformanceObserved | Step::ResilienceSessions
+            Step::ProtocolLate
+                | Step::PerformanceObserved
+                | Step::ResilienceSessions
+                | Step::SecurityJudge
         )
     }
 }
@@ -235,22 +250,18 @@ pub async fn run_server_exposing(
     }
     step(&mut s, Step::PerformanceObserved, &mut main).await;
 
-    // 3. The final stage, alone on the wire.
-    step(&mut s, Step::ProtocolLate, &mut main).await;
-    step(&mut s, Step::ResilienceLate, &mut main).await;
-    // Two read-only extra clients (`concurrent_sessions`, which waits for a tool that reports
-    // progress) beside the security phase: neither sends anything that could upset the
-    // server, and the broken input is over.
-    let (mut s_sess, mut b_sess) = (s.fork(), main.fork());
-    Box::pin(async {
-        futures_util::join!(
-            step(&mut s, Step::Phase(Phase::Security), &mut main),
-            step(&mut s_sess, Step::ResilienceSessions, &mut b_sess),
-        )
-    })
-    .await;
-    s.join(s_sess);
-    main.join(b_sess);
+    // 3. The final stage, one step after another and alone on the wire: the broken input
+    // first, then the probes that open sessions, one at a time, then the judgements over
+    // every message of the run.
+    for late in [
+        Step::ProtocolLate,
+        Step::ResilienceLate,
+        Step::SecurityProbes,
+        Step::ResilienceSessions,
+        Step::SecurityJudge,
+    ] {
+        step(&mut s, late, &mut main).await;
+    }
 
     // 4. Checks over every message of the run (schema, resultType, cache hints, error
     // codes) are judged last, so that the catalog and execution traffic counts too.
@@ -262,8 +273,13 @@ pub async fn run_server_exposing(
     // auth.open of an open remote server needed the catalogue.
     auth::finish_open(&mut s);
 
+    // Every HTTP session the server issued to scout is ended before the run ends.
+    end_sessions(&s).await;
+
     // The wire is closed on every path out; stdio servers are shut down and reaped here.
     stdio::finish(&mut s).await;
+    // A server that stopped during the run: what was sent after it is not assessed.
+    liveness::settle(&mut s);
     // After the last reader stopped: how much of what the server sent was kept.
     resilience::record_output_volume(&mut s);
     let exposure = security::cross::exposure(&s);
@@ -271,6 +287,34 @@ pub async fn run_server_exposing(
         finish_report(s, main.interrupted.is_some(), started),
         exposure,
     )
+}
+
+/// Sends DELETE for every HTTP session the server issued to scout that no probe ended, so
+/// that a gateway that keeps a backend per session does not keep scout's. Nothing is sent
+/// to a server that stopped, nor after it answered a DELETE with 405 (it does not let
+/// clients end sessions; the protocol phase judges that once).
+async fn end_sessions(s: &Session) {
+    let Some(connector) = s.connector.as_ref() else {
+        return;
+    };
+    if liveness::death(s).is_some() {
+        return;
+    }
+    let Some(wire) = s.wires.iter().find(|w| {
+        w.era() == crate::report::finding::Era::Legacy
+            && w.transport() == crate::report::TransportKind::Http
+    }) else {
+        return;
+    };
+    let (open, _) = connector.open_sessions();
+    for id in open {
+        if connector.open_sessions().1 {
+            break;
+        }
+        if let Some(conn) = wire.for_session(&id).await {
+            conn.close().await;
+        }
+    }
 }
 
 /// Sorts findings by a key that does not depend on scheduling: the check's place in the
@@ -289,8 +333,33 @@ fn sort_findings(findings: &mut [crate::report::finding::Finding]) {
     findings.sort_by(|a, b| (rank(a), &a.id, a.era).cmp(&(rank(b), &b.id, b.era)));
 }
 
+/// One verdict per check, wire and subject: a skip is dropped when the same check was judged
+/// for what it covers (its wire and subject, or any when it names none: the skips of a step
+/// cut short after another step of the phase had judged the check), and so is a second
+/// identical skip.
+fn one_verdict_per_subject(findings: &mut Vec<crate::report::finding::Finding>) {
+    use crate::report::finding::{Finding, Status};
+    let covers = |skip: &Finding, f: &Finding| {
+        f.id == skip.id
+            && (skip.era.is_none() || skip.era == f.era)
+            && (skip.subject.is_none() || skip.subject == f.subject)
+    };
+    let judged: Vec<Finding> = findings
+        .iter()
+        .filter(|f| f.status != Status::Skip)
+        .cloned()
+        .collect();
+    let mut skipped = std::collections::HashSet::new();
+    findings.retain(|f| {
+        f.status != Status::Skip
+            || (!judged.iter().any(|j| covers(f, j))
+                && skipped.insert((f.id.clone(), f.era, f.subject.clone())))
+    });
+}
+
 /// Turns a finished session into a scored, redacted report.
 fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerReport {
+    one_verdict_per_subject(&mut s.findings);
     sort_findings(&mut s.findings);
     let mut report = ServerReport {
         name: s.spec.name.clone(),
@@ -315,8 +384,16 @@ fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerR
         interrupted,
         anchor: s.spec.anchor.clone(),
         duration_ms: started.elapsed().as_millis() as u64,
+        notes: Default::default(),
         internal_errors: s.internal_errors,
     };
+    report.notes.sessions = s.connector.as_ref().and_then(|c| {
+        let (opened, closed) = c.session_count();
+        (opened > 0).then_some(crate::report::model::SessionCount {
+            opened: opened as u32,
+            closed: closed as u32,
+        })
+    });
     score::rescore(&mut report);
     // The recorder's redactor knows every secret registered or learnt during the run.
     s.recorder.redactor().report(&mut report);
@@ -360,6 +437,21 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
         }
         return;
     }
+    // A server that stopped is not probed any further; what a judgement over the recorded
+    // messages can still say, it says (the security judgements read what was sent before).
+    if !matches!(step, Step::SecurityJudge)
+        && let Some(d) = liveness::death(s)
+    {
+        if skips {
+            skip_rest_of(
+                s,
+                phase,
+                SkipReason::NotAssessed,
+                &liveness::not_assessed(&d),
+            );
+        }
+        return;
+    }
     if !s.spec.runs(phase) {
         if skips {
             skip_rest_of(
@@ -393,6 +485,8 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
                 Step::PerformanceObserved => performance::judge_observed(s).await,
                 Step::ResilienceSessions => resilience::run_sessions(s).await,
                 Step::ResilienceLate => resilience::run_late(s).await,
+                Step::SecurityProbes => security::probe(s).await,
+                Step::SecurityJudge => security::judge(s),
             }
         };
         tokio::select! {

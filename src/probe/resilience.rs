@@ -125,6 +125,10 @@ pub async fn run_sessions(s: &mut Session) {
         return;
     }
     let dual = wires.len() > 1;
+    if let Some(skip) = crate::probe::classes::refused(&s.spec, &CONCURRENT_SESSIONS) {
+        s.add(skip);
+        return;
+    }
     concurrent_sessions(s, &wires, dual).await;
 }
 
@@ -145,6 +149,10 @@ pub async fn run_late(s: &mut Session) {
             w.era(),
             dual,
         ));
+        if let Some(skip) = crate::probe::classes::refused(&s.spec, &OVERSIZED_REQUEST) {
+            s.add(tag(skip, w.era(), dual));
+            continue;
+        }
         let (big, next) = recovery::probe_oversized(w).await;
         s.add(tag(recovery::judge_oversized(&big, &next), w.era(), dual));
     }

@@ -123,14 +123,21 @@ pub async fn finish(s: &mut Session) {
                 .pass("the process was still running after the last probe")
                 .without_exchange(),
         ),
-        Some(status) => s.add(
-            ALIVE
-                .fail(format!(
-                    "the process exited during the run ({status}); stderr:\n{}",
-                    tail(&primary.process.stderr(), 2000)
-                ))
-                .without_exchange(),
-        ),
+        Some(status) => {
+            // Tied to the last line it read, the message it most likely died of.
+            let cause = primary.exited_after().filter(|seq| *seq > 0);
+            let after = cause
+                .map(|seq| format!(" after req#{seq}"))
+                .unwrap_or_default();
+            let f = ALIVE.fail(format!(
+                "the process exited during the run{after} ({status}); stderr:\n{}",
+                tail(&primary.process.stderr(), 2000)
+            ));
+            s.add(match cause {
+                Some(seq) => f.evidence([seq]),
+                None => f.without_exchange(),
+            })
+        }
     }
 
     let env = &primary.process.env;

@@ -157,6 +157,7 @@ mod tests {
             interrupted: false,
             anchor: None,
             duration_ms: 0,
+            notes: Default::default(),
             internal_errors: vec![],
         };
         score::rescore(&mut s);

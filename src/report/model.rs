@@ -120,6 +120,30 @@ pub struct ServerReport {
     /// behind a result that may be missing a finding.
     #[serde(default)]
     pub internal_errors: Vec<String>,
+    /// What the run did to the server beyond its findings (sessions opened and closed), and
+    /// what a sharded run carries for `report merge` (the cross-server rules' input).
+    #[serde(default)]
+    pub notes: RunNotes,
+}
+
+/// What a server run leaves beside its findings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunNotes {
+    /// HTTP sessions scout opened on this server and closed again (DELETE sent) before the
+    /// run ended; `None` for a server that issued none (stdio, stateless HTTP).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sessions: Option<SessionCount>,
+    /// What the server exposes to an agent, kept by a sharded run so that `report merge`
+    /// can apply the rules over every server of the run (they need all shards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exposure: Option<crate::probe::security::cross::Exposure>,
+}
+
+/// How many HTTP sessions a run opened and how many of them it closed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionCount {
+    pub opened: u32,
+    pub closed: u32,
 }
 
 impl ServerReport {

@@ -324,6 +324,7 @@ mod tests {
             interrupted: false,
             anchor: None,
             duration_ms: 0,
+            notes: Default::default(),
             internal_errors: vec![],
         }
     }

@@ -172,11 +172,18 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     progress.clear();
 
     // Rules over every server of the run (one server naming or shadowing another's tools).
-    // A shard sees only some of the servers, so sharded runs leave these rules out rather
-    // than judge a part as the whole.
+    // A shard sees only some of the servers: rather than judge a part as the whole, it
+    // keeps what each server exposes in its report, and `report merge` applies the rules
+    // over all shards.
+    exposures.sort_by(|a, b| a.server.cmp(&b.server));
     if options.shard.is_none() {
-        exposures.sort_by(|a, b| a.server.cmp(&b.server));
         probe::security::cross::apply(&mut servers, &exposures);
+    } else {
+        for e in exposures {
+            if let Some(s) = servers.iter_mut().find(|s| s.name == e.server) {
+                s.notes.exposure = Some(e);
+            }
+        }
     }
     for s in &mut servers {
         apply_ignores(s, &options.ignore);
@@ -280,6 +287,7 @@ pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
         anchor: spec.anchor.clone(),
         duration_ms: 0,
         exchange_count: None,
+        notes: Default::default(),
         internal_errors: Vec::new(),
     };
     score::rescore(&mut report);
@@ -304,6 +312,7 @@ fn crashed(name: &str, why: &str) -> ServerReport {
         anchor: None,
         duration_ms: 0,
         exchange_count: None,
+        notes: Default::default(),
         internal_errors: vec![format!("the run of this server crashed: {why}")],
     }
 }
@@ -330,6 +339,7 @@ mod tests {
             anchor: None,
             duration_ms: 1,
             exchange_count: None,
+            notes: Default::default(),
             internal_errors: vec![],
         };
         score::rescore(&mut s);

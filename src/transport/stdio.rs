@@ -78,6 +78,21 @@ pub struct StdioWire {
     recorder: Recorder,
     era: Arc<Mutex<Option<Era>>>,
     reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// What the process's end tells about its cause (see [`StdioWire::exited_after`]).
+    end: Arc<EndWatch>,
+}
+
+/// What the reader knows when stdout ends: the last line scout had written whole before
+/// that, and whether scout itself had begun the shutdown.
+#[derive(Debug, Default)]
+struct EndWatch {
+    /// The sequence number of the last line written whole (0 = none yet).
+    last_written: std::sync::atomic::AtomicU64,
+    /// Set by [`StdioWire::close`] before it closes stdin: an end that follows is scout's.
+    closing: std::sync::atomic::AtomicBool,
+    /// Set at stdout's end when scout had not begun the shutdown: the last line written
+    /// before it (0 = the process ended before scout wrote anything).
+    exited_after: Mutex<Option<Seq>>,
 }
 
 /// What [`StdioWire::close`] observed.
@@ -101,6 +116,7 @@ impl StdioWire {
         let router = Arc::new(Mutex::new(Router::default()));
         let era = Arc::new(Mutex::new(None));
         let (tx, rx) = watch::channel(false);
+        let end = Arc::new(EndWatch::default());
         let handle = tokio::spawn(read_loop(
             stdout,
             router.clone(),
@@ -108,6 +124,7 @@ impl StdioWire {
             era.clone(),
             max_line,
             tx,
+            end.clone(),
         ));
         Arc::new(StdioWire {
             stdin: tokio::sync::Mutex::new(Some(stdin)),
@@ -117,7 +134,19 @@ impl StdioWire {
             recorder,
             era,
             reader: Mutex::new(Some(handle)),
+            end,
         })
+    }
+
+    /// When the process ended on its own (stdout closed before scout began the shutdown):
+    /// the sequence number of the last line scout had written whole before that, the message
+    /// the process most likely died of (0 when it ended before scout wrote anything).
+    pub fn exited_after(&self) -> Option<Seq> {
+        *self
+            .end
+            .exited_after
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Tags exchanges recorded from now on with `era`.
@@ -203,7 +232,12 @@ impl StdioWire {
             let mut bytes = line.into_bytes();
             bytes.push(b'\n');
             stdin.write_all(&bytes).await.map_err(|e| e.to_string())?;
-            stdin.flush().await.map_err(|e| e.to_string())
+            stdin.flush().await.map_err(|e| e.to_string())?;
+            // Only a line the process could read can be what it died of.
+            self.end
+                .last_written
+                .fetch_max(sent_seq, std::sync::atomic::Ordering::SeqCst);
+            Ok(())
         };
         let write_result = tokio::time::timeout(timeout, write)
             .await
@@ -265,6 +299,9 @@ impl StdioWire {
     /// waiting for stdout EOF `grace` after the process exited (a grandchild may hold it).
     pub async fn close(&self, grace: Duration) -> Shutdown {
         let started = Instant::now();
+        self.end
+            .closing
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         self.stdin.lock().await.take(); // dropping closes the pipe
         let ending = self.process.shutdown(grace).await;
         let mut eof = self.eof.clone();
@@ -302,6 +339,7 @@ async fn read_loop(
     era: Arc<Mutex<Option<Era>>>,
     max_line: usize,
     eof: watch::Sender<bool>,
+    end: Arc<EndWatch>,
 ) {
     let mut buf = [0u8; 16 * 1024];
     let mut lines = LineSplitter::new(max_line);
@@ -317,6 +355,11 @@ async fn read_loop(
         lines.feed(&buf[..n], &mut handle);
     }
     lines.finish(&mut handle);
+    use std::sync::atomic::Ordering::SeqCst;
+    if !end.closing.load(SeqCst) {
+        *end.exited_after.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(end.last_written.load(SeqCst));
+    }
     let _ = eof.send(true);
 }
 

@@ -232,3 +232,296 @@ async fn the_protocol_phase_sends_its_first_half_once_and_judges_it_in_the_secon
         .expect("the handshake-era wire's GET is judged");
     assert_eq!(judged.evidence, vec![gets[0].seq]);
 }
+
+/// Runs `scout check` `runs` times (five at a time, so the machine's load varies the
+/// timing) with `args`, and returns each run's JSON report.
+fn reports_of(runs: usize, args: &[&str], env: &[(&str, &str)]) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut out = Vec::new();
+    for batch in 0..runs.div_ceil(5) {
+        let children: Vec<_> = (batch * 5..runs.min(batch * 5 + 5))
+            .map(|i| {
+                let mut cmd = scout();
+                cmd.args(["check", "-q", "--json"])
+                    .arg(dir.path().join(format!("r{i}.json")))
+                    .args(args)
+                    .envs(env.iter().copied())
+                    .stdout(std::process::Stdio::null())
+                    .stderr(std::process::Stdio::piped());
+                (i, cmd.spawn().expect("scout starts"))
+            })
+            .collect();
+        for (i, c) in children {
+            let o = c.wait_with_output().expect("scout ends");
+            assert!(
+                matches!(o.status.code(), Some(0 | 1)),
+                "run {i}: {:?}\n{}",
+                o.status,
+                String::from_utf8_lossy(&o.stderr)
+            );
+            out.push(
+                std::fs::read_to_string(dir.path().join(format!("r{i}.json"))).expect("written"),
+            );
+        }
+    }
+    out
+}
+
+/// The findings of the first server of a JSON report.
+fn findings(report: &str) -> Vec<Value> {
+    let v: Value = serde_json::from_str(report).expect("a JSON report");
+    v["servers"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .clone()
+}
+
+fn one<'a>(fs: &'a [Value], id: &str, era: &str) -> &'a Value {
+    let of: Vec<_> = fs
+        .iter()
+        .filter(|f| f["id"] == id && (f["era"] == era || f["era"].is_null()))
+        .collect();
+    assert_eq!(of.len(), 1, "{id} {era}: {of:#?}");
+    of[0]
+}
+
+#[test]
+fn a_stdio_server_that_exits_on_malformed_json_is_not_assessed_after_the_crash() {
+    // Previously: every broken pipe after the exit became a verdict (protocol.notification,
+    // protocol.meta_required, resilience.oversized_request failed on a dead process).
+    let cmd = stdio_command("parse_error_crashes.py");
+    let mut args = vec!["--stdio", "--"];
+    args.extend(cmd.iter().map(String::as_str));
+    let reports = reports_of(1, &args, &[]);
+    let fs = findings(&reports[0]);
+    // The check whose message killed it keeps its fail; the crash is charged to resilience.
+    let crash = one(&fs, "protocol.parse_error", "modern");
+    assert_eq!(crash["status"], "fail", "{crash:#}");
+    let cause = crash["evidence"][0]
+        .as_u64()
+        .expect("cites the malformed line");
+    let survival = one(&fs, "resilience.malformed_survival", "modern");
+    assert_eq!(survival["status"], "fail", "{survival:#}");
+    assert_eq!(survival["evidence"], serde_json::json!([cause]));
+    let alive = one(&fs, "stdio.alive", "");
+    assert!(
+        alive["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(&format!("after req#{cause}"))),
+        "{alive:#}"
+    );
+    // Everything sent after it is not assessed, and says after which message.
+    for (id, era) in [
+        ("protocol.notification", "legacy"),
+        ("protocol.notification", "modern"),
+        ("protocol.parse_error", "legacy"),
+        ("resilience.oversized_request", "legacy"),
+        ("resilience.timeout_recovery", "legacy"),
+    ] {
+        let f = one(&fs, id, era);
+        assert_eq!(f["status"], "skip", "{f:#}");
+        assert_eq!(f["skip_reason"], "not_assessed", "{f:#}");
+        assert!(
+            f["detail"].as_str().is_some_and(|d| d
+                .to_lowercase()
+                .contains(&format!("the server exited after req#{cause}"))),
+            "{f:#}"
+        );
+    }
+    // One crash, one charge: no other fail rests on what came after it.
+    let fails: Vec<_> = fs
+        .iter()
+        .filter(|f| f["status"] == "fail")
+        .map(|f| f["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        fails,
+        vec![
+            "protocol.parse_error",
+            "stdio.alive",
+            "resilience.malformed_survival"
+        ],
+        "{fails:?}"
+    );
+}
+
+#[test]
+fn a_server_that_survives_malformed_json_is_assessed_to_the_end() {
+    // The correct twin: nothing is "not assessed" for a server that stays up.
+    let cmd = stdio_command("minimal_server.py");
+    let mut args = vec!["--stdio", "--"];
+    args.extend(cmd.iter().map(String::as_str));
+    let reports = reports_of(1, &args, &[]);
+    let fs = findings(&reports[0]);
+    assert!(
+        fs.iter().all(|f| !f["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the server exited")),
+        "{fs:#?}"
+    );
+    assert_eq!(one(&fs, "stdio.alive", "")["status"], "pass");
+    assert_eq!(
+        one(&fs, "resilience.malformed_survival", "legacy")["status"],
+        "pass"
+    );
+}
+
+/// A session-capping fixture on a free port, logging what it saw to `log`.
+struct Logged {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Logged {
+    fn start(name: &str, log: &Path) -> Logged {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new("python3")
+            .arg(crate::common::fixture(name))
+            .args(["http", "--port", "0"])
+            .env("PYTHONDONTWRITEBYTECODE", "1")
+            .env("SCOUT_TEST_SESSION_LOG", log)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 runs the fixture");
+        let mut line = String::new();
+        std::io::BufReader::new(child.stderr.take().expect("piped"))
+            .read_line(&mut line)
+            .expect("the fixture prints its URL");
+        let url = line
+            .trim()
+            .strip_prefix("listening on ")
+            .expect("listening on …")
+            .to_string();
+        Logged { child, url }
+    }
+}
+
+impl Drop for Logged {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_server_that_caps_its_sessions_is_never_failed_for_mixed_up_clients() {
+    // Previously: security.session_entropy's five sessions overlapped
+    // resilience.concurrent_sessions, and a server that keeps 2 sessions failed it major
+    // ("mixed-up clients") in 3 runs of 5. Now they run one after the other, and a 404 on
+    // a session the server ended is not a mix-up.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("sessions.log");
+    let server = Logged::start("session_cap.py", &log);
+    let reports = reports_of(3, &[server.url.as_str()], &[]);
+    let fs = findings(&reports[0]);
+    for f in fs
+        .iter()
+        .filter(|f| f["id"] == "resilience.concurrent_sessions" || f["id"] == "security.origin")
+    {
+        assert_ne!(f["status"], "fail", "{f:#}");
+    }
+    assert_eq!(
+        one(&fs, "resilience.concurrent_sessions", "legacy")["status"],
+        "pass"
+    );
+}
+
+#[test]
+fn a_default_run_against_a_remote_treated_server_sends_no_big_body_and_ends_every_session() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("sessions.log");
+    let server = Logged::start("session_cap.py", &log);
+    let reports = reports_of(
+        1,
+        &[server.url.as_str()],
+        &[("SCOUT_TREAT_AS_REMOTE", "true")],
+    );
+    let v: Value = serde_json::from_str(&reports[0]).expect("json");
+    let s = &v["servers"][0];
+    let text = std::fs::read_to_string(&log).expect("the fixture logged");
+    let words: Vec<(&str, &str)> = text.lines().filter_map(|l| l.split_once(' ')).collect();
+    let biggest = words
+        .iter()
+        .filter(|(k, _)| *k == "body")
+        .filter_map(|(_, n)| n.parse::<usize>().ok())
+        .max()
+        .expect("bodies were logged");
+    assert!(biggest <= 1024 * 1024, "a {biggest}-byte body was sent");
+    let opened: std::collections::BTreeSet<&str> = words
+        .iter()
+        .filter(|(k, _)| *k == "open")
+        .map(|(_, id)| *id)
+        .collect();
+    let deleted: std::collections::BTreeSet<&str> = words
+        .iter()
+        .filter(|(k, _)| *k == "delete")
+        .map(|(_, id)| *id)
+        .collect();
+    assert!(!opened.is_empty());
+    let stated = s["sessions"]["opened"]
+        .as_u64()
+        .expect("the report states sessions");
+    assert!(
+        opened.len() as u64 <= stated,
+        "opened {} sessions, the report says {stated}",
+        opened.len()
+    );
+    assert_eq!(s["sessions"]["closed"], s["sessions"]["opened"], "{s:#}");
+    let undeleted: Vec<_> = opened.difference(&deleted).collect();
+    assert!(undeleted.is_empty(), "no DELETE for {undeleted:?}");
+    // The stress probes are reported as skipped by policy, with the flag that allows them.
+    let fs = findings(&reports[0]);
+    for id in [
+        "resilience.oversized_request",
+        "resilience.concurrent_sessions",
+        "security.session_entropy",
+    ] {
+        for f in fs.iter().filter(|f| f["id"] == id) {
+            assert_eq!(f["skip_reason"], "policy", "{f:#}");
+            assert!(
+                f["detail"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .contains("--allow-load"),
+                "{f:#}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_deadline_inside_a_split_phase_leaves_one_verdict_per_check_and_subject() {
+    // Previously: a deadline in the second half of a split phase (run on a fork with no
+    // findings) recorded a skip beside the first half's pass for the same check.
+    let cmd = stdio_command("slow_every_answer.py");
+    for deadline in ["3s", "6s", "9s"] {
+        let mut args = vec!["--deadline", deadline, "--stdio", "--"];
+        args.extend(cmd.iter().map(String::as_str));
+        for report in reports_of(2, &args, &[]) {
+            let fs = findings(&report);
+            let judged: std::collections::BTreeSet<String> = fs
+                .iter()
+                .filter(|f| f["status"] != "skip")
+                .map(|f| format!("{} {}", f["id"], f["era"]))
+                .collect();
+            let mut skipped = std::collections::BTreeSet::new();
+            for f in fs.iter().filter(|f| f["status"] == "skip") {
+                let key = format!("{} {}", f["id"], f["era"]);
+                if f["subject"].is_null() {
+                    assert!(
+                        !judged.contains(&key),
+                        "judged and skipped: {key} at {deadline}"
+                    );
+                }
+                let full = format!("{key} {}", f["subject"]);
+                assert!(
+                    skipped.insert(full.clone()),
+                    "skipped twice: {full} at {deadline}"
+                );
+            }
+        }
+    }
+}

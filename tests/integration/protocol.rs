@@ -207,10 +207,26 @@ async fn ids_stringified_fails() {
 async fn parse_error_dropped_warns_and_crash_fails() {
     let r = stdio("parse_error_dropped.py").await;
     expect(&r, "protocol.parse_error", Era::Legacy, Status::Warn);
+    // The crash fails the wire whose malformed line caused it; the other wire's probe went
+    // to a dead process and is not assessed (it once failed on the broken pipe).
     let r = stdio("parse_error_crashes.py").await;
-    let f = finding(&r, "protocol.parse_error", Era::Legacy);
-    assert_eq!(f.status, Status::Fail, "{}", f.detail);
-    assert!(!f.evidence.is_empty());
+    let (a, b) = (
+        finding(&r, "protocol.parse_error", Era::Modern),
+        finding(&r, "protocol.parse_error", Era::Legacy),
+    );
+    let (crash, after) = if a.status == Status::Fail {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    assert_eq!(crash.status, Status::Fail, "{}", crash.detail);
+    assert!(!crash.evidence.is_empty());
+    assert_eq!(after.status, Status::Skip, "{}", after.detail);
+    assert!(
+        after.detail.contains("the server exited after req#"),
+        "{}",
+        after.detail
+    );
 }
 
 #[tokio::test]

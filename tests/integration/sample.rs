@@ -200,6 +200,7 @@ pub fn everything() -> ServerReport {
             line: 7,
         }),
         duration_ms: 840,
+        notes: Default::default(),
         internal_errors: Vec::new(),
     }
 }
@@ -318,6 +319,7 @@ pub fn time_server() -> ServerReport {
         interrupted: false,
         anchor: None,
         duration_ms: 1210,
+        notes: Default::default(),
         internal_errors: Vec::new(),
     }
 }

@@ -27,7 +27,7 @@ use crate::report::score;
 use crate::telemetry::Seq;
 
 /// What one server exposes to an agent, for the rules over every server of a run.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Exposure {
     /// The server's name in the run.
     pub server: String,
@@ -190,7 +190,10 @@ pub fn apply(servers: &mut [ServerReport], exposures: &[Exposure]) {
         let seqs: std::collections::HashSet<Seq> = report.exchanges.iter().map(|e| e.seq).collect();
         let mut added = Vec::new();
         for f in list {
-            match f.build(|seq| seqs.contains(&seq)) {
+            // A report read back from JSON (`report merge`) carries no exchanges; the
+            // exposure's evidence was recorded by that server's own run.
+            let read_back = report.exchanges.is_empty() && report.exchange_total() > 0;
+            match f.build(|seq| seqs.contains(&seq) || read_back) {
                 Ok(finding) => added.push(finding),
                 Err(e) => tracing::error!("internal: {e}"),
             }
@@ -202,8 +205,8 @@ pub fn apply(servers: &mut [ServerReport], exposures: &[Exposure]) {
             .findings
             .retain(|f| !(f.id == TOOL_POISONING.id && f.status == Status::Pass));
         report.findings.extend(added);
-        report.categories = score::categories(&report.findings);
-        report.score = score::overall(&report.categories);
+        // The same scoring as the run's: an interrupted or blocked server keeps no score.
+        score::rescore(report);
     }
 }
 

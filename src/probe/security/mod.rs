@@ -51,10 +51,23 @@ crate::checks! { phase: Security;
 /// Runs this phase's checks against the session: the probes first (so that the message
 /// checks see their answers too), then the judgements over what was recorded.
 pub async fn run(s: &mut Session) {
+    probe(s).await;
+    judge(s);
+}
+
+/// The phase's probes: the Origin check on the run's own session first (before anything
+/// opens the extra sessions a server that caps them would evict it for), then the session
+/// ids (several new sessions).
+pub async fn probe(s: &mut Session) {
     let found = origin::run(s).await;
     s.add_all(found);
     let found = sessions::run(s).await;
     s.add_all(found);
+}
+
+/// The phase's judgements over what was recorded: run after the last probe of the run, so
+/// that the message scan reads every message the server sent.
+pub fn judge(s: &mut Session) {
     s.add_all(exposure::unauthenticated_destructive(s));
     s.add_all(exposure::transport(s));
     s.add_all(content::judge_catalog(s));

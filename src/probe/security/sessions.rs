@@ -327,6 +327,9 @@ pub async fn run(s: &Session) -> Vec<FindingBuilder> {
     if wire.session_id().is_none() {
         return na("The server issued no Mcp-Session-Id when the run's session was opened.");
     }
+    if let Some(skip) = crate::probe::classes::refused(&s.spec, &SESSION_ENTROPY) {
+        return vec![skip];
+    }
     let limiter = RateLimiter::for_spec(&s.spec);
     let mut ids = Vec::new();
     let mut evidence = Vec::new();

@@ -1,0 +1,174 @@
+//! A server that stopped during the run: nothing scout sent after that can say how the
+//! server behaves, so every verdict resting on such an exchange becomes "not assessed", and
+//! the stop itself is reported once, by the check whose message the server died of (and by
+//! resilience when that message was broken input).
+
+use crate::client::Death;
+use crate::probe::Session;
+use crate::probe::resilience::{MALFORMED_SURVIVAL, OVERSIZED_REQUEST};
+use crate::report::finding::{Finding, Phase, SkipReason, Status};
+use crate::telemetry::{ExchangeKind, Seq};
+
+/// Whether the run's server stopped, and after which message.
+pub fn death(s: &Session) -> Option<Death> {
+    s.connector.as_ref().and_then(|c| c.death())
+}
+
+/// The skip reason of what could not be assessed after the server stopped.
+pub fn not_assessed(d: &Death) -> String {
+    d.describe()
+}
+
+/// Rewrites the findings of a run whose server stopped: a verdict that cites an exchange
+/// sent after the stop is replaced by a not-assessed skip (a broken pipe says nothing about
+/// a rule), unless the finding also cites the message the server died of (that check saw
+/// the crash), or it is a pass or an observation over messages from before the stop too (a
+/// judgement over the whole run, which read only what the server sent while it ran). Then
+/// the crash is charged to resilience when the message was broken input.
+pub fn settle(s: &mut Session) {
+    let Some(d) = death(s) else {
+        return;
+    };
+    let why = not_assessed(&d);
+    for f in &mut s.findings {
+        if after_the_stop(f, d.after) {
+            mark_not_assessed(f, &why, d.after);
+        }
+    }
+    charge_to_resilience(s, &d);
+}
+
+/// True when `f` rests on what was sent after the server stopped.
+fn after_the_stop(f: &Finding, cause: Seq) -> bool {
+    if f.status == Status::Skip || f.id.starts_with("stdio.") {
+        return false;
+    }
+    if !f.evidence.iter().any(|e| *e > cause) || f.evidence.contains(&cause) {
+        return false;
+    }
+    let also_before = f.evidence.iter().any(|e| *e < cause);
+    !(also_before && matches!(f.status, Status::Pass | Status::Info))
+}
+
+fn mark_not_assessed(f: &mut Finding, why: &str, cause: Seq) {
+    f.status = Status::Skip;
+    f.severity = None;
+    f.skip_reason = Some(SkipReason::NotAssessed);
+    f.detail = format!("{why}; what was sent after it cannot show this check");
+    // The message the server stopped after is what a reader needs to see.
+    f.evidence = if cause > 0 { vec![cause] } else { Vec::new() };
+}
+
+/// The stop, charged once to resilience: a malformed message (one that is not a JSON
+/// object) that took the server down fails `malformed_survival`, an oversized one
+/// `oversized_request`, on the wire that sent it. The check whose probe sent the message
+/// keeps its own verdict; a resilience check that judged the message itself is left as is.
+fn charge_to_resilience(s: &mut Session, d: &Death) {
+    let Some(ex) = s.recorder.get(d.after) else {
+        return;
+    };
+    let (body, era) = match &ex.kind {
+        ExchangeKind::Stdio(m) => (m.line.clone(), ex.era),
+        ExchangeKind::Http(h) => (h.request_body.clone().unwrap_or_default(), ex.era),
+    };
+    let already = |id: &str| {
+        s.findings
+            .iter()
+            .any(|f| f.id == id && f.phase == Phase::Resilience && f.evidence.contains(&d.after))
+    };
+    let oversized = body.len() > 1024 * 1024 || body.contains(crate::transport::PAD_MARKER);
+    let check = if oversized {
+        &OVERSIZED_REQUEST
+    } else if serde_json::from_str::<serde_json::Value>(&body).map_or(true, |v| !v.is_object()) {
+        &MALFORMED_SURVIVAL
+    } else {
+        return;
+    };
+    if already(check.id) {
+        return;
+    }
+    let sender = s
+        .findings
+        .iter()
+        .find(|f| f.evidence.contains(&d.after) && !f.id.starts_with("stdio."))
+        .map(|f| format!(" sent by {}", f.id))
+        .unwrap_or_default();
+    let detail = format!(
+        "{}, a {} message{sender}; nothing sent after it was answered.",
+        d.describe(),
+        if oversized { "oversized" } else { "malformed" }
+    );
+    s.findings
+        .retain(|f| !(f.id == check.id && (era.is_none() || f.era == era || f.era.is_none())));
+    let mut f = check.fail(detail).evidence([d.after]);
+    if let Some(e) = era
+        && s.wires.len() > 1
+    {
+        f = f.era(e);
+    }
+    s.add(f);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::finding::Severity;
+
+    fn finding(status: Status, evidence: Vec<Seq>) -> Finding {
+        Finding {
+            id: "protocol.notification".into(),
+            phase: Phase::Protocol,
+            title: "t".into(),
+            status,
+            severity: (status == Status::Fail).then_some(Severity::Major),
+            detail: "broken pipe".into(),
+            advice: String::new(),
+            spec: None,
+            subject: None,
+            era: None,
+            evidence,
+            skip_reason: None,
+            suppressed: None,
+        }
+    }
+
+    #[test]
+    fn a_verdict_on_what_was_sent_after_the_stop_is_not_assessed() {
+        // Previously: protocol.notification failed on the broken pipe of a dead process.
+        assert!(after_the_stop(&finding(Status::Fail, vec![12, 13]), 10));
+        assert!(after_the_stop(&finding(Status::Pass, vec![12]), 10));
+        // A fail over a mix of before and after may rest on the dead part.
+        assert!(after_the_stop(&finding(Status::Fail, vec![3, 12]), 10));
+    }
+
+    #[test]
+    fn the_cause_and_what_came_before_keep_their_verdicts() {
+        assert!(!after_the_stop(&finding(Status::Fail, vec![10, 11]), 10));
+        assert!(!after_the_stop(&finding(Status::Fail, vec![3, 9]), 10));
+        // A whole-run judgement read what the server sent while it ran.
+        assert!(!after_the_stop(&finding(Status::Pass, vec![3, 12]), 10));
+        assert!(!after_the_stop(&finding(Status::Skip, vec![12]), 10));
+        let mut alive = finding(Status::Fail, vec![12]);
+        alive.id = "stdio.alive".into();
+        assert!(!after_the_stop(&alive, 10));
+    }
+
+    #[test]
+    fn a_skipped_verdict_says_after_which_message() {
+        let mut f = finding(Status::Fail, vec![12, 13]);
+        let d = Death {
+            kind: crate::client::DeathKind::Exited,
+            after: 10,
+        };
+        mark_not_assessed(&mut f, &not_assessed(&d), 10);
+        assert_eq!(f.status, Status::Skip);
+        assert_eq!(f.severity, None);
+        assert_eq!(f.skip_reason, Some(SkipReason::NotAssessed));
+        assert!(
+            f.detail.starts_with("the server exited after req#10"),
+            "{}",
+            f.detail
+        );
+        assert_eq!(f.evidence, vec![10]);
+    }
+}
