@@ -35,7 +35,43 @@ pub fn settle(s: &mut Session) {
             mark_not_assessed(f, &why, d.after);
         }
     }
+    charge_to_the_cause(s, &d);
     charge_to_resilience(s, &d);
+}
+
+/// The check whose own message the server died of saw the crash: a warning it gave over that
+/// message (typically "no reply", the other answers lost to broken pipes) is a failure, since
+/// a server that exits on a client's message serves nobody after it. Passes stay (the check
+/// found the message handled as it requires, e.g. a notification that needs no answer), and
+/// so does a check whose basis cannot fail.
+fn charge_to_the_cause(s: &mut Session, d: &Death) {
+    if d.after == 0 {
+        return;
+    }
+    for f in &mut s.findings {
+        if f.status != Status::Warn
+            || f.id.starts_with("stdio.")
+            || !f.evidence.contains(&d.after)
+            || !matches!(
+                f.phase,
+                Phase::Protocol | Phase::Resilience | Phase::Execution
+            )
+        {
+            continue;
+        }
+        let Some(check) = crate::probe::registry::lookup(&f.id) else {
+            continue;
+        };
+        if !check.basis().allows(Status::Fail) {
+            continue;
+        }
+        f.status = Status::Fail;
+        f.severity = Some(check.severity);
+        f.detail = format!(
+            "The server exited on this check's message (req#{}): {}",
+            d.after, f.detail
+        );
+    }
 }
 
 /// True when `f` rests on what was sent after the server stopped.
@@ -130,6 +166,43 @@ mod tests {
             skip_reason: None,
             suppressed: None,
         }
+    }
+
+    #[test]
+    fn a_warning_over_the_message_the_server_died_of_is_a_failure() {
+        // Previously: a server that exited on `"jsonrpc":"1.0"` got only a warning from
+        // protocol.invalid_request ("no reply", then broken pipes).
+        let mut f = finding(Status::Warn, vec![10]);
+        f.id = "protocol.invalid_request".into();
+        let d = Death {
+            kind: crate::client::DeathKind::Exited,
+            after: 10,
+        };
+        let mut s = crate::probe::Session::new(crate::probe::spec::ServerSpec::new(
+            "s",
+            crate::probe::spec::TargetSpec::Stdio {
+                command: vec!["srv".into()],
+                env_forward: vec![],
+                env_set: vec![],
+                dir: None,
+            },
+        ));
+        s.findings.push(f);
+        let mut other = finding(Status::Warn, vec![9]);
+        other.id = "protocol.null_id".into();
+        s.findings.push(other);
+        charge_to_the_cause(&mut s, &d);
+        assert_eq!(s.findings[0].status, Status::Fail);
+        assert!(
+            s.findings[0].detail.contains("req#10"),
+            "{}",
+            s.findings[0].detail
+        );
+        assert_eq!(
+            s.findings[1].status,
+            Status::Warn,
+            "not the message it died of"
+        );
     }
 
     #[test]

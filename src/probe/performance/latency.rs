@@ -62,14 +62,19 @@ pub struct MethodStats {
     pub p50: Duration,
     pub p95: Duration,
     pub p99: Duration,
+    /// The fastest answer: when even it is over the budget, two samples are enough to judge.
+    pub fastest: Duration,
     pub budget: Option<Duration>,
     pub evidence: Vec<Seq>,
 }
 
 impl MethodStats {
-    /// True when the method has a budget and enough samples to judge it.
+    /// True when the method has a budget and enough samples to judge it: at least
+    /// [`MIN_JUDGED`], or two that were both over the budget (a server slow on every answer,
+    /// whose few dedicated samples filled the sampling time).
     pub fn judged(&self) -> bool {
-        self.budget.is_some() && self.n >= MIN_JUDGED
+        self.budget
+            .is_some_and(|b| self.n >= MIN_JUDGED || (self.n >= 2 && self.fastest > b))
     }
 
     /// True when it is judged and its p95 is over its budget.
@@ -89,7 +94,7 @@ impl MethodStats {
         };
         let judged = match self.budget {
             None => " (not judged)".to_string(),
-            Some(_) if self.n < MIN_JUDGED => " (too few to judge)".to_string(),
+            Some(_) if !self.judged() => " (too few to judge)".to_string(),
             Some(b) if self.p95 > b => format!(" — over the {} s budget", b.as_secs_f64()),
             Some(_) => String::new(),
         };
@@ -135,6 +140,7 @@ pub fn stats(timings: &[Timing], era: Option<Era>) -> Vec<MethodStats> {
                 p50: quantile(&d, 0.5),
                 p95: quantile(&d, 0.95),
                 p99: quantile(&d, 0.99),
+                fastest: d.first().copied().unwrap_or_default(),
                 budget: budget(method),
                 evidence: ts.iter().flat_map(|t| t.evidence.iter().copied()).collect(),
             }
