@@ -11,6 +11,7 @@ mod common;
 mod config;
 mod coverage;
 mod credentials;
+mod determinism;
 mod docs;
 mod emit;
 mod execution;
