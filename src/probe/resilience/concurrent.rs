@@ -383,7 +383,10 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
             Problem::Mixed(_) => None,
         })
         .collect();
-    if problems.is_empty() && !ended.is_empty() {
+    // Answers that reached their own client, beside the 404s of ended sessions: with two or
+    // more of them the clients were kept apart while both ran, and the 404s are noted.
+    let answered = run.pairs.len() * 2 - ended.len();
+    if problems.is_empty() && !ended.is_empty() && answered < 2 {
         return CONCURRENT_SESSIONS
             .skip(
                 SkipReason::NotAssessed,
@@ -406,6 +409,14 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
         )
     } else {
         String::new()
+    };
+    let with_progress = if ended.is_empty() {
+        with_progress
+    } else {
+        format!(
+            "{with_progress}; {} request(s) got HTTP 404, the server ending a session, which it may do at any time (not counted)",
+            ended.len()
+        )
     };
     if problems.is_empty() {
         CONCURRENT_SESSIONS
