@@ -141,10 +141,12 @@ impl AuthHttp {
                 .build()
                 .map_err(|e| format!("cannot build the HTTP client: {e}"))
         };
-        let client = build(reqwest::Client::builder())?;
+        let client = build(crate::transport::tls::with_extra_roots(
+            reqwest::Client::builder(),
+        ))?;
         // No proxy: through one, the proxy would connect to an address scout never checked.
         let named = build(
-            reqwest::Client::builder()
+            crate::transport::tls::with_extra_roots(reqwest::Client::builder())
                 .no_proxy()
                 .dns_resolver(Arc::new(Guarded(reach.clone()))),
         )?;

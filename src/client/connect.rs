@@ -596,7 +596,7 @@ impl Connector {
             .unwrap_or_else(|e| e.into_inner()) = Some(sp.stdin);
         let proc_ = sp.process;
         *self.inner.started.lock().unwrap_or_else(|e| e.into_inner()) = Some(proc_.clone());
-        let probe = reqwest::Client::builder()
+        let probe = crate::transport::tls::with_extra_roots(reqwest::Client::builder())
             .timeout(Duration::from_secs(2))
             .build()
             .map_err(HttpSetupError::from)?;

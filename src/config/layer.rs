@@ -106,6 +106,10 @@ pub struct Layer {
     /// The catalogue lock file (default: `scout.lock` beside the config file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lock: Option<PathBuf>,
+    /// PEM certificates trusted beside the web PKI roots (a company's own certificate
+    /// authority), for every HTTPS request scout makes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_file: Option<PathBuf>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub servers: Option<Vec<ServerEntry>>,
 }
@@ -146,6 +150,7 @@ pub const KEYS: &[&str] = &[
     "client_key_file",
     "allow_refresh_rotation",
     "lock",
+    "ca_file",
     "servers",
 ];
 

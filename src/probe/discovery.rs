@@ -157,7 +157,7 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
                 .evidence(reply.evidence.clone()),
         ),
         (Outcome::TransportError(e), None) => {
-            let why = format!("POST {url} failed: {e}");
+            let why = format!("POST {url} failed: {e}{}", untrusted_hint(e));
             s.add(REACHABLE.fail(why.clone()).evidence(reply.evidence.clone()));
             s.block(why);
             return;
@@ -172,6 +172,16 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
     s.opened = Some(conn);
     // A protected server: where is its authorization server? (bare requests only)
     crate::probe::auth::discovery::run(s, url).await;
+}
+
+/// What to do about a TLS failure for want of a trusted issuer: a server inside a company
+/// network often has a certificate of the company's own authority.
+fn untrusted_hint(error: &str) -> &'static str {
+    if error.contains("UnknownIssuer") {
+        " (the certificate's issuer is not trusted: if your own certificate authority issued it, set ca_file or SCOUT_CA_FILE to its PEM file)"
+    } else {
+        ""
+    }
 }
 
 /// `discovery.tls` from the first contact (`first`, the request sent to `url`). An https URL

@@ -104,7 +104,7 @@ impl HttpClients {
                 attempt.follow()
             }
         });
-        Ok(reqwest::Client::builder()
+        Ok(super::tls::with_extra_roots(reqwest::Client::builder())
             .redirect(policy)
             .connect_timeout(Duration::from_secs(10))
             .build()?)
@@ -259,13 +259,20 @@ async fn abandon(req: &HttpRequest) -> Result<(), String> {
     }
 }
 
-/// A TLS client with the web PKI roots (what reqwest's `rustls-tls` trusts) and the ring
-/// provider, speaking HTTP/1.1 (no ALPN).
+/// A TLS client with the web PKI roots (what reqwest's `rustls-tls` trusts) and `ca_file`'s,
+/// the ring provider, speaking HTTP/1.1 (no ALPN).
 fn tls_connector() -> Result<tokio_rustls::TlsConnector, String> {
     use tokio_rustls::rustls;
-    let roots = rustls::RootCertStore {
+    let mut roots = rustls::RootCertStore {
         roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
     };
+    // The operator's own certificate authority, as for the HTTP client.
+    let (_, refused) = roots.add_parsable_certificates(super::tls::extra());
+    if refused > 0 {
+        return Err(format!(
+            "{refused} certificate(s) of ca_file are no trust anchor rustls accepts"
+        ));
+    }
     let config = rustls::ClientConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
     ))

@@ -12,6 +12,7 @@ pub mod process;
 pub mod resume;
 pub mod sse;
 pub mod stdio;
+pub mod tls;
 
 use std::time::Duration;
 

@@ -24,6 +24,7 @@ mod performance;
 mod phase_fixtures;
 mod phases;
 mod plan;
+mod private_ca;
 mod props;
 mod protocol;
 mod rate;
