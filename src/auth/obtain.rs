@@ -9,6 +9,34 @@ use crate::auth::http::AuthHttp;
 use crate::auth::metadata;
 use crate::auth::{AuthSpec, Grant, Resolved, SecretSource, binding, challenge, store, token};
 
+/// Why no token was obtained: one line, and whether the operator's configuration stopped
+/// it (an `issuer` binding the server's authorization server does not match, a refresh token
+/// from the environment without `allow_refresh_rotation`), a usage error with exit code 2,
+/// rather than the server or its authorization server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObtainError {
+    pub message: String,
+    pub config: bool,
+}
+
+impl From<String> for ObtainError {
+    fn from(message: String) -> Self {
+        ObtainError {
+            message,
+            config: false,
+        }
+    }
+}
+
+impl From<binding::Refusal> for ObtainError {
+    fn from(r: binding::Refusal) -> Self {
+        ObtainError {
+            message: r.message().to_string(),
+            config: matches!(r, binding::Refusal::Config(_)),
+        }
+    }
+}
+
 /// The bearer token to send to `url`, when the configured source gives one. `Ok(None)`: no
 /// token needed or configured (the server may be open); `Err`: one line saying why not. A
 /// credential goes only where [`binding::check`] allows, as in a check run.
@@ -18,12 +46,15 @@ pub async fn obtain(
     spec: &AuthSpec,
     resolved: &Resolved,
     treat_as_remote: bool,
-) -> Result<Option<String>, String> {
+) -> Result<Option<String>, ObtainError> {
     let grant = spec.grant();
     if grant == Grant::Refresh
         && let Some(why) = spec.refresh_rotation_refusal()
     {
-        return Err(why);
+        return Err(ObtainError {
+            message: why,
+            config: true,
+        });
     }
     match grant {
         Grant::Static => return Ok(None),
@@ -57,13 +88,12 @@ pub async fn obtain(
         )
     })?;
     // Metadata for another resource names nothing scout may use (RFC 9728 §3.3).
-    binding::check_resource(url, &prm).map_err(|r| r.message().to_string())?;
+    binding::check_resource(url, &prm)?;
     let issuer = prm
         .strings("authorization_servers")
         .and_then(|v| v.into_iter().next())
         .ok_or_else(|| format!("the metadata at {} names no authorization server", prm.url))?;
-    binding::check_issuer_binding(spec.issuer.as_deref(), &issuer)
-        .map_err(|r| r.message().to_string())?;
+    binding::check_issuer_binding(spec.issuer.as_deref(), &issuer)?;
     let asd = metadata::discover(http, metadata::authorization_server_urls(&issuer)).await;
     let server = asd.found.as_ref().ok_or_else(|| {
         format!(
@@ -80,8 +110,7 @@ pub async fn obtain(
             treat_as_remote,
         },
         spec.issuer.as_deref(),
-    )
-    .map_err(|r| r.message().to_string())?;
+    )?;
     let client_id = spec.client_id.clone().unwrap_or_default();
     let base = token::Client {
         token_endpoint: &b.token_endpoint,
@@ -117,5 +146,6 @@ pub async fn obtain(
     } else {
         token::client_credentials(http, client, spec.scope.as_deref(), &b.resource).await
     };
-    got.map(|t| Some(t.token)).map_err(|e| e.message)
+    got.map(|t| Some(t.token))
+        .map_err(|e| ObtainError::from(e.message))
 }

@@ -44,6 +44,10 @@ pub enum ConnectError {
     /// No token could be obtained from the configured OAuth grant.
     #[error("could not get a token: {0}")]
     Auth(String),
+    /// The operator's credential settings stopped the grant (an `issuer` binding the
+    /// server's authorization server does not match…): a config error, exit code 2.
+    #[error("could not get a token: {0}")]
+    AuthConfig(String),
     /// The legacy HTTP+SSE stream could not be opened.
     #[error("cannot open the HTTP+SSE stream: {0}")]
     LegacySse(String),
@@ -60,7 +64,10 @@ impl ConnectError {
     pub fn is_config_error(&self) -> bool {
         matches!(
             self,
-            ConnectError::MissingEnv { .. } | ConnectError::BadHeader(_) | ConnectError::Secret(_)
+            ConnectError::MissingEnv { .. }
+                | ConnectError::BadHeader(_)
+                | ConnectError::Secret(_)
+                | ConnectError::AuthConfig(_)
         )
     }
 }
@@ -527,7 +534,10 @@ impl Connector {
         if let Some(token) =
             crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved, remote)
                 .await
-                .map_err(ConnectError::Auth)?
+                .map_err(|e| match e.config {
+                    true => ConnectError::AuthConfig(e.message),
+                    false => ConnectError::Auth(e.message),
+                })?
         {
             clients.set_bearer(Some(token));
         }

@@ -163,6 +163,50 @@ fn a_configured_issuer_binds_the_credentials_and_a_mismatch_is_exit_2() {
     assert_eq!(finding(&server, "auth.garbage_token")["status"], "pass");
 }
 
+/// Before: `scout connect` and `scout tools` stopped by an `issuer` mismatch exited 1, as if
+/// the server were unreachable; it is the configuration's doing, so exit 2 with one line, as
+/// `scout check` does, and nothing reaches the token endpoint. The twin: the right issuer
+/// connects.
+#[test]
+fn connect_and_tools_exit_2_on_an_issuer_mismatch() {
+    let target = Logged::start("oauth_server.py");
+    let issuer = target.fixture.url.trim_end_matches("/mcp").to_string();
+    for command in ["connect", "tools"] {
+        let run = |bound_to: &str| {
+            Scout::new()
+                .env("FX_SECRET", FIXTURE_SECRET)
+                .args([
+                    command,
+                    &target.fixture.url,
+                    "--client-id",
+                    FIXTURE_CLIENT,
+                    "--client-secret-env",
+                    "FX_SECRET",
+                    "--issuer",
+                    bound_to,
+                ])
+                .run()
+        };
+        let wrong = run("https://auth.example.com");
+        assert_eq!(wrong.code, Some(2), "{command}: {}", wrong.stderr);
+        let lines: Vec<&str> = wrong.stderr.trim().lines().collect();
+        assert_eq!(lines.len(), 1, "{command}: {}", wrong.stderr);
+        assert!(
+            lines[0].contains("https://auth.example.com") && lines[0].contains(&issuer),
+            "{command}: {}",
+            lines[0]
+        );
+        assert_eq!(
+            target.token_requests(),
+            "",
+            "{command}: the token endpoint was asked"
+        );
+        let right = run(&issuer);
+        assert_eq!(right.code, Some(0), "{command}: {}", right.stderr);
+        std::fs::write(target.log.path(), "").expect("clear the token log");
+    }
+}
+
 /// The fixture lists both secret methods: the secret goes in the Basic header (OAuth's
 /// default), and the finding says which method was used.
 #[test]
