@@ -432,6 +432,38 @@ fn a_server_that_caps_its_sessions_is_never_failed_for_mixed_up_clients() {
             "pass",
             "run {run}"
         );
+        // Previously security.session_entropy's five sessions were closed without
+        // `notifications/initialized`: every session scout opens on a revision it speaks
+        // completes its handshake before it is closed. (Version negotiation's initialize
+        // with a revision that does not exist is ended unconfirmed, as a client that cannot
+        // use the answer must.)
+        let text = std::fs::read_to_string(&log).expect("the fixture logged");
+        let known = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+        let mut done = std::collections::BTreeSet::new();
+        let mut spoken = std::collections::BTreeSet::new();
+        for (word, rest) in text.lines().filter_map(|l| l.split_once(' ')) {
+            match (word, rest.split_once(' ')) {
+                ("asked", Some((id, version))) if known.contains(&version) => {
+                    spoken.insert(id.to_string());
+                }
+                ("initialized", _) => {
+                    done.insert(rest.to_string());
+                }
+                ("delete", _) if spoken.contains(rest) => {
+                    assert!(
+                        done.contains(rest),
+                        "run {run}: {rest} closed half-open in {text}"
+                    )
+                }
+                _ => {}
+            }
+        }
+        assert!(
+            spoken.len() >= 6,
+            "run {run}: the entropy sessions were opened: {text}"
+        );
+        let half_open: Vec<_> = spoken.difference(&done).collect();
+        assert!(half_open.is_empty(), "run {run}: {half_open:?} in {text}");
     }
 }
 

@@ -341,6 +341,17 @@ pub async fn run(s: &Session) -> Vec<FindingBuilder> {
         evidence.extend(ev);
         // A server that stops minting ids (or answering) has nothing more to show.
         let Some(id) = id else { break };
+        // Each session completes its handshake as an agent's would before it is closed: a
+        // server may treat a session left half-open as a client that went wrong.
+        limiter.wait().await;
+        let done = wire
+            .send(Probe {
+                meta: MetaMode::Omit,
+                session: SessionMode::Custom(id.clone()),
+                ..Probe::notification("notifications/initialized", None)
+            })
+            .await;
+        evidence.extend(&done.evidence);
         ids.push(id);
     }
     // Every session scout opened is closed again, all at once.
