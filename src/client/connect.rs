@@ -534,9 +534,12 @@ impl Connector {
         if let Some(token) =
             crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved, remote)
                 .await
-                .map_err(|e| match e.config {
-                    true => ConnectError::AuthConfig(e.message),
-                    false => ConnectError::Auth(e.message),
+                .map_err(|e| {
+                    if e.config {
+                        ConnectError::AuthConfig(e.message)
+                    } else {
+                        ConnectError::Auth(e.message)
+                    }
                 })?
         {
             clients.set_bearer(Some(token));

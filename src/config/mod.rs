@@ -108,8 +108,6 @@ pub struct Settings {
     pub credentials: layer::CredentialKeys,
     /// `lock` as configured (the default is resolved against the config file by [`load`]).
     pub lock: Option<PathBuf>,
-    /// `ca_file`: its certificates are trusted (beside the web PKI roots) once loaded.
-    pub ca_file: Option<PathBuf>,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
@@ -419,6 +417,9 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
             "invalid `rps`: expected a number above 0, got {rps}"
         )));
     }
+    if let Some(path) = &m.ca_file {
+        trust_ca(path)?;
+    }
     Ok(Settings {
         gate: GateConfig {
             fail_under: m.fail_under,
@@ -445,20 +446,16 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         baseline: m.baseline.clone(),
         credentials: m.credentials(),
         lock: m.lock.clone(),
-        ca_file: trusted_ca(m.ca_file.as_deref())?,
     })
 }
 
 /// Reads `ca_file` and trusts its certificates from now on; a file that cannot be read or
 /// holds no certificate is a config error.
-fn trusted_ca(path: Option<&std::path::Path>) -> Result<Option<PathBuf>, ConfigError> {
-    let Some(path) = path else {
-        return Ok(None);
-    };
+fn trust_ca(path: &std::path::Path) -> Result<(), ConfigError> {
     let certs =
         crate::transport::tls::read_pem(path).map_err(|e| ConfigError(format!("ca_file: {e}")))?;
     crate::transport::tls::trust(certs);
-    Ok(Some(path.to_path_buf()))
+    Ok(())
 }
 
 /// Parses a phase name, naming the key on error.
