@@ -59,13 +59,10 @@ PASSING=(
   auth/iss-supported auth/iss-not-advertised auth/iss-supported-missing auth/iss-wrong-issuer
   auth/iss-unexpected auth/iss-normalized
   auth/2025-03-26-oauth-metadata-backcompat auth/2025-03-26-oauth-endpoint-fallback
+  auth/scope-step-up auth/scope-retry-limit auth/authorization-server-migration
 )
 # scenario|why scout does not pass it yet
-NOT_YET=(
-  "auth/scope-step-up|the mock serves initialize without a token and asks for one only on tools/list (401) and tools/call (403 insufficient_scope); scout auth login starts only from a 401 on the first request, and no scout command re-authorizes with a larger scope mid-session"
-  "auth/scope-retry-limit|needs the same mid-session step-up as auth/scope-step-up"
-  "auth/authorization-server-migration|the mock serves initialize without a token and switches authorization servers between two later requests; re-discovering and re-registering on a 401 in the middle of a session needs the same mid-session re-authorization as auth/scope-step-up (scout's binding does refuse to reuse the first server's client: the suite's no-reuse checks pass)"
-)
+NOT_YET=()
 
 if [ $# -gt 0 ]; then
   SELECTED=("$@")

@@ -5,9 +5,12 @@
 # the client credentials, MCP_CONFORMANCE_CONTEXT (JSON: client_id, client_secret or
 # private_key_pem). It maps each scenario to what an operator would run:
 #   client credentials (a secret or a key)  -> scout connect URL --client-id … --client-secret-env/--client-key-file
+#   step-up and migration (a token asked for only on later requests, more scope on a
+#   tools/call, another authorization server mid-session)
+#                                            -> scout call test-tool URL --login (the mock's one tool)
 #   everything else (authorization code)    -> scout auth login URL, then scout connect URL with the stored token
-# For the login it plays the browser: it GETs the authorization URL scout prints and follows the
-# redirect back to scout's loopback callback (the suite's mock approves at once).
+# For each login it plays the browser: it GETs every authorization URL scout prints and follows
+# the redirect back to scout's loopback callback (the suite's mock approves at once).
 set -u
 URL=${!#}
 SCOUT=${SCOUT_BIN:?SCOUT_BIN names the scout binary}
@@ -31,6 +34,34 @@ case "${MCP_CONFORMANCE_SCENARIO:-}" in
       exec "$SCOUT" connect "$URL" --client-id "$CLIENT_ID" --client-key-file "$WORK/client.pem"
     fi
     exec "$SCOUT" connect "$URL" --client-id "$CLIENT_ID" --client-secret-env CONFORMANCE_CLIENT_SECRET
+    ;;
+esac
+
+# Opens every authorization URL scout prints to $2 while process $1 runs, each once.
+play_browser() {
+  local pid=$1 err=$2 seen=$WORK/opened
+  : >"$seen"
+  while :; do
+    while IFS= read -r u; do
+      grep -qxF "$u" "$seen" && continue
+      printf '%s\n' "$u" >>"$seen"
+      curl -s -o /dev/null --max-time 20 -L "$u" || true
+    done < <(grep -E '^https?://' "$err" || true)
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+}
+
+case "${MCP_CONFORMANCE_SCENARIO:-}" in
+  auth/scope-step-up | auth/scope-retry-limit | auth/authorization-server-migration)
+    "$SCOUT" call test-tool "$URL" --login --no-browser --login-wait 30s \
+      --allow-mutations --allow-destructive 2>"$WORK/call.err" &
+    pid=$!
+    play_browser "$pid" "$WORK/call.err"
+    wait "$pid"
+    rc=$?
+    cat "$WORK/call.err" >&2
+    exit $rc
     ;;
 esac
 

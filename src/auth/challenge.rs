@@ -29,6 +29,23 @@ impl Challenge {
     }
 }
 
+/// What a challenge in the middle of a conversation already said, so that a new grant
+/// need not provoke one: where the resource metadata is, and the scope the request needs.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Seen {
+    pub resource_metadata: Option<String>,
+    pub scope: Option<String>,
+}
+
+impl Seen {
+    pub fn of(c: &Challenge) -> Seen {
+        Seen {
+            resource_metadata: c.param("resource_metadata").map(str::to_string),
+            scope: c.param("scope").map(str::to_string),
+        }
+    }
+}
+
 /// The Bearer challenge among the `WWW-Authenticate` values, if any.
 pub fn bearer<'a>(values: impl IntoIterator<Item = &'a str>) -> Option<Challenge> {
     values

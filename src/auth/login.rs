@@ -33,6 +33,10 @@ pub struct LoginRequest {
     pub port: u16,
     /// How long to wait for the browser to come back.
     pub wait: Duration,
+    /// A challenge the server already sent in the middle of a conversation (a 401, or 403
+    /// `insufficient_scope`): discovery starts from it instead of from a request without
+    /// credentials, which such a server may well serve.
+    pub seen: Option<challenge::Seen>,
 }
 
 /// Why the login did not produce a token: one line for the person.
@@ -93,22 +97,31 @@ async fn legacy_server(http: &AuthHttp, url: &str) -> Option<(String, Document)>
     ))
 }
 
-async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "scout", "version": env!("CARGO_PKG_VERSION")}}});
-    let first = http.post_json(url, &body).await;
-    if first.status != Some(401) {
-        return Err(err(format!(
-            "{url} answered a request without credentials with {}: it does not ask for OAuth, so there is nothing to log in to",
-            first.describe()
-        )));
-    }
-    let bearer = challenge::bearer(first.headers_named("www-authenticate"));
-    let header_url = bearer
-        .as_ref()
-        .and_then(|c| c.param("resource_metadata"))
-        .map(str::to_string);
+async fn discover(
+    http: &AuthHttp,
+    url: &str,
+    seen: Option<&challenge::Seen>,
+) -> Result<Found, LoginError> {
+    let seen = match seen {
+        Some(s) => s.clone(),
+        None => {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "scout", "version": env!("CARGO_PKG_VERSION")}}});
+            let first = http.post_json(url, &body).await;
+            if first.status != Some(401) {
+                return Err(err(format!(
+                    "{url} answered a request without credentials with {}: it does not ask for OAuth, so there is nothing to log in to (a server that asks only on later requests: `scout connect --login` logs in when it does)",
+                    first.describe()
+                )));
+            }
+            challenge::bearer(first.headers_named("www-authenticate"))
+                .as_ref()
+                .map(challenge::Seen::of)
+                .unwrap_or_default()
+        }
+    };
+    let header_url = seen.resource_metadata.clone();
     let prm = metadata::discover(
         http,
         metadata::resource_metadata_urls(url, header_url.as_deref()),
@@ -179,7 +192,7 @@ async fn discover(http: &AuthHttp, url: &str) -> Result<Found, LoginError> {
     }
     Ok(Found {
         resource,
-        challenge_scope: bearer.and_then(|c| c.param("scope").map(str::to_string)),
+        challenge_scope: seen.scope.clone(),
         prm,
         server,
     })
@@ -257,7 +270,7 @@ pub async fn login(
     req: &LoginRequest,
     show: impl FnOnce(&str),
 ) -> Result<StoredToken, LoginError> {
-    let found = discover(http, &req.server_url).await?;
+    let found = discover(http, &req.server_url, req.seen.as_ref()).await?;
     let issuer = found.server.str("issuer").unwrap_or_default().to_string();
     let listener = TcpListener::bind(("127.0.0.1", req.port))
         .await
@@ -403,6 +416,29 @@ pub async fn login(
         scope: got.scope.or(scope),
         saved_at,
     })
+}
+
+/// Best effort: hands the URL to the desktop's opener. Failure is fine, the URL was printed.
+pub fn open_browser(url: &str) {
+    let opener = if cfg!(target_os = "macos") {
+        "open"
+    } else if cfg!(windows) {
+        "explorer"
+    } else {
+        "xdg-open"
+    };
+    if let Ok(mut child) = std::process::Command::new(opener)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+    {
+        // Reaped in the background: the opener returns at once or stays with the browser.
+        std::thread::spawn(move || {
+            let _ = child.wait();
+        });
+    }
 }
 
 /// Serves the loopback redirect until a request to `/callback` arrives; returns its query.

@@ -17,6 +17,7 @@ pub mod metadata;
 pub mod obtain;
 pub mod reach;
 pub mod spec;
+pub mod stepup;
 pub mod store;
 pub mod token;
 

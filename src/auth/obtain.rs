@@ -37,16 +37,44 @@ impl From<binding::Refusal> for ObtainError {
     }
 }
 
+/// A token obtained, and the scope it carries (the granted one when the token endpoint
+/// said, else the one asked for): what a later step-up adds to.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Obtained {
+    pub token: String,
+    pub scope: Option<String>,
+}
+
+impl std::fmt::Debug for Obtained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Obtained")
+            .field("token", &"[secret]")
+            .field("scope", &self.scope)
+            .finish()
+    }
+}
+
+/// A grant again, in the middle of a conversation: the challenge the server sent (so no
+/// request without credentials is needed to provoke one) and the scope to ask for.
+#[derive(Debug, Clone, Copy)]
+pub struct Again<'a> {
+    pub seen: &'a challenge::Seen,
+    pub scope: Option<&'a str>,
+}
+
 /// The bearer token to send to `url`, when the configured source gives one. `Ok(None)`: no
 /// token needed or configured (the server may be open); `Err`: one line saying why not. A
-/// credential goes only where [`binding::check`] allows, as in a check run.
+/// credential goes only where [`binding::check`] allows, as in a check run. `again`: a
+/// re-authorization after a challenge (a stored login is not reused then; the caller logs in
+/// again).
 pub async fn obtain(
     http: &AuthHttp,
     url: &str,
     spec: &AuthSpec,
     resolved: &Resolved,
     treat_as_remote: bool,
-) -> Result<Option<String>, ObtainError> {
+    again: Option<Again<'_>>,
+) -> Result<Option<Obtained>, ObtainError> {
     let grant = spec.grant();
     if grant == Grant::Refresh
         && let Some(why) = spec.refresh_rotation_refusal()
@@ -58,24 +86,37 @@ pub async fn obtain(
     }
     match grant {
         Grant::Static => return Ok(None),
+        Grant::None if again.is_some() => return Ok(None),
         Grant::None => {
             let saved = store::dir().and_then(|d| store::load(&d, url));
             return Ok(saved.filter(|t| !t.expired(store::now())).map(|t| {
                 http.secret(&t.access_token);
-                t.access_token
+                Obtained {
+                    token: t.access_token,
+                    scope: t.scope,
+                }
             }));
         }
         Grant::ClientCredentials | Grant::Refresh => {}
     }
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-11-25", "capabilities": {},
-        "clientInfo": {"name": "scout", "version": env!("CARGO_PKG_VERSION")}}});
-    let first = http.post_json(url, &body).await;
-    if first.status != Some(401) {
-        return Ok(None);
-    }
-    let header = challenge::bearer(first.headers_named("www-authenticate"))
-        .and_then(|c| c.param("resource_metadata").map(str::to_string));
+    let header = match again {
+        Some(a) => a.seen.resource_metadata.clone(),
+        None => {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "scout", "version": env!("CARGO_PKG_VERSION")}}});
+            let first = http.post_json(url, &body).await;
+            if first.status != Some(401) {
+                return Ok(None);
+            }
+            challenge::bearer(first.headers_named("www-authenticate"))
+                .and_then(|c| c.param("resource_metadata").map(str::to_string))
+        }
+    };
+    let scope = again
+        .and_then(|a| a.scope)
+        .or(spec.scope.as_deref())
+        .map(str::to_string);
     let prm = metadata::discover(
         http,
         metadata::resource_metadata_urls(url, header.as_deref()),
@@ -131,7 +172,7 @@ pub async fn obtain(
     };
     let got = if grant == Grant::Refresh {
         let rt = resolved.refresh_token.clone().unwrap_or_default();
-        let got = token::refresh(http, client, &rt, spec.scope.as_deref(), &b.resource).await;
+        let got = token::refresh(http, client, &rt, scope.as_deref(), &b.resource).await;
         if let (Ok(t), Some(SecretSource::File(path))) = (&got, &spec.refresh_token)
             && let Some(new) = &t.refresh_token
         {
@@ -144,8 +185,13 @@ pub async fn obtain(
         }
         got
     } else {
-        token::client_credentials(http, client, spec.scope.as_deref(), &b.resource).await
+        token::client_credentials(http, client, scope.as_deref(), &b.resource).await
     };
-    got.map(|t| Some(t.token))
-        .map_err(|e| ObtainError::from(e.message))
+    got.map(|t| {
+        Some(Obtained {
+            token: t.token,
+            scope: t.scope.or(scope),
+        })
+    })
+    .map_err(|e| ObtainError::from(e.message))
 }

@@ -119,6 +119,7 @@ fn login(a: LoginArgs) -> Result<u8, CliError> {
         scope: a.scope.clone(),
         port: a.port,
         wait,
+        seen: None,
     };
     let open_browser = !a.no_browser;
     let rt = crate::cli::connect::runtime()?;
@@ -127,7 +128,7 @@ fn login(a: LoginArgs) -> Result<u8, CliError> {
             crate::say!("scout: open this URL in a browser to log in (waiting for the redirect):");
             crate::say!("{url}");
             if open_browser {
-                browser(url);
+                login::open_browser(url);
             }
         }))
         .map_err(|e| CliError::Unreachable(format!("login failed: {e}")))?;
@@ -146,29 +147,6 @@ fn login(a: LoginArgs) -> Result<u8, CliError> {
         token.server
     );
     Ok(crate::exit::PASSED)
-}
-
-/// Best effort: hands the URL to the desktop's opener. Failure is fine, the URL was printed.
-fn browser(url: &str) {
-    let opener = if cfg!(target_os = "macos") {
-        "open"
-    } else if cfg!(windows) {
-        "explorer"
-    } else {
-        "xdg-open"
-    };
-    if let Ok(mut child) = std::process::Command::new(opener)
-        .arg(url)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-    {
-        // Reaped in the background: the opener returns at once or stays with the browser.
-        std::thread::spawn(move || {
-            let _ = child.wait();
-        });
-    }
 }
 
 fn logout(a: LogoutArgs) -> Result<u8, CliError> {

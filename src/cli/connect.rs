@@ -26,9 +26,46 @@ pub struct OneServerArgs {
     /// Go straight to the handshake (initialize) path, skipping era detection
     #[arg(long = "skip-era-check", help_heading = "Run")]
     pub skip_era_check: bool,
+    /// When the server asks for authorization (or more scope) during the conversation and no
+    /// configured credential can answer, log in in the browser as `scout auth login` does
+    /// (asking for the scope already held plus the one asked for) and send the request
+    /// again; not under CI=true
+    #[arg(long, help_heading = "Authorization")]
+    pub login: bool,
+    /// With --login: only print the URL to open; do not start a browser
+    #[arg(
+        long = "no-browser",
+        requires = "login",
+        help_heading = "Authorization"
+    )]
+    pub no_browser: bool,
+    /// With --login: how long to wait for the browser to come back, e.g. 5m
+    #[arg(long = "login-wait", value_name = "DURATION", default_value = "5m", requires = "login", value_parser = crate::cli::args::parse_duration_text, help_heading = "Authorization")]
+    pub login_wait: String,
 }
 
 impl OneServerArgs {
+    /// What the command allows when a later request asks for (more) authorization: the
+    /// configured grant always runs again; a login only with `--login`.
+    pub fn reauth(&self) -> Result<crate::client::reauth::Reauth, CliError> {
+        if !self.login {
+            return Ok(crate::client::reauth::Reauth::default());
+        }
+        if std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
+            return Err(CliError::Usage(
+                "--login is for people at a desk and refuses to run under CI=true; in CI give scout credentials with --client-id/--client-secret-env, --refresh-token-env, --token-env or --token-file".into(),
+            ));
+        }
+        let wait = crate::config::duration::parse(&self.login_wait)
+            .map_err(|e| CliError::Usage(format!("invalid --login-wait: {e}")))?;
+        Ok(crate::client::reauth::Reauth {
+            login: Some(crate::client::reauth::Login {
+                open_browser: !self.no_browser,
+                wait,
+            }),
+        })
+    }
+
     /// These flags as the highest config layer.
     fn settings(&self, policy: &PolicyArgs) -> SettingsArgs {
         SettingsArgs {
@@ -132,8 +169,9 @@ pub fn pretty_json(value: &impl serde::Serialize) -> Result<String, CliError> {
 /// Runs `scout connect`: exit 0 when a conversation could be opened, 1 when not.
 pub fn run(args: ConnectArgs) -> Result<u8, CliError> {
     let spec = resolve(&args.one, &PolicyArgs::default())?;
+    let reauth = args.one.reauth()?;
     let rt = runtime()?;
-    match rt.block_on(crate::client::summary::summary(&spec)) {
+    match rt.block_on(crate::client::summary::summary(&spec, Some(reauth))) {
         Ok(summary) => {
             let text = if args.json {
                 pretty_json(&summary)?

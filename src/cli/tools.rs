@@ -50,8 +50,11 @@ pub struct CallArgs {
 }
 
 /// Opens the server `spec` names, with the errors `scout tools` and `scout call` report.
-pub(crate) async fn open(spec: &crate::probe::ServerSpec) -> Result<OpenServer, CliError> {
-    match summary::open(spec).await {
+pub(crate) async fn open(
+    spec: &crate::probe::ServerSpec,
+    reauth: crate::client::reauth::Reauth,
+) -> Result<OpenServer, CliError> {
+    match summary::open(spec, Some(reauth)).await {
         Ok(o) => Ok(o),
         Err(e) if e.is_config_error() => Err(CliError::Usage(e.to_string())),
         Err(e) => Err(CliError::Unreachable(format!(
@@ -68,10 +71,16 @@ async fn with_server<T>(
     f: impl AsyncFnOnce(&OpenServer, &crate::probe::ServerSpec) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     let spec = resolve(args, policy_args)?;
-    let opened = open(&spec).await?;
+    let opened = open(&spec, args.reauth()?).await?;
     let result = f(&opened, &spec).await;
+    // When scout gave up re-authorizing, that is why the command failed: say it, not the
+    // refused request's status.
+    let gave_up = opened.connector.reauthorization_failure();
     opened.close().await;
-    result
+    match (result, gave_up) {
+        (Err(_), Some(why)) => Err(CliError::Unreachable(why)),
+        (r, _) => r,
+    }
 }
 
 fn call_error(e: CallError) -> CliError {

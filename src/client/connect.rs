@@ -73,9 +73,9 @@ impl ConnectError {
 }
 
 #[derive(Debug)]
-struct Inner {
-    spec: ServerSpec,
-    recorder: Recorder,
+pub(super) struct Inner {
+    pub(super) spec: ServerSpec,
+    pub(super) recorder: Recorder,
     clients: Option<Arc<HttpClients>>,
     ids: AtomicU64,
     stdio_wires: Mutex<Vec<Arc<StdioWire>>>,
@@ -87,7 +87,7 @@ struct Inner {
     legacy_sse_url: Mutex<Option<String>>,
     secrets: Vec<String>,
     /// The target's credentials, read (for the auth phase's grants).
-    resolved: crate::auth::Resolved,
+    pub(super) resolved: crate::auth::Resolved,
     /// Bounds the requests in flight towards this server (`--concurrency`), over every
     /// wire the connector opened.
     inflight: Arc<tokio::sync::Semaphore>,
@@ -98,6 +98,8 @@ struct Inner {
     http_alive: Mutex<HttpAlive>,
     /// The HTTP sessions the server issued to scout and which of them scout ended.
     sessions: Mutex<SessionBook>,
+    /// Re-authorization mid-conversation, when the command enabled it (never in a check).
+    pub(super) reauth: std::sync::OnceLock<crate::client::reauth::State>,
 }
 
 /// The HTTP sessions of one run: each id the server issued, and the ids scout sent DELETE
@@ -115,8 +117,16 @@ pub struct SessionBook {
 struct HttpAlive {
     /// The newest request that reached the server (it did not refuse the connection).
     reached: Seq,
+    /// The newest request the server answered at the HTTP level (any status).
+    answered: Seq,
+    /// The first request after `answered` whose connection broke (closed or reset, not
+    /// refused): if refused connections follow, that is where the server went down. A
+    /// request sent to a dying process can still be accepted and then reset, so the one
+    /// after it must not be taken for the cause.
+    broken: Option<Seq>,
     /// Set by the first refused connection after a request had reached the server: the
-    /// newest request that had reached it then.
+    /// first broken request since the last answer, else the newest request that had
+    /// reached it then.
     stopped_after: Option<Seq>,
 }
 
@@ -156,7 +166,7 @@ impl Death {
 /// that [`Connector::stdio_wires`] / [`Connector::started_process`] can be shut down.
 #[derive(Debug, Clone)]
 pub struct Connector {
-    inner: Arc<Inner>,
+    pub(super) inner: Arc<Inner>,
 }
 
 fn resolve(src: &ValueSource, what: &str) -> Result<(String, bool), ConnectError> {
@@ -268,6 +278,7 @@ impl Connector {
                 http_traffic: Arc::default(),
                 http_alive: Mutex::new(HttpAlive::default()),
                 sessions: Mutex::new(SessionBook::default()),
+                reauth: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -295,12 +306,25 @@ impl Connector {
             .http_alive
             .lock()
             .unwrap_or_else(|e| e.into_inner());
-        if refused(reply) {
-            if alive.reached > 0 && alive.stopped_after.is_none() {
-                alive.stopped_after = Some(alive.reached);
+        if alive.stopped_after.is_some() {
+            return;
+        }
+        if reply.refused {
+            if alive.reached > 0 {
+                alive.stopped_after = Some(alive.broken.unwrap_or(alive.reached));
             }
-        } else if alive.stopped_after.is_none() {
-            alive.reached = alive.reached.max(seq);
+            return;
+        }
+        alive.reached = alive.reached.max(seq);
+        if reply.http.is_some() {
+            alive.answered = alive.answered.max(seq);
+            if alive.broken.is_some_and(|b| b < alive.answered) {
+                alive.broken = None;
+            }
+        } else if matches!(reply.outcome, crate::transport::Outcome::TransportError(_))
+            && seq > alive.answered
+        {
+            alive.broken = Some(alive.broken.map_or(seq, |b| b.min(seq)));
         }
     }
 
@@ -333,6 +357,49 @@ impl Connector {
             .unwrap_or_else(|e| e.into_inner());
         let open = book.opened.difference(&book.closed).cloned().collect();
         (open, book.delete_refused)
+    }
+
+    /// After a request whose connection broke (closed or reset, no HTTP answer, not refused)
+    /// with no answer since, asks whether the server still listens, before anything more is
+    /// judged: one credential-free `HEAD` on the server's URL over a fresh connection
+    /// (recorded like every request). A refused connection means the server stopped, after
+    /// the first broken request; any answer means it runs. Without the question, whether
+    /// the next probe met a refused connection or one more dead pooled connection would be
+    /// the schedule's choice. Does nothing otherwise.
+    pub async fn confirm_http_stop(&self) {
+        let broken = {
+            let alive = self
+                .inner
+                .http_alive
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if alive.stopped_after.is_some() {
+                return;
+            }
+            alive.broken
+        };
+        let (Some(_), TargetSpec::Http { url, .. }, Some(clients)) =
+            (broken, &self.inner.spec.target, self.http_clients())
+        else {
+            return;
+        };
+        let Ok(fresh) = clients.with_own_pool() else {
+            return;
+        };
+        let req = crate::transport::http::HttpRequest {
+            method: "HEAD".into(),
+            url: url.clone(),
+            headers: vec![("X-MCP-Trace-ID".to_string(), clients.trace_id.clone())],
+            body: None,
+            expect_id: None,
+            timeout: self.timeout().min(Duration::from_secs(5)),
+            max_body: 0,
+            stop: None,
+            pad: None,
+            abandon: false,
+        };
+        let reply = crate::transport::http::exchange(&fresh, &self.inner.recorder, None, req).await;
+        self.note_http_reply(&reply);
     }
 
     /// How many sessions were issued to scout, and how many of them it ended.
@@ -531,18 +598,24 @@ impl Connector {
         )
         .map_err(ConnectError::Auth)?;
         let remote = self.inner.spec.treat_as_remote;
-        if let Some(token) =
-            crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved, remote)
-                .await
-                .map_err(|e| {
-                    if e.config {
-                        ConnectError::AuthConfig(e.message)
-                    } else {
-                        ConnectError::Auth(e.message)
-                    }
-                })?
-        {
-            clients.set_bearer(Some(token));
+        let got = crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved, remote, None)
+            .await
+            .map_err(|e| {
+                if e.config {
+                    ConnectError::AuthConfig(e.message)
+                } else {
+                    ConnectError::Auth(e.message)
+                }
+            })?;
+        let scope = match &got {
+            Some(g) => g.scope.clone(),
+            None => auth.scope.clone(),
+        };
+        if let Some(state) = self.inner.reauth.get() {
+            state.set_scope(scope);
+        }
+        if let Some(got) = got {
+            clients.set_bearer(Some(got.token));
         }
         Ok(())
     }
@@ -651,16 +724,64 @@ impl Connector {
     }
 }
 
-/// True when the reply is a refused TCP connection: nothing listens on the port any more.
-/// reqwest reports it only in the error's text (the io error's "Connection refused").
-fn refused(reply: &crate::transport::Reply) -> bool {
-    matches!(&reply.outcome, crate::transport::Outcome::TransportError(e)
-        if e.to_ascii_lowercase().contains("connection refused"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_http_server_is_dead_after_the_first_broken_request_since_its_last_answer() {
+        use crate::transport::{HttpInfo, Outcome, Reply};
+        let spec = ServerSpec::new(
+            "t",
+            TargetSpec::Stdio {
+                command: vec!["true".into()],
+                env_forward: Vec::new(),
+                env_set: Vec::new(),
+                dir: None,
+            },
+        );
+        let answered = |seq| Reply {
+            evidence: vec![seq],
+            http: Some(HttpInfo::default()),
+            ..Reply::default()
+        };
+        let broken = |seq| Reply {
+            evidence: vec![seq],
+            outcome: Outcome::TransportError("connection closed".into()),
+            ..Reply::default()
+        };
+        let refused = |seq| Reply {
+            refused: true,
+            ..broken(seq)
+        };
+        let after = |replies: &[Reply]| {
+            let c = Connector::new(&spec, Recorder::new(), "run").expect("connector");
+            for r in replies {
+                c.note_http_reply(r);
+            }
+            let alive = c.inner.http_alive.lock().expect("lock");
+            alive.stopped_after
+        };
+        // The garbage (3) broke its connection; the next request (4) was accepted by the
+        // dying process and reset; then connections are refused: 3 is where it stopped.
+        assert_eq!(
+            after(&[answered(1), answered(2), broken(3), broken(4), refused(5)]),
+            Some(3)
+        );
+        // A broken connection the server then outlived says nothing.
+        assert_eq!(
+            after(&[answered(1), broken(2), answered(3), refused(4)]),
+            Some(3)
+        );
+        // Refused from the first request on: it never ran, no death during the run.
+        assert_eq!(after(&[refused(1), refused(2)]), None);
+        // A message that merely says "connection refused" is not a refused connection.
+        let says = Reply {
+            outcome: Outcome::TransportError("connection refused".into()),
+            ..answered(2)
+        };
+        assert_eq!(after(&[answered(1), says]), None);
+    }
 
     #[test]
     fn ids_alternate_between_integers_and_strings() {

@@ -6,6 +6,7 @@
 pub mod connect;
 pub mod lifecycle;
 pub mod message;
+pub mod reauth;
 pub mod summary;
 
 use std::sync::Arc;
@@ -258,6 +259,28 @@ impl Connection {
     /// request ([`Probe::is_ordinary`]) answered with a result has its time noted in the
     /// recorder for `performance.latency`.
     pub async fn send(&self, probe: Probe) -> Reply {
+        if self.connector.inner.reauth.get().is_none() {
+            return self.send_once(probe).await;
+        }
+        // Boxed: the re-authorization (a whole login) would otherwise grow every probe's
+        // future, and a check run, which never re-authorizes, nests many of them.
+        Box::pin(self.send_reauthorizing(probe)).await
+    }
+
+    /// A command that re-authorizes mid-conversation sends a refused request once more with
+    /// the new token (see `reauth`); a check run never does.
+    async fn send_reauthorizing(&self, probe: Probe) -> Reply {
+        let again = probe.clone();
+        let sent_with = self.connector.token_generation();
+        let reply = self.send_once(probe).await;
+        if self.connector.reauthorize(&reply, sent_with).await {
+            self.send_once(again).await
+        } else {
+            reply
+        }
+    }
+
+    async fn send_once(&self, probe: Probe) -> Reply {
         let ordinary = probe.is_ordinary();
         let built = message::build(&probe, self);
         let method = built.method.clone();
@@ -503,5 +526,6 @@ fn transport_error(why: &str) -> Reply {
         server_requests: Vec::new(),
         http: None,
         elapsed: Duration::ZERO,
+        refused: false,
     }
 }

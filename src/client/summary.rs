@@ -120,7 +120,7 @@ fn wire_summary(c: &Connection) -> WireSummary {
 /// it speaks (modern first). Call [`OpenServer::close`] when done: it shuts down every process
 /// that was started (a `Drop` in the transport reaps them on any other way out).
 pub struct OpenServer {
-    connector: Connector,
+    pub(crate) connector: Connector,
     /// The open wires, modern first.
     pub wires: Vec<Connection>,
     /// How the era was decided, one clause per step.
@@ -150,9 +150,16 @@ async fn close_connector(connector: &Connector) {
 }
 
 /// Connects to `spec`'s server (starting it when configured) and decides its era, the way the
-/// handshake phase does.
-pub async fn open(spec: &ServerSpec) -> Result<OpenServer, ConnectError> {
+/// handshake phase does. `reauth`: what the command allows when a later request asks for
+/// (more) authorization (see [`crate::client::reauth`]); `None` leaves a refusal as it is.
+pub async fn open(
+    spec: &ServerSpec,
+    reauth: Option<crate::client::reauth::Reauth>,
+) -> Result<OpenServer, ConnectError> {
     let connector = Connector::new(spec, Recorder::new(), &uuid::Uuid::new_v4().to_string())?;
+    if let Some(r) = reauth {
+        connector.enable_reauthorization(r);
+    }
     match decide(&connector, spec).await {
         Ok((wires, how)) => Ok(OpenServer {
             connector,
@@ -168,9 +175,12 @@ pub async fn open(spec: &ServerSpec) -> Result<OpenServer, ConnectError> {
 
 /// Connects to `spec`'s server (starting it when configured), decides its era and returns
 /// what it said. Every process started is shut down before returning.
-pub async fn summary(spec: &ServerSpec) -> Result<ConnectSummary, ConnectError> {
+pub async fn summary(
+    spec: &ServerSpec,
+    reauth: Option<crate::client::reauth::Reauth>,
+) -> Result<ConnectSummary, ConnectError> {
     let started = Instant::now();
-    let opened = open(spec).await?;
+    let opened = open(spec, reauth).await?;
     let wires = opened.wires.clone();
     let how = opened.how.clone();
     opened.close().await;

@@ -115,10 +115,12 @@ pub async fn list(wire: &Connection) -> Result<Listed, FetchError> {
 
 /// Connects to the server of `spec`, lists what an agent would read, and closes everything.
 pub async fn catalogue(spec: &ServerSpec) -> Result<Listed, FetchError> {
-    let opened = summary::open(spec).await.map_err(|e| FetchError::Connect {
-        config: e.is_config_error(),
-        why: e.to_string(),
-    })?;
+    let opened = summary::open(spec, None)
+        .await
+        .map_err(|e| FetchError::Connect {
+            config: e.is_config_error(),
+            why: e.to_string(),
+        })?;
     let result = match opened.preferred() {
         Some(wire) => list(wire).await,
         None => Err(FetchError::Connect {

@@ -2,7 +2,8 @@
 //!
 //! - *ordinary*: what an agent sends (the handshake, lists, tool calls, reads). Runs everywhere.
 //! - *malformed*: what a buggy client sends (bad JSON, invalid requests, bad headers,
-//!   abandoned requests). Runs everywhere, in the final stage, alone on the wire.
+//!   abandoned requests). Runs everywhere, in the final stage, alone on the wire; on a
+//!   remote target each unparsable body goes to the server once, on its first wire.
 //! - *stress*: what costs a server more than a client would (a 4 MiB body, bursts of extra
 //!   sessions, the load ramp). On loopback and stdio targets it runs as the rest; on a remote
 //!   target only with `--allow-load`, and is reported as skipped by policy otherwise.
@@ -57,6 +58,24 @@ pub fn refused(spec: &ServerSpec, check: &'static Check) -> Option<FindingBuilde
         SkipReason::Policy,
         "a stress probe (more load than an agent puts on a server); on a remote server it runs only with --allow-load",
     ))
+}
+
+/// True when each malformed message goes to the server at most once per run (a remote
+/// target): a dual-era server gets the unparsable bodies on its first wire only.
+pub fn malformed_once(spec: &ServerSpec) -> bool {
+    spec.is_remote()
+}
+
+/// The policy skip of a malformed probe on the wire that did not send it, naming the wire
+/// that did.
+pub fn sent_once(check: &'static Check, sent_on: crate::report::finding::Era) -> FindingBuilder {
+    check.skip(
+        SkipReason::Policy,
+        format!(
+            "a malformed message goes to a remote server once per run: it was sent, and judged, on the {} wire (an unparsable body means the same whatever revision a wire speaks)",
+            sent_on.as_str()
+        ),
+    )
 }
 
 #[cfg(test)]

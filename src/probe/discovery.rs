@@ -258,6 +258,7 @@ mod tests {
                 ..HttpInfo::default()
             }),
             elapsed: Duration::ZERO,
+            refused: false,
         }
     }
 

@@ -675,6 +675,7 @@ mod tests {
                 ..Default::default()
             }),
             elapsed: std::time::Duration::ZERO,
+            refused: false,
         }
     }
 

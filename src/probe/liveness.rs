@@ -108,9 +108,12 @@ fn charge_to_resilience(s: &mut Session, d: &Death) {
         ExchangeKind::Http(h) => (h.request_body.clone().unwrap_or_default(), ex.era),
     };
     let already = |id: &str| {
-        s.findings
-            .iter()
-            .any(|f| f.id == id && f.phase == Phase::Resilience && f.evidence.contains(&d.after))
+        s.findings.iter().any(|f| {
+            f.id == id
+                && f.phase == Phase::Resilience
+                && f.status != Status::Skip
+                && f.evidence.contains(&d.after)
+        })
     };
     let oversized = body.len() > 1024 * 1024 || body.contains(crate::transport::PAD_MARKER);
     let check = if oversized {

@@ -204,7 +204,8 @@ impl Branch {
 ///    session recovery), then security (which reads every message of the run). A probe
 ///    that could crash or stall the server never overlaps a probe whose verdict would be
 ///    wrong if it did: within this stage only the protocol groups overlap each other (on
-///    HTTP, as they always did), and each finding cites only its own exchanges.
+///    HTTP, as they always did) and the unparsable body goes last and alone, and each
+///    finding cites only its own exchanges.
 /// 4. The whole-run judgements over every recorded exchange.
 ///
 /// Findings are sorted by registry order (then era) at the end, so reports do not depend
@@ -392,6 +393,7 @@ fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerR
         (opened > 0).then_some(crate::report::model::SessionCount {
             opened: opened as u32,
             closed: closed as u32,
+            delete_refused: c.open_sessions().1,
         })
     });
     score::rescore(&mut report);
@@ -439,6 +441,9 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
     }
     // A server that stopped is not probed any further; what a judgement over the recorded
     // messages can still say, it says (the security judgements read what was sent before).
+    if let Some(c) = s.connector.as_ref() {
+        c.confirm_http_stop().await;
+    }
     if !matches!(step, Step::SecurityJudge)
         && let Some(d) = liveness::death(s)
     {
@@ -503,7 +508,19 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
             skip_rest_of(s, phase, SkipReason::NotAssessed, &why);
         }
         b.interrupted = Some(why);
-    } else if matches!(step, Step::ProtocolLate) && !s.wires.is_empty() {
-        b.protocol_ran = true;
+    } else {
+        if matches!(step, Step::ProtocolLate) && !s.wires.is_empty() {
+            b.protocol_ran = true;
+        }
+        // The server stopped during the run: the checks whose probes it did not live to
+        // see (the first half's, which records no skips) are not assessed, never missing.
+        if skips && let Some(d) = liveness::death(s) {
+            skip_rest_of(
+                s,
+                phase,
+                SkipReason::NotAssessed,
+                &liveness::not_assessed(&d),
+            );
+        }
     }
 }

@@ -219,7 +219,18 @@ async fn concurrent_sessions(s: &mut Session, wires: &[Connection], dual: bool) 
 
 /// `malformed_survival` on every wire.
 async fn malformed(s: &mut Session, wires: &[Connection], dual: bool) {
+    // On a remote target the garbage goes to the server once, on the first wire: it is
+    // unparsable, so the revision a wire speaks cannot change what it means.
+    let once = crate::probe::classes::malformed_once(&s.spec);
+    let mut sent_on = None;
     for w in wires {
+        if let Some(era) = sent_on {
+            s.add(crate::probe::classes::sent_once(&MALFORMED_SURVIVAL, era).era(w.era()));
+            continue;
+        }
+        if once {
+            sent_on = Some(w.era());
+        }
         // Sent together: each waits a short quiet period for a reply, and the waits overlap.
         let garbage = futures_util::future::join_all(GARBAGE.iter().map(|g| {
             w.send(Probe {
@@ -320,6 +331,7 @@ mod tests {
             server_requests: vec![],
             http: None,
             elapsed: Duration::from_millis(1),
+            refused: false,
         }
     }
 

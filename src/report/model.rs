@@ -144,6 +144,11 @@ pub struct RunNotes {
 pub struct SessionCount {
     pub opened: u32,
     pub closed: u32,
+    /// The server answered a DELETE with 405 Method Not Allowed (the spec lets it refuse
+    /// to let clients end sessions): scout sent no more DELETEs, so the sessions it could
+    /// not end are among `opened` but not `closed`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delete_refused: bool,
 }
 
 impl ServerReport {

@@ -387,6 +387,7 @@ pub async fn exchange(
             server_requests: Vec::new(),
             http: None,
             elapsed: started.elapsed(),
+            refused: false,
         };
     }
     let method =
@@ -428,6 +429,7 @@ pub async fn exchange(
         server_requests: Vec::new(),
         http: None,
         elapsed: Duration::ZERO,
+        refused: false,
     };
     let resp = match tokio::time::timeout_at(deadline, rb.send()).await {
         Err(_) => {
@@ -441,12 +443,20 @@ pub async fn exchange(
             let mut msg = error_chain(&e);
             if let Some((handed, total)) = &body_progress {
                 let handed = handed.load(Ordering::SeqCst);
-                if handed < *total {
-                    msg = format!("{BODY_NOT_TAKEN} ({handed} of {total} bytes written): {msg}");
+                // Every byte handed to the connection is not every byte taken: a broken
+                // pipe happens only while writing, so the server closed before the end.
+                if handed < *total || io_error_in(&e, std::io::ErrorKind::BrokenPipe) {
+                    let how = if handed < *total {
+                        format!("{handed} of {total} bytes written")
+                    } else {
+                        format!("the pipe broke while the last of {total} bytes were written")
+                    };
+                    msg = format!("{BODY_NOT_TAKEN} ({how}): {msg}");
                 }
             }
             ex.error = Some(msg.clone());
             reply.outcome = Outcome::TransportError(msg);
+            reply.refused = connection_refused(&e);
             recorder.finish(pending, era, ExchangeKind::Http(ex));
             reply.elapsed = started.elapsed();
             return reply;
@@ -758,6 +768,27 @@ fn is_response_to(v: &Value, id: Option<&Value>) -> bool {
     is_resp && id.is_none_or(|id| v.get("id") == Some(id) || v.get("id") == Some(&Value::Null))
 }
 
+/// True when the operating system refused the TCP connection: nothing listens on the
+/// port. reqwest wraps the connector's `io::Error` a few sources down; its kind says it,
+/// whatever the platform's wording.
+pub fn connection_refused(e: &(dyn std::error::Error + 'static)) -> bool {
+    io_error_in(e, std::io::ErrorKind::ConnectionRefused)
+}
+
+/// True when an `io::Error` of `kind` is among the error's sources.
+fn io_error_in(e: &(dyn std::error::Error + 'static), kind: std::io::ErrorKind) -> bool {
+    let mut cur = Some(e);
+    while let Some(c) = cur {
+        if c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == kind)
+        {
+            return true;
+        }
+        cur = c.source();
+    }
+    false
+}
+
 /// An error with its sources, on one line.
 pub fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
@@ -919,5 +950,37 @@ mod tests {
         let hello = server.await.expect("server task");
         assert_eq!(hello[0], 22, "a TLS handshake record: {hello:?}");
         assert_eq!(hello[1], 3, "{hello:?}");
+    }
+
+    #[tokio::test]
+    async fn a_refused_connection_is_known_by_its_kind_and_other_failures_are_not() {
+        let port = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+            l.local_addr().expect("addr").port()
+        };
+        let e = reqwest::Client::new()
+            .get(format!("http://127.0.0.1:{port}/mcp"))
+            .send()
+            .await
+            .expect_err("nothing listens");
+        assert!(connection_refused(&e), "{}", error_chain(&e));
+        // A reset connection, or a message that merely says "connection refused", is not.
+        let reset = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "connection refused");
+        assert!(!connection_refused(&reset));
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let addr = listener.local_addr().expect("addr");
+        tokio::spawn(async move {
+            if let Ok((sock, _)) = listener.accept().await {
+                drop(sock);
+            }
+        });
+        let e = reqwest::Client::new()
+            .get(format!("http://{addr}/mcp"))
+            .send()
+            .await
+            .expect_err("the connection is closed unanswered");
+        assert!(!connection_refused(&e), "{}", error_chain(&e));
     }
 }

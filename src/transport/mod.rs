@@ -149,12 +149,13 @@ impl Probe {
 }
 
 /// How a probe ended.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub enum Outcome {
     /// A JSON-RPC response with the probe's id arrived (see `Reply::response`).
     Answered,
     /// The transport answered without a matching JSON-RPC response (an HTTP status with a
     /// non-JSON-RPC body, 202, an empty body, nothing on stdio when none was expected).
+    #[default]
     NoResponse,
     /// Nothing (or not all of it) arrived within the timeout; the call is abandoned.
     TimedOut,
@@ -208,7 +209,7 @@ impl HttpInfo {
 }
 
 /// Everything a probe produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Reply {
     /// Every exchange that belongs to this probe (HTTP: one; stdio: the sent line and each
     /// received line attributed to it). Cite these.
@@ -224,6 +225,10 @@ pub struct Reply {
     /// The HTTP status, headers and body, on HTTP wires.
     pub http: Option<HttpInfo>,
     pub elapsed: Duration,
+    /// The operating system refused the TCP connection (`ConnectionRefused`): nothing
+    /// listens on the port. Set from the error's kind, not its text, so that a server
+    /// whose message merely says so is not taken for a stopped one.
+    pub refused: bool,
 }
 
 impl Reply {

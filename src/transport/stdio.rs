@@ -292,6 +292,7 @@ impl StdioWire {
             server_requests: entry.server_requests,
             http: None,
             elapsed: started.elapsed(),
+            refused: false,
         }
     }
 

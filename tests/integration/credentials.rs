@@ -354,9 +354,21 @@ fn the_conformance_suite_client_auth_scenarios_pass() {
         String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}");
     let passed = text.lines().filter(|l| l.contains(": pass: auth/")).count();
-    assert!(passed >= 25, "{passed} scenarios passed:\n{text}");
+    assert!(passed >= 28, "{passed} scenarios passed:\n{text}");
     assert!(text.contains(" 0 failed; "), "{text}");
     assert!(!text.contains("FAIL"), "{text}");
-    // The ones not passed yet are named with a reason, not dropped.
-    assert!(text.contains("not yet: auth/scope-step-up: "), "{text}");
+    // Step-up on a later 401/403 and a change of authorization server mid-session, which
+    // previously were listed as not passed yet.
+    for scenario in [
+        "auth/scope-step-up",
+        "auth/scope-retry-limit",
+        "auth/authorization-server-migration",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(": pass: ") && l.trim_end().ends_with(scenario)),
+            "{scenario} did not pass:\n{text}"
+        );
+    }
+    assert!(!text.contains("not yet: "), "{text}");
 }

@@ -131,6 +131,17 @@ fn a_server_that_exits_on_malformed_json_gets_the_same_verdicts_in_ten_runs() {
 }
 
 #[test]
+fn an_http_server_that_exits_on_malformed_json_gets_the_same_verdicts_in_ten_runs() {
+    // Previously the garbage body went beside the other protocol probes of both wires, and
+    // which of them met the dead server was the schedule's choice.
+    let list = identical(&http_runs("parse_error_crashes.py"));
+    assert!(
+        line_of(&list, "protocol.parse_error", "modern").contains("\"fail\""),
+        "{list:#?}"
+    );
+}
+
+#[test]
 fn a_server_that_caps_its_sessions_gets_the_same_verdicts_in_ten_runs() {
     // Previously resilience.concurrent_sessions failed in 3 runs of 5, when
     // security.session_entropy's sessions overlapped it and the server ended one.

@@ -35,6 +35,12 @@ struct Stack {
 }
 
 fn stack() -> Stack {
+    stack_with("client_secret_basic")
+}
+
+/// The stack whose client authenticates with `method` at the token endpoint (the only
+/// method its authorization server lists besides `none`).
+fn stack_with(method: &str) -> Stack {
     require_setup();
     assert!(
         servers_dir()
@@ -56,6 +62,7 @@ fn stack() -> Stack {
         &[
             ("OAUTH_STACK_CLIENT_SECRET", STACK_SECRET),
             ("SCOUT_TEST_AUTH_LOG", log_path.as_str()),
+            ("OAUTH_STACK_AUTH_METHOD", method),
         ],
         "/mcp",
     );
@@ -326,6 +333,51 @@ fn the_real_stack_passes_every_auth_check_and_the_token_is_the_one_later_phases_
         "{}",
         stack.issuer
     );
+}
+
+#[test]
+fn the_audience_and_scope_probes_authenticate_as_the_configured_client_does() {
+    // Previously auth.audience and auth.scope_challenge asked for their extra tokens with
+    // the secret in a Basic header whatever the authorization server takes: against one that
+    // takes only client_secret_post they got no token and were never assessed, while the
+    // run's own grant worked.
+    let stack = stack_with("client_secret_post");
+    let out = tempfile::tempdir().expect("tempdir");
+    let run = Scout::new()
+        .env("STACK_SECRET_VAR", STACK_SECRET)
+        .args([
+            "check",
+            &stack.server.url,
+            "--client-id",
+            STACK_CLIENT,
+            "--client-secret-env",
+            "STACK_SECRET_VAR",
+            "--scope",
+            "mcp",
+            "--limited-scope",
+            "other",
+            "--only",
+            "discovery,auth,handshake",
+            "--json",
+        ])
+        .args([out.path().join("r.json")])
+        .run();
+    assert!(
+        matches!(run.code, Some(0 | 1)),
+        "{}\n{}",
+        run.stdout,
+        run.stderr
+    );
+    let server = server_report(&out.path().join("r.json"));
+    for id in [
+        "auth.token_acquired",
+        "auth.audience",
+        "auth.scope_challenge",
+    ] {
+        let f = finding(&server, id);
+        assert!(f["status"] == "pass" || f["status"] == "info", "{id}: {f}");
+    }
+    assert!(!run.stderr.contains(STACK_SECRET) && !run.stdout.contains(STACK_SECRET));
 }
 
 #[test]

@@ -311,9 +311,12 @@ fn a_stdio_server_that_exits_on_malformed_json_is_not_assessed_after_the_crash()
         "{alive:#}"
     );
     // Everything sent after it is not assessed, and says after which message.
+    // protocol.notification went before the garbage on both wires (the unparsable line is
+    // the phase's last probe, after every wire's other probes): judged on both.
+    for era in ["legacy", "modern"] {
+        assert_eq!(one(&fs, "protocol.notification", era)["status"], "pass");
+    }
     for (id, era) in [
-        ("protocol.notification", "legacy"),
-        ("protocol.notification", "modern"),
         ("protocol.parse_error", "legacy"),
         ("resilience.oversized_request", "legacy"),
         ("resilience.timeout_recovery", "legacy"),
@@ -343,6 +346,100 @@ fn a_stdio_server_that_exits_on_malformed_json_is_not_assessed_after_the_crash()
         ],
         "{fails:?}"
     );
+}
+
+#[test]
+fn an_http_server_that_exits_on_malformed_json_is_not_assessed_after_the_crash_and_only_then() {
+    // Previously the unparsable body went beside the other protocol probes of both wires,
+    // and which of them met the dead server (a reset connection, then refused ones) was
+    // the schedule's choice. Now it goes last and alone: every other protocol probe was
+    // answered before it, and the stop is known by the refused connections' error kind.
+    let server = crate::common::HttpFixture::start("parse_error_crashes.py");
+    let reports = reports_of(1, &[server.url.as_str()], &[]);
+    let fs = findings(&reports[0]);
+    let crash = one(&fs, "protocol.parse_error", "modern");
+    assert_eq!(crash["status"], "fail", "{crash:#}");
+    let cause = crash["evidence"][0].as_u64().expect("cites the garbage");
+    let survival = one(&fs, "resilience.malformed_survival", "modern");
+    assert_eq!(survival["status"], "fail", "{survival:#}");
+    let stopped = format!("stopped answering after req#{cause}");
+    assert!(
+        survival["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains(&stopped)),
+        "{survival:#}"
+    );
+    // The only protocol verdict the crash took is the other wire's garbage; every other
+    // protocol probe of both wires was judged.
+    let unassessed: Vec<_> = fs
+        .iter()
+        .filter(|f| f["skip_reason"] == "not_assessed")
+        .collect();
+    let protocol: Vec<_> = unassessed
+        .iter()
+        .filter(|f| f["phase"] == "protocol")
+        .map(|f| format!("{} {}", f["id"], f["era"]))
+        .collect();
+    assert_eq!(
+        protocol,
+        vec!["\"protocol.parse_error\" \"legacy\""],
+        "{unassessed:#?}"
+    );
+    for f in &unassessed {
+        assert!(
+            f["detail"]
+                .as_str()
+                .is_some_and(|d| d.to_lowercase().contains(&stopped)),
+            "{f:#}"
+        );
+    }
+    // Checks whose probes never ran are not assessed, never missing from the report.
+    for id in ["security.origin", "security.session_entropy"] {
+        let f = one(&fs, id, "");
+        assert_eq!(f["skip_reason"], "not_assessed", "{f:#}");
+    }
+    for check in scout::probe::registry::all() {
+        if check.id.starts_with("stdio.") {
+            continue;
+        }
+        assert!(
+            fs.iter().any(|f| f["id"] == check.id),
+            "{} is missing from the report",
+            check.id
+        );
+    }
+    let fails: Vec<_> = fs
+        .iter()
+        .filter(|f| f["status"] == "fail")
+        .map(|f| f["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        fails,
+        vec!["protocol.parse_error", "resilience.malformed_survival"],
+        "{fails:?}"
+    );
+}
+
+#[test]
+fn an_http_server_that_survives_malformed_json_is_assessed_to_the_end() {
+    // The correct twin over HTTP.
+    let server = crate::common::HttpFixture::start("minimal_server.py");
+    let reports = reports_of(1, &[server.url.as_str()], &[]);
+    let fs = findings(&reports[0]);
+    assert!(
+        fs.iter().all(|f| !f["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("stopped answering")),
+        "{fs:#?}"
+    );
+    for era in ["legacy", "modern"] {
+        assert_eq!(one(&fs, "protocol.parse_error", era)["status"], "pass");
+        assert_eq!(
+            one(&fs, "resilience.malformed_survival", era)["status"],
+            "pass"
+        );
+    }
 }
 
 #[test]
@@ -510,8 +607,35 @@ fn a_default_run_against_a_remote_treated_server_sends_no_big_body_and_ends_ever
     assert_eq!(s["sessions"]["closed"], s["sessions"]["opened"], "{s:#}");
     let undeleted: Vec<_> = opened.difference(&deleted).collect();
     assert!(undeleted.is_empty(), "no DELETE for {undeleted:?}");
-    // The stress probes are reported as skipped by policy, with the flag that allows them.
+    // Each malformed body reached the server once, though the server speaks both eras
+    // (previously every one went once per wire); the other wire says so.
+    let mut unparsable = std::collections::BTreeMap::<&str, usize>::new();
+    for (_, digest) in words.iter().filter(|(k, _)| *k == "malformed") {
+        *unparsable.entry(digest).or_default() += 1;
+    }
+    assert!(
+        unparsable.len() >= 5,
+        "the parse-error probe and the garbage: {unparsable:?}"
+    );
+    assert!(
+        unparsable.values().all(|n| *n == 1),
+        "a malformed body went more than once: {unparsable:?}"
+    );
     let fs = findings(&reports[0]);
+    for id in ["protocol.parse_error", "resilience.malformed_survival"] {
+        let of: Vec<_> = fs.iter().filter(|f| f["id"] == id).collect();
+        assert_eq!(of.len(), 2, "{of:#?}");
+        assert_eq!(
+            of.iter().filter(|f| f["skip_reason"] == "policy").count(),
+            1,
+            "{of:#?}"
+        );
+        assert!(
+            of.iter().any(|f| f["status"] == "pass"),
+            "judged on the wire that sent it: {of:#?}"
+        );
+    }
+    // The stress probes are reported as skipped by policy, with the flag that allows them.
     for id in [
         "resilience.oversized_request",
         "resilience.concurrent_sessions",
@@ -528,6 +652,48 @@ fn a_default_run_against_a_remote_treated_server_sends_no_big_body_and_ends_ever
             );
         }
     }
+}
+
+#[test]
+fn a_server_that_refuses_delete_is_noted_in_the_report_and_sent_no_more_deletes() {
+    // The spec lets a server answer DELETE with 405 (clients may not end its sessions).
+    // Previously the JSON report counted such sessions as neither closed nor refused, and
+    // nothing said why opened and closed differ.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let log = dir.path().join("sessions.log");
+    let server = Logged::start("delete_not_allowed.py", &log);
+    let reports = reports_of(1, &[server.url.as_str()], &[]);
+    let v: Value = serde_json::from_str(&reports[0]).expect("json");
+    let sessions = &v["servers"][0]["sessions"];
+    assert_eq!(sessions["delete_refused"], true, "{sessions:#}");
+    let text = std::fs::read_to_string(&log).expect("the fixture logged");
+    let opened = text.lines().filter(|l| l.starts_with("open ")).count() as u64;
+    let deletes = text.lines().filter(|l| l.starts_with("delete ")).count() as u64;
+    assert!(opened >= 1);
+    assert_eq!(sessions["opened"], opened, "{sessions:#}");
+    assert_eq!(
+        sessions["closed"], deletes,
+        "closed counts the sessions a DELETE was sent for: {sessions:#}"
+    );
+    // Every session scout opened was asked to end, each once (the probes that open one end
+    // their own; the run's clean-up sends none after a 405).
+    let mut asked = std::collections::BTreeMap::<&str, usize>::new();
+    for l in text.lines() {
+        if let Some(id) = l.strip_prefix("delete ") {
+            *asked.entry(id).or_default() += 1;
+        }
+    }
+    assert!(asked.values().all(|n| *n == 1), "{asked:?}");
+    let fs = findings(&reports[0]);
+    assert_eq!(one(&fs, "protocol.delete", "legacy")["status"], "pass");
+    // The correct twin (a server that lets clients end sessions) states no refusal.
+    let log = dir.path().join("twin.log");
+    let twin = Logged::start("session_cap.py", &log);
+    let reports = reports_of(1, &[twin.url.as_str()], &[]);
+    let v: Value = serde_json::from_str(&reports[0]).expect("json");
+    let sessions = &v["servers"][0]["sessions"];
+    assert!(sessions.get("delete_refused").is_none(), "{sessions:#}");
+    assert_eq!(sessions["opened"], sessions["closed"], "{sessions:#}");
 }
 
 #[test]

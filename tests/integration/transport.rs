@@ -412,7 +412,7 @@ fn secrets_never_reach_report_har_or_events() {
 
 #[tokio::test]
 async fn connect_summary_names_the_era_and_the_server() {
-    let s = scout::client::summary::summary(&stdio_spec("minimal_server.py"))
+    let s = scout::client::summary::summary(&stdio_spec("minimal_server.py"), None)
         .await
         .expect("connects");
     assert_eq!(s.era, EraKind::Dual);

@@ -12,6 +12,10 @@
 //   on a free loopback port; then one line on stderr:
 //   `listening on http://127.0.0.1:P/mcp issuer http://127.0.0.1:Q`.
 // Env: OAUTH_STACK_CLIENT_SECRET  secret of the confidential client `scout-ci` (required)
+//      OAUTH_STACK_AUTH_METHOD    how that client authenticates at the token endpoint:
+//                                 client_secret_basic (default) or client_secret_post; the
+//                                 authorization server then lists (and takes) only that method
+//                                 and `none`
 //      SCOUT_TEST_AUTH_LOG        file: one JSON line per verified token
 //                                 ({sha256, aud, scope, client_id, method}); never the token
 //
@@ -49,6 +53,7 @@ const prmPath = '/.well-known/oauth-protected-resource/mcp';
 const prmUrl = new URL(prmPath, mcpUrl).href;
 
 // ------------------------------------------------------------------ authorization server
+const authMethod = process.env.OAUTH_STACK_AUTH_METHOD || 'client_secret_basic';
 const { privateKey } = await generateKeyPair('RS256', { extractable: true });
 const jwk = { ...(await exportJWK(privateKey)), kid: 'stack', alg: 'RS256', use: 'sig' };
 const provider = new Provider(issuer, {
@@ -58,8 +63,9 @@ const provider = new Provider(issuer, {
     grant_types: ['client_credentials'],
     redirect_uris: [],
     response_types: [],
-    token_endpoint_auth_method: 'client_secret_basic',
+    token_endpoint_auth_method: authMethod,
   }],
+  clientAuthMethods: [authMethod, 'none'],
   jwks: { keys: [jwk] },
   scopes: ['openid', 'offline_access', 'mcp', 'other'],
   features: {

@@ -411,7 +411,7 @@ fn form_key(form: &mut Form, key: KeyEvent) -> Option<Action> {
 pub fn run(args: &ToolsArgs) -> Result<u8, CliError> {
     let spec = resolve(&args.one, &args.policy)?;
     let rt = runtime()?;
-    let opened = rt.block_on(open(&spec))?;
+    let opened = rt.block_on(open(&spec, args.one.reauth()?))?;
     let outcome = rt
         .block_on(preferred_tools(&opened))
         .and_then(|(wire, tools)| {

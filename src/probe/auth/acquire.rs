@@ -40,15 +40,15 @@ pub(super) fn resource_for(s: &Session, url: &str) -> String {
         .unwrap_or(server)
 }
 
-/// The token endpoint the discovery found, when a credential may be sent there (see
-/// [`bound`]).
-pub(super) fn token_endpoint(s: &Session) -> Option<(String, Vec<Seq>)> {
-    bound(s, None).ok().map(|(b, ev)| (b.token_endpoint, ev))
-}
-
 /// The authorization server a credential may go to, with the metadata exchanges that showed
 /// it, or why none may. `issuer`: the one the credential is bound to (configured, or the one
 /// a stored login came from).
+/// The authorization server the configured credential may be used with, for probes that
+/// ask it for extra tokens (see [`bound`]).
+pub(super) fn bound_server(s: &Session) -> Option<Bound> {
+    bound(s, None).ok().map(|(b, _)| b)
+}
+
 fn bound(s: &Session, issuer: Option<&str>) -> Result<(Bound, Vec<Seq>), Refusal> {
     let url = match &s.spec.target {
         TargetSpec::Http { url, .. } => url.as_str(),
@@ -101,7 +101,7 @@ fn discovery_evidence(s: &Session) -> Vec<Seq> {
 /// The client as configured, authenticating the way the authorization server takes: a key
 /// signs a `private_key_jwt` assertion; a secret goes where the server's
 /// `token_endpoint_auth_methods_supported` says.
-fn configured_client<'a>(
+pub(super) fn configured_client<'a>(
     b: &'a Bound,
     client_id: &'a str,
     resolved: &'a Resolved,

@@ -19,7 +19,7 @@ use crate::auth::metadata::{Discovery, canonical};
 use crate::auth::{Grant, token};
 use crate::client::{Connection, MODERN_VERSION, lifecycle};
 use crate::probe::Session;
-use crate::probe::auth::acquire::{acquire, resource_for, token_endpoint};
+use crate::probe::auth::acquire::{acquire, resource_for};
 use crate::probe::auth::{
     AUDIENCE, AUDIENCE_PROBE_RESOURCE, BareAnswer, CHALLENGE, GARBAGE_TOKEN, QUERY_TOKEN,
     SCOPE_CHALLENGE, TOKEN_ACQUIRED, Token, credentials_message, skip_all,
@@ -752,21 +752,18 @@ async fn audience(
         ));
         return;
     };
-    let (Some((endpoint, _)), TargetSpec::Http { auth, .. }) = (token_endpoint(s), &s.spec.target)
-    else {
+    let (Some(bound), Some(connector), TargetSpec::Http { auth, .. }) = (
+        super::acquire::bound_server(s),
+        s.connector.clone(),
+        &s.spec.target,
+    ) else {
         return;
     };
     let client_id = auth.client_id.clone().unwrap_or_default();
     let scope = auth.scope.clone();
-    let secret = s
-        .connector
-        .as_ref()
-        .and_then(|c| c.resolved().client_secret.clone());
-    let client = token::Client {
-        token_endpoint: &endpoint,
-        client_id: &client_id,
-        client_secret: secret.as_deref(),
-    };
+    // Authenticated as the configured grant is (a key's assertion, or the method the
+    // server lists), not always with Basic.
+    let client = super::acquire::configured_client(&bound, &client_id, connector.resolved());
     let t = match token::client_credentials(http, client, scope.as_deref(), AUDIENCE_PROBE_RESOURCE)
         .await
     {
@@ -882,7 +879,11 @@ async fn scope_challenge(
         ));
         return;
     };
-    let (Some(b), Some((endpoint, _))) = (baseline, token_endpoint(s)) else {
+    let (Some(b), Some(bound), Some(connector)) = (
+        baseline,
+        super::acquire::bound_server(s),
+        s.connector.clone(),
+    ) else {
         s.add(SCOPE_CHALLENGE.skip(
             SkipReason::NotAssessed,
             "scout has no working token and token endpoint to ask for a limited one",
@@ -890,15 +891,7 @@ async fn scope_challenge(
         return;
     };
     let client_id = auth.client_id.clone().unwrap_or_default();
-    let secret = s
-        .connector
-        .as_ref()
-        .and_then(|c| c.resolved().client_secret.clone());
-    let client = token::Client {
-        token_endpoint: &endpoint,
-        client_id: &client_id,
-        client_secret: secret.as_deref(),
-    };
+    let client = super::acquire::configured_client(&bound, &client_id, connector.resolved());
     let t = match token::client_credentials(http, client, Some(&limited), resource).await {
         Ok(t) => t,
         Err(e) => {

@@ -449,6 +449,7 @@ pub(crate) mod tests {
             server_requests: Vec::new(),
             http: None,
             elapsed: std::time::Duration::ZERO,
+            refused: false,
         }
     }
 

@@ -291,6 +291,7 @@ mod tests {
             server_requests: vec![],
             http: None,
             elapsed: Duration::from_millis(ms),
+            refused: false,
         }
     }
 

@@ -144,22 +144,32 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
         .wires
         .iter()
         .any(|(c, _)| c.transport() == crate::report::model::TransportKind::Stdio);
+    let (conns, halves): (Vec<_>, Vec<_>) = early.wires.into_iter().unzip();
+    let mut lates = Vec::new();
     if any_stdio {
-        for (conn, e) in early.wires {
-            let found = probes::probe_wire_late(s, &conn, e).await;
-            s.add_all(found);
+        for (conn, e) in conns.iter().zip(halves) {
+            lates.push(probes::probe_wire_late(s, conn, e).await);
         }
     } else {
         let shared: &crate::probe::Session = s;
-        let (conns, halves): (Vec<_>, Vec<_>) = early.wires.into_iter().unzip();
-        let found = futures_util::future::join_all(
+        lates = futures_util::future::join_all(
             conns
                 .iter()
                 .zip(halves)
                 .map(|(conn, e)| probes::probe_wire_late(shared, conn, e)),
         )
         .await;
-        s.add_all(found.into_iter().flatten());
+    }
+    // The unparsable bodies after every other probe of every wire, one wire at a time: a
+    // server that dies of one has answered everything else by then, in every run.
+    let once = crate::probe::classes::malformed_once(&s.spec);
+    let mut sent_on = None;
+    for (conn, late) in conns.iter().zip(lates) {
+        let found = probes::probe_wire_garbage(s, conn, late, sent_on).await;
+        s.add_all(found);
+        if once {
+            sent_on = sent_on.or(Some(conn.era()));
+        }
     }
     tracing::info!(
         server = %s.spec.name,
@@ -350,6 +360,7 @@ pub(crate) mod testing {
                 sse: None,
             }),
             elapsed: Duration::from_millis(3),
+            refused: false,
         }
     }
 
@@ -371,6 +382,7 @@ pub(crate) mod testing {
                 sse: None,
             }),
             elapsed: Duration::from_millis(3),
+            refused: false,
         }
     }
 
@@ -396,6 +408,7 @@ pub(crate) mod testing {
                 }),
             }),
             elapsed: Duration::from_millis(3),
+            refused: false,
         }
     }
 
@@ -413,6 +426,7 @@ pub(crate) mod testing {
             server_requests: vec![],
             http: None,
             elapsed: Duration::from_millis(1),
+            refused: false,
         }
     }
 
@@ -426,6 +440,7 @@ pub(crate) mod testing {
             server_requests: vec![],
             http: None,
             elapsed: Duration::from_secs(5),
+            refused: false,
         }
     }
 }

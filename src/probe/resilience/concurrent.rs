@@ -479,6 +479,7 @@ mod tests {
             server_requests: vec![],
             http: None,
             elapsed: Duration::from_millis(1),
+            refused: false,
         }
     }
 

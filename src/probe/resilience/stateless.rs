@@ -129,6 +129,7 @@ mod tests {
             server_requests: vec![],
             http: None,
             elapsed: Duration::from_millis(1),
+            refused: false,
         }
     }
 

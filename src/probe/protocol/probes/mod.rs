@@ -233,30 +233,59 @@ fn merge(into: &mut Out, o: Out) {
 }
 
 /// The second half of one wire's probes (deliberately broken input and ended sessions, run
-/// in the final stage) and the judgements over both halves; the findings are tagged with
-/// the wire's era.
+/// in the final stage), except the unparsable body: [`probe_wire_garbage`] sends that.
 pub(in crate::probe) async fn probe_wire_late(
     s: &Session,
     raw_conn: &Connection,
     early: Early,
-) -> Vec<FindingBuilder> {
+) -> Late {
     let link = Link::new(raw_conn);
     let conn = &link;
     let w = wire_of(raw_conn);
     let mut groups: Vec<BoxFuture<'_, Out>> = vec![
         jsonrpc_probes::jsonrpc_group(s, conn, &w).boxed(),
-        jsonrpc_probes::garbage_group(s, conn, &w).boxed(),
         jsonrpc_probes::batch_group(s, conn, &w).boxed(),
         http_probes::http_group(s, conn, &w).boxed(),
         modern_probes::modern_group(s, conn, &w).boxed(),
     ];
     if w.is_stdio() {
-        groups.insert(2, jsonrpc_probes::notification_group(s, conn, &w).boxed());
+        groups.insert(1, jsonrpc_probes::notification_group(s, conn, &w).boxed());
     }
     let outs = run_groups(&w, groups).await;
     let mut all = early.0;
     for o in outs {
         merge(&mut all, o);
+    }
+    Late(all)
+}
+
+/// What [`probe_wire_late`] produced, for [`probe_wire_garbage`] to finish.
+pub(in crate::probe) struct Late(Out);
+
+/// The unparsable body, last and alone on every transport (the caller runs no other probe
+/// beside it): a server that dies of it has answered every other probe of the phase by
+/// then, whatever the schedule, so what its death leaves not assessed is the same in every
+/// run. Then the judgements over the wire's whole phase; the findings are tagged with the
+/// wire's era.
+///
+/// `sent_on`: the era of the wire that already sent it, on a remote target, where each
+/// malformed message goes to a server once (an unparsable body means the same whatever
+/// revision the wire speaks): this wire then records a policy skip naming that wire.
+pub(in crate::probe) async fn probe_wire_garbage(
+    s: &Session,
+    raw_conn: &Connection,
+    late: Late,
+    sent_on: Option<crate::report::finding::Era>,
+) -> Vec<FindingBuilder> {
+    let link = Link::new(raw_conn);
+    let conn = &link;
+    let w = wire_of(raw_conn);
+    let mut all = late.0;
+    match sent_on {
+        None => merge(&mut all, jsonrpc_probes::garbage_group(s, conn, &w).await),
+        Some(era) => all
+            .findings
+            .push(crate::probe::classes::sent_once(&super::PARSE_ERROR, era)),
     }
     let Out {
         mut findings,
