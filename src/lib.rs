@@ -1,5 +1,5 @@
 //! scout: tells the people who run MCP servers, in their CI, whether their server really
-//! works for an agent. See DESIGN.md for the architecture; `main.rs` only calls [`run`].
+//! works for an agent. See ARCHITECTURE.md for the architecture; `main.rs` only calls [`run`].
 
 pub mod auth;
 pub mod cli;
@@ -17,7 +17,7 @@ pub mod transport;
 
 use std::process::ExitCode;
 
-/// Exit codes (public API, DESIGN §3).
+/// Exit codes (public API, listed in the README).
 pub mod exit {
     /// The gate passed.
     pub const PASSED: u8 = 0;

@@ -17,8 +17,9 @@ use std::time::Duration;
 use futures_util::StreamExt;
 
 use crate::auth::reach::{Guarded, Reach, Route, refusal_in};
-use crate::policy::limiter::RateLimiter;
-use crate::telemetry::{ExchangeKind, HttpExchange, Recorder, Seq};
+use crate::report::exchange::{ExchangeKind, HttpExchange, Seq};
+use crate::telemetry::Recorder;
+use crate::transport::limiter::RateLimiter;
 
 /// How the outcome of a request scout refused to make begins ("not fetched: 10.0.0.1 is a
 /// private-network address, …"), in findings and in the recorded exchange.

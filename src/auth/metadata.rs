@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use crate::auth::http::{AuthHttp, Fetched};
-use crate::telemetry::Seq;
+use crate::report::exchange::Seq;
 
 /// One URL tried.
 #[derive(Debug, Clone, PartialEq)]
@@ -205,7 +205,7 @@ pub async fn discover(http: &AuthHttp, candidates: Vec<(&'static str, String)>) 
 
 /// True when `url`'s host is a loopback address or `localhost` (one rule for the whole
 /// crate: the rate limiter's).
-pub use crate::policy::limiter::is_loopback_url as is_loopback;
+pub use crate::transport::limiter::is_loopback_url as is_loopback;
 
 #[cfg(test)]
 mod tests {

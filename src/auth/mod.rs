@@ -7,7 +7,7 @@
 //! Below `probe` and above `transport`/`telemetry`: the auth phase and the CLI call in here;
 //! nothing here imports `probe`, `client` or `cli`. Every request is recorded through
 //! [`http::AuthHttp`] and every secret is registered with the run's redactor the moment it
-//! exists (DESIGN §6).
+//! exists.
 
 pub mod binding;
 pub mod challenge;

@@ -17,7 +17,7 @@ use oauth2::{
 use serde_json::{Map, Value};
 
 use crate::auth::http::{AuthHttp, TransportError};
-use crate::telemetry::Seq;
+use crate::report::exchange::Seq;
 
 /// A token the authorization server issued. The values are secrets: `Debug` hides them.
 #[derive(Clone, PartialEq)]

@@ -34,7 +34,7 @@ use clap::{Args, Parser};
 use crate::cli::args::{Verbosity, parse_category_threshold, parse_severity};
 use crate::cli::check::{self, Extra};
 use crate::cli::{Cli, CliError, Command};
-use crate::runner::outputs::Format;
+use crate::emit::outputs::Format;
 
 /// The action's inputs, by the names `action.yml` declares.
 pub const INPUTS: [&str; 13] = [

@@ -12,8 +12,8 @@ use crate::cli::args::{
 };
 use crate::config::layer::{DurationText, Layer, List, ServerEntry};
 use crate::config::{self, LoadOptions, servers::name_from_target};
+use crate::emit::outputs::{Format, Outputs};
 use crate::emit::text::{self, TextStyle};
-use crate::runner::outputs::{Format, Outputs};
 use crate::runner::{self, RunOptions};
 
 /// The folder the config's `formats` go to when no `out_dir` is set.
@@ -59,7 +59,7 @@ pub fn flags_layer(s: &SettingsArgs) -> Layer {
 }
 
 /// The server named on the command line, if any. Credentials with `--stdio` are refused, not
-/// ignored (DESIGN §5).
+/// ignored (docs/safety.md).
 pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
     if t.stdio {
         if let Some(flag) = t.credentials.given().first() {
@@ -297,8 +297,8 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         text::print(&report, TextStyle { color })
             .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
     }
-    let markdown = runner::outputs::markdown_options(&outputs);
-    let written = runner::outputs::write_all_with(&report, &outputs, &markdown)
+    let markdown = crate::emit::outputs::markdown_options(&outputs);
+    let written = crate::emit::outputs::write_all_with(&report, &outputs, &markdown)
         .map_err(|e| CliError::Internal(e.to_string()))?;
     for (_, path) in &written {
         tracing::info!("wrote {}", path.display());

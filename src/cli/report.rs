@@ -12,9 +12,9 @@ use clap::{Args, Subcommand};
 
 use crate::cli::CliError;
 use crate::cli::args::{GateArgs, OutputArgs};
+use crate::emit::outputs::{Format, Outputs};
 use crate::report::Report;
 use crate::report::gate::GateConfig;
-use crate::runner::outputs::{Format, Outputs};
 
 /// `scout report …`.
 #[derive(Debug, Subcommand)]
@@ -86,7 +86,7 @@ pub fn merge(args: MergeArgs) -> Result<u8, CliError> {
         fail_under_category: args.gate.fail_under_category.clone(),
         fail_on: args.gate.fail_on,
     };
-    let report = crate::report::merge::merge(reports, &gate)
+    let report = crate::runner::merge::merge(reports, &gate)
         .map_err(|e| CliError::Usage(format!("cannot merge: {e}")))?;
     let explicit: Vec<(Format, PathBuf)> = [
         (Format::Json, &args.outputs.json),
@@ -102,8 +102,8 @@ pub fn merge(args: MergeArgs) -> Result<u8, CliError> {
     .filter_map(|(f, p)| p.clone().map(|p| (f, p)))
     .collect();
     let outputs = Outputs::plan(explicit, args.out_dir.as_deref(), &[]);
-    let markdown = crate::runner::outputs::markdown_options(&outputs);
-    crate::runner::outputs::write_all_with(&report, &outputs, &markdown)
+    let markdown = crate::emit::outputs::markdown_options(&outputs);
+    crate::emit::outputs::write_all_with(&report, &outputs, &markdown)
         .map_err(|e| CliError::Internal(e.to_string()))?;
     let summary = format!(
         "scout: merged {} report(s), {} server(s); gate {}",

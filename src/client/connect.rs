@@ -8,13 +8,14 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::client::{Connection, Wire};
-use crate::policy::limiter::RateLimiter;
 use crate::probe::spec::{ServerSpec, TargetSpec, ValueSource};
+use crate::report::exchange::Seq;
 use crate::report::finding::Era;
 use crate::report::model::TransportKind;
-use crate::telemetry::{Recorder, Seq};
+use crate::telemetry::Recorder;
 use crate::transport::http::{HttpClients, HttpSetupError, HttpWire};
 use crate::transport::legacy_sse::LegacySseWire;
+use crate::transport::limiter::RateLimiter;
 use crate::transport::process::{self, ManagedProcess, ProcessConfig, SpawnError};
 use crate::transport::stdio::StdioWire;
 
@@ -169,6 +170,19 @@ pub struct Connector {
     pub(super) inner: Arc<Inner>,
 }
 
+/// The limiter every HTTP request to this server passes: the one the runner shared for
+/// its host when there is one, else a new one: `spec.rps` (default 2) when the server
+/// [is remote](ServerSpec::is_remote), unthrottled otherwise.
+pub fn limiter_for(spec: &ServerSpec) -> RateLimiter {
+    if let Some(shared) = &spec.limiter {
+        return shared.clone();
+    }
+    RateLimiter::new(spec.is_remote().then(|| {
+        spec.rps
+            .unwrap_or(crate::transport::limiter::DEFAULT_REMOTE_RPS)
+    }))
+}
+
 fn resolve(src: &ValueSource, what: &str) -> Result<(String, bool), ConnectError> {
     match src {
         ValueSource::Literal(v) => Ok((v.clone(), false)),
@@ -242,8 +256,7 @@ impl Connector {
                 {
                     return Err(ConnectError::BadHeader("Authorization".into()));
                 }
-                let clients =
-                    HttpClients::new(fixed, trace_id.to_string(), RateLimiter::for_target(spec))?;
+                let clients = HttpClients::new(fixed, trace_id.to_string(), limiter_for(spec))?;
                 // A ready token is sent from the first authenticated request on; tokens from
                 // an OAuth grant are put in the same slot by the auth phase.
                 clients.set_bearer(resolved.token.clone());
@@ -258,7 +271,7 @@ impl Connector {
                 None
             }
         };
-        // Registered before any request (DESIGN §6).
+        // Registered before any request, so not even the first exchange keeps a secret.
         for s in &secrets {
             recorder.redactor().register(s);
         }
@@ -727,6 +740,40 @@ impl Connector {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defaults_per_target() {
+        let http = |url: &str| {
+            ServerSpec::new(
+                "s",
+                TargetSpec::Http {
+                    url: url.into(),
+                    headers: vec![],
+                    auth: Default::default(),
+                    start: None,
+                },
+            )
+        };
+        assert!(!limiter_for(&http("http://127.0.0.1:1/mcp")).is_throttled());
+        assert!(limiter_for(&http("https://example.com/mcp")).is_throttled());
+        let mut local = http("http://127.0.0.1:1/mcp");
+        local.rps = Some(5.0);
+        assert!(!limiter_for(&local).is_throttled());
+        local.treat_as_remote = true;
+        let l = limiter_for(&local);
+        assert_eq!(l.interval(), Some(std::time::Duration::from_millis(200)));
+        let mut stdio = ServerSpec::new(
+            "s",
+            TargetSpec::Stdio {
+                command: vec!["x".into()],
+                env_forward: vec![],
+                env_set: vec![],
+                dir: None,
+            },
+        );
+        stdio.treat_as_remote = true;
+        assert!(!limiter_for(&stdio).is_throttled());
+    }
 
     #[test]
     fn an_http_server_is_dead_after_the_first_broken_request_since_its_last_answer() {

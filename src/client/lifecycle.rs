@@ -1,6 +1,6 @@
 //! Opening a conversation: `server/discover` (2026-07-28), `initialize` +
 //! `notifications/initialized` (handshake revisions), and how their answers decide the era
-//! (SPEC-NOTES §2.1, §2.3: not keyed on one error code).
+//! (not keyed on one error code: servers answer an unknown method in several ways).
 
 use serde_json::{Value, json};
 
@@ -150,7 +150,7 @@ pub async fn open_legacy(conn: &Connection) -> (Option<Connection>, Reply, Optio
 }
 
 /// True when a failed `initialize` looks like an old HTTP+SSE server's answer to a
-/// Streamable HTTP POST: a 4xx without a JSON-RPC body (SPEC-NOTES §2.2).
+/// Streamable HTTP POST: a 4xx without a JSON-RPC body (how a 2024-11-05 HTTP+SSE server answers it).
 pub fn looks_like_old_sse(conn: &Connection, init: &Reply) -> bool {
     conn.transport() == crate::report::model::TransportKind::Http
         && init.response.is_none()

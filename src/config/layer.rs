@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-/// The keys every layer may set (DESIGN §7). `None` = this layer does not set it.
+/// The keys every layer may set (docs/configuration.md). `None` = this layer does not set it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Layer {

@@ -1,4 +1,4 @@
-//! Layered configuration (DESIGN §7), merged with figment: built-in defaults < file
+//! Layered configuration (docs/configuration.md), merged with figment: built-in defaults < file
 //! `[default]` < file `[<profile>]` (`--profile` / `SCOUT_PROFILE`) < `SCOUT_*` environment <
 //! flags. The result is validated into [`Settings`] and turned into the per-server
 //! [`ServerSpec`](crate::probe::ServerSpec)s the runner executes.
@@ -15,10 +15,10 @@ use std::time::Duration;
 use figment::Figment;
 use figment::providers::{Env, Format as _, Serialized};
 
+use crate::emit::outputs::Format;
 use crate::report::finding::{Phase, Severity};
 use crate::report::gate::GateConfig;
 use crate::runner::Planned;
-use crate::runner::outputs::Format;
 pub use file::ConfigFile;
 pub use layer::{Layer, ServerEntry};
 

@@ -120,7 +120,7 @@ fn safe_server(e: &ServerEntry) -> Value {
     v
 }
 
-/// Header or variable names whose values are credentials (DESIGN §6).
+/// Header or variable names whose values are credentials (never printed).
 pub fn looks_secret(name: &str) -> bool {
     let n = name.to_ascii_lowercase();
     [

@@ -11,7 +11,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::emit::sarif::{anchor_of, evidence_text, rank};
+use crate::emit::common::{anchor_of, evidence_text, rank};
 use crate::report::finding::{Finding, Status};
 use crate::report::model::{Report, ServerReport};
 use crate::report::score;

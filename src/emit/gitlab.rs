@@ -19,7 +19,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::emit::sarif::{anchor_of, evidence_text, fingerprint, rank};
+use crate::emit::common::{anchor_of, evidence_text, fingerprint, rank};
 use crate::report::finding::{Finding, Severity, Status};
 use crate::report::model::{Report, ServerReport};
 

@@ -1,4 +1,4 @@
-//! The JSON report, version 1 (`"schema": "scout/report/v1"`, DESIGN §10).
+//! The JSON report, version 1 (`"schema": "scout/report/v1"`, docs/outputs.md).
 //!
 //! The wire shape is a set of frozen DTOs defined here and built from the model, never the
 //! model types serialised directly: a renamed field in `report::model` must not silently
@@ -87,7 +87,7 @@ struct ServerV1 {
     /// What the server exposes to an agent, written by a sharded run (`--shard`) for the
     /// cross-server rules that `report merge` applies; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    cross_exposure: Option<crate::probe::security::cross::Exposure>,
+    cross_exposure: Option<crate::report::exposure::Exposure>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]

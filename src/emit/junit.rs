@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite, XmlString};
 
-use crate::emit::sarif::{anchor_of, evidence_text};
+use crate::emit::common::{anchor_of, evidence_text};
 use crate::report::finding::{Finding, Phase, Status, Suppression};
 use crate::report::model::{Report, ServerReport};
 

@@ -3,8 +3,8 @@
 //! One run for the whole report. Rules come from the registry for the check ids that have a
 //! result; results are the warn and fail findings (levels `warning` / `error`). GitHub
 //! rejects a whole upload when one result lacks a physical location, so every result gets
-//! one: the server's [`Anchor`] (the config line that declared it, or the workflow file from
-//! [`workflow_anchor`] when the CLI set that), else the stable
+//! one: the server's [`Anchor`] (the config line that declared it, or the workflow file when
+//! the CLI set that), else the stable
 //! repository-relative pseudo-path `mcp/<server>` line 1 — never a URI with a scheme.
 //! `partialFingerprints.primaryLocationLineHash` is derived from (check id, server, subject,
 //! era), not from the line, so alerts survive reruns and close when fixed.
@@ -15,9 +15,10 @@ use std::collections::BTreeMap;
 
 use serde_json::json;
 use serde_sarif::sarif;
-use sha2::{Digest, Sha256};
 
-use crate::probe::registry::{self, Check};
+use super::common::{anchor_of, evidence_text, fingerprint, rank};
+use crate::probe::registry;
+use crate::report::check::Check;
 use crate::report::finding::{Finding, Phase, Severity, Status, Suppression};
 use crate::report::model::{Anchor, Report, ServerReport};
 
@@ -33,72 +34,6 @@ pub const MAX_RESULTS: usize = 5_000;
 const MAX_DESCRIPTION: usize = 1024;
 /// Messages longer than this are cut, which keeps a full run far below 10 MB gzip.
 const MAX_MESSAGE: usize = 4096;
-
-/// The file and line a server's results point at (SARIF, JUnit, annotations, GitLab).
-pub fn anchor_of(server: &ServerReport) -> Anchor {
-    server.anchor.clone().unwrap_or_else(|| Anchor {
-        path: format!("mcp/{}", sanitize_path_segment(&server.name)),
-        line: 1,
-    })
-}
-
-/// The workflow file named by `$GITHUB_WORKFLOW_REF`
-/// (`owner/repo/.github/workflows/ci.yml@refs/heads/main` → `.github/workflows/ci.yml`
-/// line 1). The CLI sets it as the anchor of servers given on the command line when running
-/// under GitHub Actions, so their alerts point at the workflow that checked them; `None`
-/// when the value does not have that shape.
-pub fn workflow_anchor(workflow_ref: &str) -> Option<Anchor> {
-    let path = workflow_ref.split('@').next()?;
-    let mut parts = path.splitn(3, '/');
-    let (_owner, _repo, rest) = (parts.next()?, parts.next()?, parts.next()?);
-    let ok = rest.starts_with(".github/")
-        && !rest.contains("..")
-        && !rest.contains(':')
-        && rest.chars().all(|c| !c.is_control());
-    ok.then(|| Anchor {
-        path: rest.to_string(),
-        line: 1,
-    })
-}
-
-/// Keeps a server name usable as one relative path segment (no `/`, `:`, `\` or spaces).
-fn sanitize_path_segment(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.chars().all(|c| c == '.') {
-        "server".to_string()
-    } else {
-        s
-    }
-}
-
-/// A stable hex fingerprint of (check id, server, subject, era): the same problem on the
-/// same server keeps its fingerprint across runs whatever the line numbers.
-pub fn fingerprint(server: &str, f: &Finding) -> String {
-    let mut h = Sha256::new();
-    for part in [
-        f.id.as_str(),
-        server,
-        f.subject.as_deref().unwrap_or(""),
-        f.era.map(|e| e.as_str()).unwrap_or(""),
-    ] {
-        h.update(part.as_bytes());
-        h.update([0u8]);
-    }
-    h.finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect()
-}
 
 /// The `automationDetails.id` (code-scanning category) of a report.
 pub fn automation_id(report: &Report) -> String {
@@ -230,15 +165,6 @@ fn rule(r: &RuleInfo) -> sarif::ReportingDescriptor {
                 .build(),
         )
         .build()
-}
-
-/// `req#3, req#4` for a message.
-pub(crate) fn evidence_text(evidence: &[u64]) -> String {
-    evidence
-        .iter()
-        .map(|s| format!("req#{s}"))
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 fn result(server: &ServerReport, anchor: &Anchor, f: &Finding, rule_index: usize) -> sarif::Result {
@@ -436,11 +362,6 @@ fn internal_errors(report: &Report) -> Option<sarif::Invocation> {
     })
 }
 
-/// Orders findings for capped outputs: fail before warn, then by severity.
-pub(crate) fn rank(f: &Finding) -> u8 {
-    f.rank()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -451,22 +372,6 @@ mod tests {
             rule_name("protocol.unknown_method"),
             "ProtocolUnknownMethod"
         );
-    }
-
-    #[test]
-    fn pseudo_paths_stay_one_relative_segment() {
-        assert_eq!(sanitize_path_segment("a/b:c d"), "a_b_c_d");
-        assert_eq!(sanitize_path_segment(".."), "server");
-    }
-
-    #[test]
-    fn workflow_ref_gives_the_workflow_file() {
-        let a = workflow_anchor("octo/repo/.github/workflows/mcp.yml@refs/heads/main")
-            .expect("a workflow path");
-        assert_eq!(a.path, ".github/workflows/mcp.yml");
-        assert_eq!(a.line, 1);
-        assert_eq!(workflow_anchor("nonsense"), None);
-        assert_eq!(workflow_anchor("o/r/../../etc/passwd@x"), None);
     }
 
     #[test]

@@ -6,9 +6,9 @@
 
 use std::io::Write;
 
+use crate::report::exchange::Seq;
 use crate::report::finding::{Finding, Phase, Status, Suppression};
 use crate::report::model::{Report, ServerReport};
-use crate::telemetry::Seq;
 
 /// How to render.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-//! The safety policy (DESIGN §5): which tools scout may call, read from their annotations as
+//! The safety policy (docs/safety.md): which tools scout may call, read from their annotations as
 //! the spec's defaults say, and the library side of `scout tools` (the catalogue as the
 //! policy sees it) and `scout call` (one call, policy applied, result rendered).
 //!
@@ -7,7 +7,6 @@
 //! [`limiter`] (the `--rps` rate limiter).
 
 pub mod args;
-pub mod limiter;
 pub mod nowhere;
 pub mod schema;
 

@@ -1,4 +1,4 @@
-//! Generated values that point nowhere (DESIGN §5). A diagnostic must never make the server
+//! Generated values that point nowhere (docs/safety.md). A diagnostic must never make the server
 //! it checks contact a third party or a private address, so every URL, hostname and e-mail
 //! address scout makes up names a host under `.invalid`, the top-level domain RFC 6761
 //! reserves and guarantees never resolves.
@@ -393,7 +393,7 @@ mod tests {
         }
     }
 
-    /// Issue 12 §6: no generated value resolves, for every string format and every
+    /// No generated value resolves, for every string format and every
     /// URL-like property name, whatever examples, enum or const the schema offers.
     #[test]
     fn generated_values_point_nowhere() {

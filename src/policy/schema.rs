@@ -202,7 +202,7 @@ mod tests {
         assert!(validate(&s, &json!({"a": "2"})).is_err());
     }
 
-    /// Issue 5 acceptance: a remote `$ref` and a `file:///etc/passwd` ref cause no network or
+    /// A remote `$ref` and a `file:///etc/passwd` ref cause no network or
     /// file access; they become errors, not crashes. The listener must receive nothing.
     #[test]
     fn remote_and_file_refs_are_never_fetched() {

@@ -8,8 +8,8 @@
 //!   sessions, the load ramp). On loopback and stdio targets it runs as the rest; on a remote
 //!   target only with `--allow-load`, and is reported as skipped by policy otherwise.
 
-use crate::probe::registry::Check;
 use crate::probe::spec::ServerSpec;
+use crate::report::check::Check;
 use crate::report::finding::{FindingBuilder, SkipReason};
 
 /// What a probe can do to a server.

@@ -2,25 +2,25 @@
 //! where its authorization server is (RFC 9728 / 8414 / OpenID Connect discovery, judged in
 //! `probe::auth::discovery`).
 
-use crate::probe::registry::spec;
+use crate::report::check::spec_url;
 
 crate::checks! { phase: Discovery;
-    REACHABLE = "discovery.reachable", Critical, "The server can be reached", spec::T25C,
+    REACHABLE = "discovery.reachable", Critical, "The server can be reached", spec_url::T25C,
         "scout opens the transport the way an agent would: an HTTP POST to the MCP endpoint, or spawning the stdio command. Any HTTP answer (even an error status) counts as reachable; a refused connection, a DNS failure, a TLS failure, a timeout or a command that cannot be started does not.",
         "Check the URL or command, that the server is running and listening on that address, and that nothing (a proxy, a firewall, a missing binary) stands in between. Every later phase is skipped as blocked until this passes.";
-    TLS = "discovery.tls", Major, "Remote servers are reached over TLS", spec::A25C,
+    TLS = "discovery.tls", Major, "Remote servers are reached over TLS", spec_url::A25C,
         "A server on a non-loopback host reached over plain http:// exposes every request, and any bearer token on it, to the network. An https:// URL passes only once the endpoint answered over TLS (the scheme alone shows nothing; no answer is a skip). Loopback and stdio targets are not applicable.",
         "Serve the endpoint over https:// (terminate TLS at the server or a trusted proxy) and point clients at the https URL.";
-    PROTECTED_RESOURCE = "discovery.protected_resource", Major, "Protected resource metadata names the authorization server", spec::ASD26,
+    PROTECTED_RESOURCE = "discovery.protected_resource", Major, "Protected resource metadata names the authorization server", spec_url::ASD26,
         "For a server that answers the first request without credentials with 401, scout looks for its OAuth 2.0 Protected Resource Metadata (RFC 9728) in the spec's order: the `resource_metadata` URL of the 401 challenge, then `/.well-known/oauth-protected-resource/<path>`, then `/.well-known/oauth-protected-resource`. The document must be a JSON object whose `resource` is identical to the identifier its location stands for (RFC 9728 §3.3): the server's canonical URL for the challenge's URL and the path-suffixed URI, the origin for the root URI (formed by inserting the well-known segment between host and path, so a root document naming the /mcp URL fails); a parent of that identifier is a warning. `authorization_servers` must list at least one authorization server; a content type other than JSON is a warning. A server whose challenge names only another scheme (an API key) and publishes no metadata gets a warning: HTTP servers should, not must, follow the OAuth profile. Open servers are not applicable.",
         "Serve RFC 9728 metadata at the path-suffixed well-known URI and name it in the 401 challenge's `resource_metadata`; set `resource` to the exact URL clients use and list your authorization server in `authorization_servers`.";
-    AUTHORIZATION_SERVER = "discovery.authorization_server", Major, "The authorization server publishes its metadata", spec::ASD26,
+    AUTHORIZATION_SERVER = "discovery.authorization_server", Major, "The authorization server publishes its metadata", spec_url::ASD26,
         "scout fetches the metadata of the first authorization server the protected resource metadata names, trying RFC 8414 and OpenID Connect Discovery in the spec's order (path insertion first for an issuer with a path). The document's `issuer` must equal the issuer it was fetched for (clients discard it otherwise), it must name a `token_endpoint`, and the endpoints of a non-loopback authorization server must be HTTPS.",
         "Publish RFC 8414 metadata (or OpenID Connect Discovery) where the spec's order finds it, with `issuer` exactly the URL listed in `authorization_servers`, and serve every endpoint over HTTPS.";
-    PKCE = "discovery.pkce", Major, "The authorization server advertises PKCE S256", spec::SECAU26,
+    PKCE = "discovery.pkce", Major, "The authorization server advertises PKCE S256", spec_url::SECAU26,
         "Clients must use PKCE with S256 and must refuse to proceed when the authorization server metadata has no `code_challenge_methods_supported`, so an agent cannot log a person in without it. scout checks that the field exists and lists `S256`.",
         "Support PKCE with S256 and say so in the metadata: `\"code_challenge_methods_supported\": [\"S256\"]`.";
-    REGISTRATION = "discovery.registration", Minor, "How clients can register with the authorization server", spec::CR26,
+    REGISTRATION = "discovery.registration", Minor, "How clients can register with the authorization server", spec_url::CR26,
         "An observation from the authorization server metadata: whether clients can use Client ID Metadata Documents (`client_id_metadata_document_supported`), Dynamic Client Registration (`registration_endpoint`, deprecated in 2026-07-28) or only a client id registered beforehand.",
         "Advertise `client_id_metadata_document_supported: true` so agents with no prior relationship can log in, or document how to obtain a client id.";
 }
@@ -133,7 +133,7 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
             return;
         }
     };
-    // First contact uses the bare client (DESIGN §2) with a well-formed modern request;
+    // First contact uses the bare client (no credentials) with a well-formed modern request;
     // any HTTP answer at all proves reachability.
     let modern = conn.clone().established(
         crate::report::finding::Era::Modern,
@@ -266,7 +266,7 @@ mod tests {
     fn tls_passes_only_on_an_https_answer() {
         let url = "https://mcp.example.com/mcp";
         assert_eq!(judge_tls(url, &answered(401)).status(), Status::Pass);
-        // The scheme alone shows nothing (issue 15: https://127.0.0.1:1/mcp passed).
+        // The scheme alone shows nothing (https://127.0.0.1:1/mcp once passed).
         let refused = Reply {
             http: None,
             outcome: Outcome::TransportError("connection refused".into()),

@@ -6,8 +6,8 @@
 use crate::client::Death;
 use crate::probe::Session;
 use crate::probe::resilience::{MALFORMED_SURVIVAL, OVERSIZED_REQUEST};
+use crate::report::exchange::{ExchangeKind, Seq};
 use crate::report::finding::{Finding, Phase, SkipReason, Status};
-use crate::telemetry::{ExchangeKind, Seq};
 
 /// Whether the run's server stopped, and after which message.
 pub fn death(s: &Session) -> Option<Death> {

@@ -7,7 +7,6 @@ pub mod classes;
 pub mod discovery;
 pub mod events;
 pub mod execution;
-pub mod grounds;
 pub mod handshake;
 pub mod liveness;
 pub mod performance;
@@ -213,7 +212,7 @@ impl Branch {
 pub async fn run_server_exposing(
     spec: ServerSpec,
     cancel: CancelRx,
-) -> (ServerReport, Option<security::cross::Exposure>) {
+) -> (ServerReport, Option<crate::report::exposure::Exposure>) {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + spec.deadline;
     let mut s = Session::new(spec);

@@ -155,7 +155,7 @@ async fn throughput(
     } else {
         "ping"
     };
-    let limiter = crate::policy::limiter::RateLimiter::for_target(&s.spec);
+    let limiter = crate::client::connect::limiter_for(&s.spec);
     let (budget, paced) = match limiter.interval() {
         Some(every) if w.transport() != crate::report::model::TransportKind::Stdio => {
             let rps = 1.0 / every.as_secs_f64();

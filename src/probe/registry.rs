@@ -1,177 +1,10 @@
 //! The one list of checks. Each phase declares its checks beside its code with the
-//! [`checks!`](crate::checks) macro; this file fixes the order of the phases and is the only
+//! [`checks!`](crate::checks) macro (the `Check` type is in `report::check`); this file fixes the order of the phases and is the only
 //! place that lists them all. From a check's id come the JUnit case name, the SARIF rule id,
 //! the docs anchor (`docs/checks.md`) and the config key.
 
-use crate::report::finding::{FindingBuilder, Phase, Severity, SkipReason, Status};
-
-/// A registered check: the metadata every emitter and the docs read.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Check {
-    /// Stable `phase.snake_case` id (`stdio.*` ids are scored under `protocol`).
-    pub id: &'static str,
-    /// The category it is scored in.
-    pub phase: Phase,
-    /// Severity of a failure unless the finding says otherwise.
-    pub severity: Severity,
-    /// One line, sentence case, no final stop.
-    pub title: &'static str,
-    /// URL of the spec section it enforces (empty when it enforces no spec text).
-    pub spec: &'static str,
-    /// One paragraph: what is probed and what is expected.
-    pub description: &'static str,
-    /// What to do when it fails.
-    pub advice: &'static str,
-}
-
-/// What a check's worst verdict rests on, and so the worst status it may give.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Basis {
-    /// A MUST or MUST NOT of the spec or an RFC it cites: may fail.
-    Must,
-    /// A SHOULD, SHOULD NOT or RECOMMENDED: warns at most.
-    Should,
-    /// scout's own rule (text patterns, timings, sizes): fails only what is unambiguous.
-    Heuristic,
-    /// What JSON-RPC or HTTP ask of any server (answering after garbage): may fail.
-    Robustness,
-    /// A statement about the server, never a judgement: info at most.
-    Observation,
-}
-
-impl Basis {
-    /// Lower-case name as in `docs/checks.md`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Basis::Must => "must",
-            Basis::Should => "should",
-            Basis::Heuristic => "heuristic",
-            Basis::Robustness => "robustness",
-            Basis::Observation => "observation",
-        }
-    }
-
-    /// Whether a finding of `status` is within what this basis can support.
-    pub fn allows(self, status: Status) -> bool {
-        match self {
-            Basis::Must | Basis::Heuristic | Basis::Robustness => true,
-            Basis::Should => status != Status::Fail,
-            Basis::Observation => matches!(status, Status::Info | Status::Skip),
-        }
-    }
-}
-
-impl Check {
-    /// The ground of this check's grade (every registered check has one; a test holds it).
-    pub fn ground(&self) -> Option<&'static crate::probe::grounds::Ground> {
-        crate::probe::grounds::of(self.id)
-    }
-
-    /// The basis of this check's worst verdict; a check without a ground is treated as
-    /// an observation, so it can never fail unearned.
-    pub fn basis(&self) -> Basis {
-        self.ground().map_or(Basis::Observation, |g| g.basis)
-    }
-
-    /// A request showed the property.
-    pub fn pass(&'static self, detail: impl Into<String>) -> FindingBuilder {
-        FindingBuilder::new(self, Status::Pass, detail.into())
-    }
-    /// An observation without judgement.
-    pub fn info(&'static self, detail: impl Into<String>) -> FindingBuilder {
-        FindingBuilder::new(self, Status::Info, detail.into())
-    }
-    /// A deviation an agent can live with.
-    pub fn warn(&'static self, detail: impl Into<String>) -> FindingBuilder {
-        FindingBuilder::new(self, Status::Warn, detail.into())
-    }
-    /// A deviation an agent cannot live with, at the check's default severity.
-    pub fn fail(&'static self, detail: impl Into<String>) -> FindingBuilder {
-        FindingBuilder::new(self, Status::Fail, detail.into())
-    }
-    /// Not assessed, for a typed reason.
-    pub fn skip(&'static self, reason: SkipReason, detail: impl Into<String>) -> FindingBuilder {
-        FindingBuilder::new(self, Status::Skip, detail.into()).skip_reason(reason)
-    }
-    /// The docs anchor of this check in `docs/checks.md`.
-    pub fn anchor(&self) -> String {
-        self.id.replace(['.', '_'], "-")
-    }
-}
-
-/// Declares a phase's checks as `pub static` items plus a `CHECKS` slice in declaration order.
-///
-/// ```ignore
-/// checks! { phase: Protocol;
-///     PARSE_ERROR = "protocol.parse_error", Minor, "Malformed JSON gets -32700", spec::B25,
-///         "description", "advice";
-/// }
-/// ```
-#[macro_export]
-macro_rules! checks {
-    (phase: $phase:ident; $( $name:ident = $id:literal, $sev:ident, $title:literal, $spec:expr, $desc:literal, $advice:literal; )* ) => {
-        $(
-            #[doc = $title]
-            pub static $name: $crate::probe::registry::Check = $crate::probe::registry::Check {
-                id: $id,
-                phase: $crate::report::finding::Phase::$phase,
-                severity: $crate::report::finding::Severity::$sev,
-                title: $title,
-                spec: $spec,
-                description: $desc,
-                advice: $advice,
-            };
-        )*
-        /// This phase's checks, in report order.
-        pub static CHECKS: &[&$crate::probe::registry::Check] = &[$(&$name),*];
-    };
-}
-
-/// Spec URLs the checks cite (SPEC-NOTES aliases).
-pub mod spec {
-    pub const T24: &str =
-        "https://modelcontextprotocol.io/specification/2024-11-05/basic/transports";
-    pub const T25C: &str =
-        "https://modelcontextprotocol.io/specification/2025-11-25/basic/transports";
-    pub const L25: &str =
-        "https://modelcontextprotocol.io/specification/2025-11-25/basic/lifecycle";
-    pub const P25: &str =
-        "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/ping";
-    pub const B25: &str = "https://modelcontextprotocol.io/specification/2025-11-25/basic";
-    pub const B25A: &str = "https://modelcontextprotocol.io/specification/2025-03-26/basic";
-    pub const A25C: &str =
-        "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization";
-    pub const B26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic";
-    pub const V26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning";
-    pub const D26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/server/discover";
-    pub const H26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/streamable-http";
-    pub const S26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/transports/stdio";
-    pub const C26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/caching";
-    pub const TL26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/server/tools";
-    pub const R26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/server/resources";
-    pub const PR26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/server/prompts";
-    pub const COMPLETION26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/completion";
-    pub const PAGINATION26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination";
-    pub const PROGRESS26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress";
-    pub const CANCEL26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation";
-    pub const AU26: &str =
-        "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization";
-    pub const ASD26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/authorization-server-discovery";
-    pub const CR26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/client-registration";
-    pub const SECAU26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic/authorization/security-considerations";
-    pub const SEC26: &str = "https://modelcontextprotocol.io/docs/2026-07-28/tutorials/security/security_best_practices";
-}
+use crate::report::check::Check;
+use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
 pub fn tables() -> [(Phase, &'static [&'static Check]); 10] {
@@ -203,7 +36,34 @@ pub fn lookup(id: &str) -> Option<&'static Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::check::Basis;
+    use crate::report::grounds;
     use std::collections::HashSet;
+
+    #[test]
+    fn every_check_has_exactly_one_ground_and_every_ground_a_check() {
+        let mut seen = HashSet::new();
+        for g in grounds::GROUNDS {
+            assert!(seen.insert(g.id), "{} has two grounds", g.id);
+            assert!(
+                lookup(g.id).is_some(),
+                "{} is grounded but not registered",
+                g.id
+            );
+            assert!(
+                !g.quote.is_empty() && !g.source.is_empty(),
+                "{}: empty",
+                g.id
+            );
+        }
+        for c in all() {
+            assert!(
+                grounds::of(c.id).is_some(),
+                "{} has no basis for its grade",
+                c.id
+            );
+        }
+    }
 
     #[test]
     fn ids_are_unique_and_well_formed() {

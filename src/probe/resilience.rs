@@ -13,14 +13,14 @@ use serde_json::json;
 
 use crate::client::Connection;
 use crate::probe::Session;
-use crate::probe::registry::spec;
+use crate::report::check::spec_url;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
 use crate::telemetry::recorder::{self, Overflow};
 use crate::transport::{Outcome, Probe, Reply};
 
 crate::checks! { phase: Resilience;
-    MALFORMED_SURVIVAL = "resilience.malformed_survival", Major, "The server still serves after garbage", spec::B26,
+    MALFORMED_SURVIVAL = "resilience.malformed_survival", Major, "The server still serves after garbage", spec_url::B26,
         "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request every server serves whatever it declared (ping in the handshake era, server/discover on 2026-07-28 wires), which must still be answered. Over stdio a crash here kills the session an agent depends on.",
         "Handle malformed input per message: answer or drop it, never tear down the process or connection.";
     TIMEOUT_RECOVERY = "resilience.timeout_recovery", Major, "The server still serves after an abandoned request", "",
@@ -29,10 +29,10 @@ crate::checks! { phase: Resilience;
     OVERSIZED_REQUEST = "resilience.oversized_request", Major, "An oversized request is refused, not fatal", "",
         "scout sends one read-only request (server/discover on 2026-07-28 wires, ping otherwise) whose params carry a 4 MiB padding string, then an ordinary request. Refusing the big one (HTTP 413 or another 4xx, a JSON-RPC error, or closing the connection before taking the whole body, as a server does after an early 413 that scout may not get to read) or serving it passes; a 5xx or a connection dropped after the whole body was written is a warning; a crash, a hang, or a next request that is not served fails.",
         "Cap the size of request bodies and answer 413 (HTTP) or a JSON-RPC error above the cap, without tearing down the process or connection.";
-    STATELESS = "resilience.stateless", Major, "Answers do not depend on the connection", spec::B26,
+    STATELESS = "resilience.stateless", Major, "Answers do not depend on the connection", spec_url::B26,
         "2026-07-28 wires: tools/list is sent first on a fresh, independent connection (a second stdio process, or a new HTTP wire), then twice on the run's own wire with server/discover in between. The tools must be the same every time (cursors and _meta may differ).",
         "Keep no per-connection state: answer every request from its own params and _meta.";
-    SESSION_RECOVERY = "resilience.session_recovery", Minor, "A client can start over after its session ended", spec::T25C,
+    SESSION_RECOVERY = "resilience.session_recovery", Minor, "A client can start over after its session ended", spec_url::T25C,
         "Handshake era over Streamable HTTP: scout opens a throw-away session, ends it with DELETE, checks that its id now gets 404, and then sends a new initialize, whose session must serve a ping. Servers that refuse DELETE (405) or keep the ended session are left to protocol.delete.",
         "After a session ends, accept a new initialize without a session id and issue a new session, as clients re-initialize on 404.";
     CONCURRENT_SESSIONS = "resilience.concurrent_sessions", Major, "Two clients at once stay apart", "",
@@ -99,7 +99,7 @@ fn served(r: &Reply) -> bool {
 }
 
 /// The exchanges of several replies, in order.
-fn cite<'a>(replies: impl IntoIterator<Item = &'a Reply>) -> Vec<crate::telemetry::Seq> {
+fn cite<'a>(replies: impl IntoIterator<Item = &'a Reply>) -> Vec<crate::report::exchange::Seq> {
     replies
         .into_iter()
         .flat_map(|r| r.evidence.iter().copied())

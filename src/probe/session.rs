@@ -18,7 +18,7 @@ pub struct Catalog {
     pub resource_templates: Vec<Value>,
     pub prompts: Vec<Value>,
     /// The exchanges the lists came from, for later phases to cite.
-    pub evidence: Vec<crate::telemetry::Seq>,
+    pub evidence: Vec<crate::report::exchange::Seq>,
 }
 
 /// The state of one server run.

@@ -55,7 +55,7 @@ pub enum TargetSpec {
     },
 }
 
-/// Which tools scout may call (DESIGN §5).
+/// Which tools scout may call (docs/safety.md).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicySpec {
     /// Also call tools that are not read-only but not destructive.
@@ -101,7 +101,7 @@ pub struct ServerSpec {
     /// The rate limiter shared by every server on this one's host (set by the runner; `None`
     /// = the transport builds its own from `rps`). Not configuration: never serialised.
     #[serde(skip)]
-    pub limiter: Option<crate::policy::limiter::RateLimiter>,
+    pub limiter: Option<crate::transport::limiter::RateLimiter>,
     /// Allow the performance load ramp (`performance.throughput`).
     pub allow_load: bool,
     /// Go straight to the handshake path.
@@ -182,7 +182,7 @@ impl ServerSpec {
         (self.only.is_empty() || self.only.contains(&phase)) && !self.skip.contains(&phase)
     }
 
-    /// True when scout treats this server as remote (DESIGN §5): an HTTP target whose host is
+    /// True when scout treats this server as remote (docs/safety.md): an HTTP target whose host is
     /// not loopback, or any HTTP target with `treat_as_remote`. stdio never is.
     pub fn is_remote(&self) -> bool {
         match &self.target {
@@ -200,7 +200,7 @@ impl ServerSpec {
     }
 }
 
-pub use crate::policy::limiter::is_loopback_url;
+pub use crate::transport::limiter::is_loopback_url;
 
 #[cfg(test)]
 mod tests {

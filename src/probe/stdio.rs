@@ -1,25 +1,25 @@
 //! stdio-only checks, observed from the spawn to the final shutdown and scored under
 //! `protocol`.
 
-use crate::probe::registry::spec;
+use crate::report::check::spec_url;
 
 crate::checks! { phase: Protocol;
-    PROCESS = "stdio.process", Critical, "The server process starts and stays up", spec::S26,
+    PROCESS = "stdio.process", Critical, "The server process starts and stays up", spec_url::S26,
         "The command is started without a shell, in its own process group, with the base environment; it must still be running before the first request.",
         "Run the command by hand with the same arguments; the server's stderr (in this report) usually says why it exited.";
-    ENVIRONMENT = "stdio.environment", Minor, "What the child process was handed", spec::S26,
+    ENVIRONMENT = "stdio.environment", Minor, "What the child process was handed", spec_url::S26,
         "A statement, not a judgement: the environment variable names the child received (values only for variables set with --stdio-set) and its working directory.",
         "Forward a variable the server needs with --stdio-env NAME or set it with --stdio-set NAME=value.";
-    STDOUT_CLEAN = "stdio.stdout_clean", Major, "Stdout carries only JSON-RPC messages", spec::S26,
+    STDOUT_CLEAN = "stdio.stdout_clean", Major, "Stdout carries only JSON-RPC messages", spec_url::S26,
         "Over stdio, stdout is the wire: every line must be exactly one JSON-RPC message. Banners, prints, progress bars or pretty-printed JSON corrupt the stream; the offending line is quoted. A server that wrote no line at all is not assessed.",
         "Send logs and banners to stderr and write exactly one JSON object per line to stdout.";
-    STDERR = "stdio.stderr", Minor, "What the server logged on stderr", spec::S26,
+    STDERR = "stdio.stderr", Minor, "What the server logged on stderr", spec_url::S26,
         "Logging to stderr is correct behaviour. scout keeps the output (bounded) and reports it.",
         "Nothing to fix: stderr is where logs belong.";
-    ALIVE = "stdio.alive", Major, "The server is still running at the end", spec::S26,
+    ALIVE = "stdio.alive", Major, "The server is still running at the end", spec_url::S26,
         "After every probe the process must still be running; a server that died mid-run is reported with its exit status and stderr.",
         "Look at the stderr kept in this report to see why the process exited.";
-    SHUTDOWN = "stdio.shutdown", Minor, "The server exits when its stdin closes", spec::S26,
+    SHUTDOWN = "stdio.shutdown", Minor, "The server exits when its stdin closes", spec_url::S26,
         "scout closes stdin and waits; a server should exit promptly. One that needs SIGTERM or SIGKILL, or whose stdout stays open through a child process, is reported.",
         "Exit when stdin reaches end of file, and do not leave child processes holding stdout.";
 }
@@ -28,8 +28,8 @@ use std::time::Duration;
 
 use crate::probe::Session;
 use crate::probe::discovery::tail;
+use crate::report::exchange::{Direction, ExchangeKind};
 use crate::report::finding::SkipReason;
-use crate::telemetry::{Direction, ExchangeKind};
 use crate::transport::process::Ending;
 
 /// How much of an offending stdout line is quoted.
@@ -38,7 +38,7 @@ const QUOTE: usize = 200;
 const STDERR_SHOWN: usize = 4000;
 
 /// The recorder sequence numbers of every line the server(s) wrote to stdout.
-fn stdout_lines(s: &Session) -> Vec<crate::telemetry::Seq> {
+fn stdout_lines(s: &Session) -> Vec<crate::report::exchange::Seq> {
     s.recorder
         .snapshot()
         .into_iter()

@@ -170,7 +170,7 @@ impl Baseline {
 
     /// Writes the baseline atomically.
     pub fn save(&self, path: &Path) -> Result<(), BaselineError> {
-        crate::emit::write_atomic(path, self.to_toml().as_bytes()).map_err(|source| {
+        super::file::write_atomic(path, self.to_toml().as_bytes()).map_err(|source| {
             BaselineError::Write {
                 path: path.display().to_string(),
                 source,

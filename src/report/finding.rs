@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::probe::registry::Check;
-use crate::telemetry::Seq;
+use crate::report::check::Check;
+use crate::report::exchange::Seq;
 
 /// The nine phases, in run order. Their `as_str` names are the category names in every report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -61,7 +61,7 @@ impl std::fmt::Display for Phase {
     }
 }
 
-/// What a check concluded (DESIGN §3).
+/// What a check concluded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {

@@ -1,4 +1,4 @@
-//! The gate: whether a run's reports meet the configured thresholds (DESIGN §3). A pure
+//! The gate: whether a run's reports meet the configured thresholds (README: exit codes). A pure
 //! function of the server reports.
 
 use serde::{Deserialize, Serialize};

@@ -1,10 +1,14 @@
 //! The report model: findings, per-server reports, scoring and the gate.
 
 pub mod baseline;
+pub mod check;
 pub mod diff;
+pub mod exchange;
+pub mod exposure;
+pub mod file;
 pub mod finding;
 pub mod gate;
-pub mod merge;
+pub mod grounds;
 pub mod model;
 pub mod score;
 pub mod wording;

@@ -4,9 +4,9 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
+use crate::report::exchange::Exchange;
 use crate::report::finding::{Finding, Phase};
 use crate::report::gate::GateResult;
-use crate::telemetry::Exchange;
 
 /// How scout reached the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,7 +136,7 @@ pub struct RunNotes {
     /// What the server exposes to an agent, kept by a sharded run so that `report merge`
     /// can apply the rules over every server of the run (they need all shards).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub exposure: Option<crate::probe::security::cross::Exposure>,
+    pub exposure: Option<crate::report::exposure::Exposure>,
 }
 
 /// How many HTTP sessions a run opened and how many of them it closed.

@@ -1,4 +1,4 @@
-//! Scoring: a pure function of the findings (DESIGN §3).
+//! Scoring: a pure function of the findings (docs/checks.md, scoring).
 //!
 //! - A category (phase) is *assessed* when at least one counted finding of it is a
 //!   judgement: pass, warn or fail. Observations (info) and skips judge nothing, so a

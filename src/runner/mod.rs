@@ -2,7 +2,7 @@
 //! their reports into one [`Report`]: `[checks] ignore` applied and re-scored, servers sorted
 //! by name, the gate evaluated. One server's failure never stops the others.
 
-pub mod outputs;
+pub mod merge;
 pub mod progress;
 pub mod shard;
 
@@ -74,7 +74,7 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     // `--rps` holds per remote host across the whole run: servers on one host:port share
     // one limiter, which every HTTP request of theirs waits for.
     let mut specs: Vec<ServerSpec> = plan.iter().map(|p| p.spec.clone()).collect();
-    crate::policy::limiter::share_per_host(&mut specs);
+    share_per_host(&mut specs);
     for (p, s) in plan.iter_mut().zip(specs) {
         p.spec.limiter = s.limiter;
     }
@@ -317,9 +317,80 @@ fn crashed(name: &str, why: &str) -> ServerReport {
     }
 }
 
+/// Gives every remote HTTP server one limiter per `host:port`, shared by all servers on that
+/// host, at the lowest `rps` any of them is configured with. Servers that are not remote get
+/// none (their transport builds an unthrottled one).
+pub fn share_per_host(specs: &mut [crate::probe::ServerSpec]) {
+    let mut rates: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
+    for s in specs.iter() {
+        if let Some(key) = remote_key(s) {
+            let rps = s
+                .rps
+                .unwrap_or(crate::transport::limiter::DEFAULT_REMOTE_RPS);
+            rates
+                .entry(key)
+                .and_modify(|r| *r = r.min(rps))
+                .or_insert(rps);
+        }
+    }
+    let limiters: std::collections::HashMap<String, crate::transport::limiter::RateLimiter> = rates
+        .into_iter()
+        .map(|(k, rps)| (k, crate::transport::limiter::RateLimiter::new(Some(rps))))
+        .collect();
+    for s in specs.iter_mut() {
+        s.limiter = remote_key(s).and_then(|k| limiters.get(&k).cloned());
+    }
+}
+
+/// The host key of a remote HTTP server (an unparsable URL gets a key of its own).
+fn remote_key(s: &crate::probe::ServerSpec) -> Option<String> {
+    match &s.target {
+        crate::probe::spec::TargetSpec::Http { url, .. } if s.is_remote() => {
+            Some(crate::transport::limiter::host_key(url).unwrap_or_else(|| url.clone()))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn http(url: &str) -> crate::probe::ServerSpec {
+        crate::probe::ServerSpec::new(
+            "s",
+            crate::probe::spec::TargetSpec::Http {
+                url: url.into(),
+                headers: vec![],
+                auth: Default::default(),
+                start: None,
+            },
+        )
+    }
+
+    #[test]
+    fn servers_on_one_host_share_one_limiter_at_the_lowest_rate() {
+        let mut a = http("https://example.com/a");
+        a.rps = Some(10.0);
+        let mut b = http("https://EXAMPLE.com:443/b");
+        b.rps = Some(4.0);
+        let c = http("https://other.example.com/mcp");
+        let d = http("http://127.0.0.1:9/mcp");
+        let mut specs = [a, b, c, d];
+        share_per_host(&mut specs);
+        let [a, b, c, d] = specs.map(|s| s.limiter);
+        let (a, b, c) = (
+            a.expect("shared"),
+            b.expect("shared"),
+            c.expect("own limiter"),
+        );
+        assert_eq!(a, b, "one schedule for one host");
+        assert_eq!(a.interval(), Some(std::time::Duration::from_millis(250)));
+        assert_ne!(a, c);
+        assert_eq!(c.interval(), Some(std::time::Duration::from_millis(500)));
+        assert!(d.is_none(), "loopback is not throttled");
+    }
+
     use crate::report::finding::{Finding, Phase, Severity, Status};
 
     fn server(name: &str, findings: Vec<Finding>) -> ServerReport {

@@ -1,4 +1,4 @@
-//! `scout serve`: a local web page to run checks and read their reports (DESIGN §1).
+//! `scout serve`: a local web page to run checks and read their reports (docs/serve.md).
 //!
 //! One axum server, loopback only unless `--public`. The URL it prints carries a 256-bit
 //! token that the page trades for an `HttpOnly`, `SameSite=Strict` cookie; every request

@@ -18,11 +18,10 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::emit;
-use crate::runner::outputs::{Format, file_safe};
+use crate::emit::outputs::{Format, file_safe};
 use crate::serve::assets;
 use crate::serve::guard::refuse;
 use crate::serve::runs::{Refusal, Run, RunRequest, Runs, State as RunState};
-use crate::telemetry;
 
 /// Most exchanges one evidence request may ask for.
 const MAX_SEQS: usize = 200;
@@ -198,7 +197,7 @@ pub async fn exchanges(
         .filter_map(|s| s.trim().parse().ok())
         .take(MAX_SEQS)
         .collect();
-    let entries = telemetry::har::entries_for(server, &seqs);
+    let entries = emit::har::entries_for(server, &seqs);
     Json(json!({"server": server.name, "entries": entries})).into_response()
 }
 
@@ -244,7 +243,7 @@ pub async fn download(
         ),
         Some(Format::Har) => match report.servers.first() {
             Some(s) => (
-                telemetry::har::render(s),
+                emit::har::render(s),
                 format!("{}.har", file_safe(&s.name)),
                 "application/json",
             ),

@@ -1,11 +1,7 @@
 //! Telemetry: the recorder every exchange goes through (each gets a run-wide sequence
-//! number that findings cite), redaction, and the HAR / NDJSON exports.
+//! number that findings cite) and redaction. The HAR and NDJSON exports are emitters (`emit`).
 
-pub mod events;
-pub mod har;
 pub mod recorder;
 pub mod redact;
 
-pub use recorder::{
-    Direction, Exchange, ExchangeKind, HttpExchange, Recorder, Seq, StdioMessage, Timing,
-};
+pub use recorder::{Recorder, Timing};

@@ -6,74 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq};
 use time::OffsetDateTime;
-
-/// A run-wide sequence number (`req#12`).
-pub type Seq = u64;
-
-/// One recorded exchange.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Exchange {
-    pub seq: Seq,
-    /// When it started (RFC 3339 in serialised form).
-    #[serde(with = "time::serde::rfc3339")]
-    pub started_at: OffsetDateTime,
-    /// How long it took until the response was complete (or abandoned).
-    pub duration_ms: f64,
-    /// Which wire this was on, when the server is probed on two.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub era: Option<crate::report::finding::Era>,
-    pub kind: ExchangeKind,
-}
-
-/// What was exchanged.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum ExchangeKind {
-    Http(HttpExchange),
-    Stdio(StdioMessage),
-}
-
-/// An HTTP request and what came back.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct HttpExchange {
-    pub method: String,
-    pub url: String,
-    pub request_headers: Vec<(String, String)>,
-    pub request_body: Option<String>,
-    /// None when no response arrived (connection error, timeout).
-    pub status: Option<u16>,
-    pub response_headers: Vec<(String, String)>,
-    /// The body as received (SSE bodies verbatim), up to the size cap.
-    pub response_body: Option<String>,
-    /// The body was cut at the size cap or at the timeout.
-    pub truncated: bool,
-    /// Transport error, timeout, or other reason there is no complete response.
-    pub error: Option<String>,
-}
-
-/// Which way a stdio message went.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Direction {
-    /// scout → server (stdin).
-    Sent,
-    /// server → scout (stdout).
-    Received,
-}
-
-/// One line on a stdio wire.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct StdioMessage {
-    pub direction: Direction,
-    /// The JSON-RPC method, when the line is a request or notification.
-    pub method: Option<String>,
-    /// The line as written or read (without the newline).
-    pub line: String,
-    /// The line did not parse as one JSON-RPC message.
-    pub not_jsonrpc: bool,
-}
 
 /// At most this many exchanges are kept per server run (server messages past it are counted,
 /// not kept; scout's own requests and their responses are always kept).
@@ -162,14 +96,14 @@ pub struct Timing {
 /// Shared, cheap to clone. Sequence numbers are allocated when an exchange starts, so the
 /// numbers follow the order requests were made even when responses complete out of order.
 ///
-/// Bounded (issue: a flooding server must not make a run unbounded in memory or quadratic
+/// Bounded (a flooding server must not make a run unbounded in memory or quadratic
 /// in time): see [`MAX_EXCHANGES`], [`MAX_BYTES`]. What scout sent and the response to it are
 /// always kept ([`Recorder::finish`], [`Recorder::record_now`]); anything else the server
 /// sends goes through [`Recorder::offer`], which refuses it once a cap is reached.
 #[derive(Debug, Clone)]
 pub struct Recorder {
     inner: Arc<Mutex<Inner>>,
-    /// The recorder owns the redactor (DESIGN §6): exchanges are stored already masked.
+    /// The recorder owns the redactor: exchanges are stored already masked, so no secret is kept.
     redactor: crate::telemetry::redact::Redactor,
     next: Arc<std::sync::atomic::AtomicU64>,
     epoch: Instant,
@@ -547,6 +481,7 @@ fn cut(kind: &mut ExchangeKind, max_bytes: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::exchange::StdioMessage;
 
     #[test]
     fn scouts_own_huge_bodies_are_kept_short_with_their_size() {

@@ -19,8 +19,8 @@ use std::sync::{Arc, RwLock};
 
 use serde_json::Value;
 
+use crate::report::exchange::{Direction, ExchangeKind};
 use crate::report::model::ServerReport;
-use crate::telemetry::recorder::{Direction, ExchangeKind};
 
 /// What a masked value is replaced with.
 pub const MASK: &str = "[REDACTED]";
@@ -486,7 +486,7 @@ mod tests {
     #[test]
     fn response_headers_are_masked_where_they_stand_and_not_registered() {
         let r = Redactor::new();
-        let mut kind = ExchangeKind::Http(crate::telemetry::HttpExchange {
+        let mut kind = ExchangeKind::Http(crate::report::exchange::HttpExchange {
             method: "POST".into(),
             url: "http://h/mcp".into(),
             request_headers: vec![

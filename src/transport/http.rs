@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt;
 use serde_json::Value;
 
-use crate::policy::limiter::RateLimiter;
+use crate::report::exchange::{ExchangeKind, HttpExchange};
 use crate::report::finding::Era;
-use crate::telemetry::{ExchangeKind, HttpExchange, Recorder};
+use crate::telemetry::Recorder;
+use crate::transport::limiter::RateLimiter;
 use crate::transport::resume;
 use crate::transport::sse::SseParser;
 use crate::transport::{HttpInfo, Outcome, Reply, SseInfo};
@@ -620,7 +621,7 @@ pub(super) struct Collected {
     /// Reconnects made.
     pub(super) resumed: usize,
     /// The resumption GETs, in order.
-    pub(super) resume_evidence: Vec<crate::telemetry::Seq>,
+    pub(super) resume_evidence: Vec<crate::report::exchange::Seq>,
 }
 
 /// How reading one body ended.
@@ -848,7 +849,7 @@ mod tests {
     use tokio::io::AsyncReadExt;
 
     use super::*;
-    use crate::policy::limiter::RateLimiter;
+    use crate::transport::limiter::RateLimiter;
 
     #[tokio::test]
     async fn an_abandoned_request_is_written_whole_and_its_connection_closed_unread() {

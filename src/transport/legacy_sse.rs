@@ -14,8 +14,9 @@ use futures_util::StreamExt;
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use crate::report::exchange::{ExchangeKind, HttpExchange, Seq};
 use crate::report::finding::Era;
-use crate::telemetry::{ExchangeKind, HttpExchange, Recorder, Seq};
+use crate::telemetry::Recorder;
 use crate::transport::http::{HttpClients, HttpRequest, error_chain, exchange as http_exchange};
 use crate::transport::sse::SseParser;
 use crate::transport::stdio::id_key;

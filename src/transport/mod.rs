@@ -8,6 +8,7 @@
 pub mod headers;
 pub mod http;
 pub mod legacy_sse;
+pub mod limiter;
 pub mod process;
 pub mod resume;
 pub mod sse;
@@ -18,7 +19,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::telemetry::Seq;
+use crate::report::exchange::Seq;
 
 /// The JSON-RPC id a probe carries.
 #[derive(Debug, Clone, PartialEq, Default)]

@@ -17,7 +17,7 @@ use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-/// Variables every child gets when scout has them (DESIGN §5), POSIX and Windows names.
+/// Variables every child gets when scout has them (docs/safety.md), POSIX and Windows names.
 pub const BASE_ENV: &[&str] = &[
     "PATH",
     "HOME",

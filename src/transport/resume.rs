@@ -6,8 +6,9 @@
 
 use std::time::Duration;
 
+use crate::report::exchange::{ExchangeKind, HttpExchange};
 use crate::report::finding::Era;
-use crate::telemetry::{ExchangeKind, HttpExchange, Recorder};
+use crate::telemetry::Recorder;
 use crate::transport::http::{
     Collected, End, HttpClients, HttpRequest, error_chain, header_list, is_event_stream,
     read_stream, stream_anomalies,
@@ -276,7 +277,7 @@ mod tests {
         let clients = HttpClients::new(
             Vec::new(),
             "trace".into(),
-            crate::policy::limiter::RateLimiter::new(None),
+            crate::transport::limiter::RateLimiter::new(None),
         )
         .expect("client");
         let recorder = Recorder::new();

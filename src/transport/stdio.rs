@@ -22,8 +22,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{ChildStdin, ChildStdout};
 use tokio::sync::{oneshot, watch};
 
+use crate::report::exchange::{Direction, ExchangeKind, Seq, StdioMessage};
 use crate::report::finding::Era;
-use crate::telemetry::{Direction, ExchangeKind, Recorder, Seq, StdioMessage};
+use crate::telemetry::Recorder;
 use crate::transport::process::{Ending, ManagedProcess};
 use crate::transport::{Outcome, Reply};
 

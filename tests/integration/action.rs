@@ -382,7 +382,7 @@ fn action_yml_declares_what_scout_reads_and_writes() {
         .into_iter()
         .map(str::to_string)
         .chain(
-            scout::runner::outputs::Format::ALL
+            scout::emit::outputs::Format::ALL
                 .iter()
                 .map(|f| f.as_str().to_string()),
         )

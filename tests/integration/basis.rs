@@ -5,7 +5,8 @@
 //! before any server meets it.
 
 use regex::Regex;
-use scout::probe::registry::{self, Basis};
+use scout::probe::registry;
+use scout::report::check::Basis;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +41,7 @@ fn no_check_is_written_to_grade_beyond_its_basis() {
 
     // The static items the `checks!` blocks declare: NAME = "phase.id".
     let decl = Regex::new(r#"(?m)^\s+([A-Z][A-Z0-9_]*) = "([a-z]+\.[a-z0-9_]+)","#).expect("regex");
-    let mut by_name: HashMap<String, Vec<&'static registry::Check>> = HashMap::new();
+    let mut by_name: HashMap<String, Vec<&'static scout::report::check::Check>> = HashMap::new();
     for (_, text) in &texts {
         for c in decl.captures_iter(text) {
             if let Some(check) = registry::lookup(&c[2]) {

@@ -85,7 +85,7 @@ async fn duplicate_and_malformed_names() {
     expect(&r, "catalog.tool_names", Some("echo twice"), Status::Warn);
 }
 
-/// Issue 5 acceptance: schemas with a remote `$ref` and a `file:///etc/passwd` ref cause no
+/// Schemas with a remote `$ref` and a `file:///etc/passwd` ref cause no
 /// network access (the listener receives nothing) and become findings, not crashes.
 #[tokio::test]
 async fn remote_refs_are_never_fetched() {
@@ -195,11 +195,13 @@ fn modern_calls_of(r: &scout::report::model::ServerReport, tool: &str) -> usize 
     r.exchanges
         .iter()
         .filter(|e| match &e.kind {
-            scout::telemetry::ExchangeKind::Http(h) => h.request_body.as_deref().is_some_and(|b| {
-                b.contains("\"tools/call\"")
-                    && b.replace(' ', "").contains(&name)
-                    && b.contains("io.modelcontextprotocol/protocolVersion")
-            }),
+            scout::report::exchange::ExchangeKind::Http(h) => {
+                h.request_body.as_deref().is_some_and(|b| {
+                    b.contains("\"tools/call\"")
+                        && b.replace(' ', "").contains(&name)
+                        && b.contains("io.modelcontextprotocol/protocolVersion")
+                })
+            }
             _ => false,
         })
         .count()

@@ -1,8 +1,9 @@
 //! `docs/checks.md` is generated from the registry: this test renders it and fails when the
 //! committed file differs. `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs` rewrites it.
 
-use scout::probe::registry::{self, Check};
+use scout::probe::registry;
 use scout::report::Phase;
+use scout::report::check::Check;
 
 /// Phases whose `run` has no probes yet in this version: their checks are listed but the
 /// category is reported as not assessed. Remove a phase here when its probes land.

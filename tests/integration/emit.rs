@@ -9,7 +9,7 @@ use std::process::Command;
 
 use scout::emit;
 use scout::report::finding::Status;
-use scout::report::merge::{self, MergeError};
+use scout::runner::merge::{self, MergeError};
 use serde_json::Value;
 
 use crate::common::{on_path, scrubbed, tool};
@@ -386,7 +386,7 @@ fn junit_is_read_back_by_junitparser() {
 
     // Every finding maps to the case its documented name and classname give.
     for server in &report.servers {
-        let anchor = emit::sarif::anchor_of(server);
+        let anchor = emit::common::anchor_of(server);
         let mut count = std::collections::HashMap::new();
         for f in &server.findings {
             let mut name = f.id.clone();

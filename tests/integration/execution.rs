@@ -148,7 +148,7 @@ fn reaches(s: &str) -> Option<String> {
     (dotted && !nowhere(s)).then(|| format!("{s:?} is a host name that resolves"))
 }
 
-/// Issue 12 §6: a read-only tool that fetches, resolves or mails gets arguments that point
+/// A read-only tool that fetches, resolves or mails gets arguments that point
 /// nowhere, and every open-world tool scout calls is named in `execution.policy`.
 #[tokio::test]
 async fn generated_arguments_point_nowhere() {
@@ -277,7 +277,7 @@ async fn correct_fixture_over_http() {
     assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
 }
 
-/// Issue 12 §7: errors an agent can still read are warnings, and the retired code is still
+/// Errors an agent can still read are warnings, and the retired code is still
 /// reported where it belongs (`protocol.error_codes`).
 #[tokio::test]
 async fn livable_errors_warn() {
@@ -317,7 +317,7 @@ fn forecast_param_headers(r: &scout::report::model::ServerReport) -> Vec<Option<
     r.exchanges
         .iter()
         .filter_map(|e| match &e.kind {
-            scout::telemetry::ExchangeKind::Http(h)
+            scout::report::exchange::ExchangeKind::Http(h)
                 if h.request_body.as_deref().is_some_and(|b| {
                     b.contains("\"tools/call\"")
                         && b.contains("\"forecast\"")

@@ -2,6 +2,7 @@
 //! helpers in `common`.
 
 mod action;
+mod architecture;
 mod baseline;
 mod basis;
 mod catalog;

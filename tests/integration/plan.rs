@@ -185,8 +185,8 @@ fn concurrency_is_a_flag_and_a_config_key_of_at_least_one() {
 async fn the_protocol_phase_sends_its_first_half_once_and_judges_it_in_the_second() {
     // Regression: the first half (GET stream, unknown notification) runs in the concurrent
     // stage and was once dropped before the final stage, which then sent it again.
+    use scout::report::exchange::ExchangeKind;
     use scout::report::finding::Phase;
-    use scout::telemetry::ExchangeKind;
     let mut spec = crate::phase_fixtures::fixture_http("minimal_server.py");
     spec.only = vec![
         Phase::Discovery,

@@ -1,4 +1,4 @@
-//! Property tests for every parser and decoder of input scout does not control (issue 12 §5):
+//! Property tests for every parser and decoder of input scout does not control (anything a server sends):
 //! SSE streams, stdout lines, JSON-RPC frames as recorded from HTTP and stdio, header values
 //! (the 2026-07-28 `=?base64?…?=` sentinel), tool schemas, durations and the config file.
 //! Arbitrary and adversarial input never panics, never grows past the caps, and round-trips
@@ -310,7 +310,7 @@ proptest! {
         bodies in proptest::collection::vec(
             (hostile_bytes(), hostile_json(), any::<bool>(), any::<bool>()), 0..6),
     ) {
-        use scout::telemetry::{Direction, Exchange, ExchangeKind, HttpExchange, StdioMessage};
+        use scout::report::exchange::{Direction, Exchange, ExchangeKind, HttpExchange, StdioMessage};
         let mut exchanges = Vec::new();
         for (i, (bytes, value, sse, stdio)) in bodies.into_iter().enumerate() {
             let text = if i % 2 == 0 {

@@ -4,9 +4,9 @@
 
 use scout::probe::spec::TargetSpec;
 use scout::probe::{ServerSpec, run_server};
+use scout::report::exchange::{Exchange, ExchangeKind};
 use scout::report::finding::{Era, Finding, Phase, SkipReason, Status};
 use scout::report::model::ServerReport;
-use scout::telemetry::{Exchange, ExchangeKind};
 
 use crate::common::{HttpFixture, stdio_command};
 

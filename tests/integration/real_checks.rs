@@ -11,9 +11,9 @@ use tokio::sync::watch;
 
 use scout::probe::spec::{PolicySpec, TargetSpec};
 use scout::probe::{ServerSpec, run_server};
+use scout::report::exchange::{Direction, ExchangeKind};
 use scout::report::finding::{Era, Status};
 use scout::report::model::{EraKind, ServerReport, TransportKind};
-use scout::telemetry::{Direction, ExchangeKind};
 
 use crate::servers;
 

@@ -71,7 +71,7 @@ async fn post(url: &str, request: &Value) -> (u16, Value) {
         .header("accept", "application/json, text/event-stream")
         .body(request.to_string());
     if method != "initialize" {
-        // The 2026-07-28 request headers (SPEC-NOTES §3): the version and the method again.
+        // The 2026-07-28 request headers: the version and the method again.
         req = req
             .header("mcp-protocol-version", MODERN_VERSION)
             .header("mcp-method", method);

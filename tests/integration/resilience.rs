@@ -257,7 +257,7 @@ async fn malformed_survival_follows_up_with_a_request_the_server_declared() {
         .iter()
         .filter(|e| f.evidence.contains(&e.seq))
         .filter_map(|e| match &e.kind {
-            scout::telemetry::ExchangeKind::Stdio(m) => Some(m.method.as_deref()),
+            scout::report::exchange::ExchangeKind::Stdio(m) => Some(m.method.as_deref()),
             _ => None,
         })
         .collect();
@@ -337,7 +337,7 @@ async fn an_abandoned_request_is_probed_on_a_remote_target_too() {
         .iter()
         .find(|e| f.evidence.contains(&e.seq))
         .expect("the abandoned request is cited");
-    let scout::telemetry::ExchangeKind::Http(h) = &abandoned.kind else {
+    let scout::report::exchange::ExchangeKind::Http(h) = &abandoned.kind else {
         panic!("an HTTP exchange: {abandoned:?}");
     };
     assert!(

@@ -12,11 +12,11 @@
 //! its words). When a check's grading changes, change the sample with it, so the report
 //! formats are never shown rendering a verdict scout cannot produce.
 
+use scout::report::exchange::{Direction, Exchange, ExchangeKind, HttpExchange, Seq, StdioMessage};
 use scout::report::finding::{Era, Finding, Severity, SkipReason, Status, Suppression};
 use scout::report::gate::{self, GateConfig};
 use scout::report::model::{Anchor, EraKind, Report, ServerReport, TransportKind};
 use scout::report::score;
-use scout::telemetry::{Direction, Exchange, ExchangeKind, HttpExchange, Seq, StdioMessage};
 use time::macros::datetime;
 
 /// The thresholds the sample was gated with.

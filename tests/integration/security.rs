@@ -8,9 +8,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use scout::probe::spec::{TargetSpec, ValueSource};
+use scout::report::exchange::ExchangeKind;
 use scout::report::finding::{Era, Phase, Severity, Status};
 use scout::report::model::ServerReport;
-use scout::telemetry::ExchangeKind;
 
 use crate::common::{Scout, fixture, workspace};
 use crate::phase_fixtures::{all, expect, fixture_http, run};

@@ -151,7 +151,7 @@ async fn gone_soon(pid: u32) -> bool {
 }
 
 fn assert_har_matches_evidence(r: &ServerReport) {
-    let text = scout::telemetry::har::render(r);
+    let text = scout::emit::har::render(r);
     let har = har::from_str(&text).expect("the HAR deserializes");
     assert!(matches!(har.log, har::Spec::V1_2(_)), "HAR 1.2");
     let v: serde_json::Value = serde_json::from_str(&text).expect("json");
@@ -178,7 +178,7 @@ async fn har_of_stdio_and_http_runs_is_valid_and_covers_evidence() {
     );
     assert_har_matches_evidence(&a);
     assert_har_matches_evidence(&b);
-    let har = scout::telemetry::har::render(&a);
+    let har = scout::emit::har::render(&a);
     assert!(
         har.contains("stdio://minimal_server/server/discover"),
         "stdio pseudo-URLs"
@@ -321,10 +321,10 @@ async fn huge_responses_are_cut_at_the_cap_over_http_and_stdio() {
             .snapshot()
             .iter()
             .map(|e| match &e.kind {
-                scout::telemetry::ExchangeKind::Http(h) => {
+                scout::report::exchange::ExchangeKind::Http(h) => {
                     h.response_body.as_ref().map_or(0, String::len)
                 }
-                scout::telemetry::ExchangeKind::Stdio(m) => m.line.len(),
+                scout::report::exchange::ExchangeKind::Stdio(m) => m.line.len(),
             })
             .max()
             .unwrap_or(0);
@@ -363,7 +363,7 @@ async fn secrets_child() {
     let r = run(spec).await;
     assert_eq!(r.era, EraKind::Dual, "the run itself worked");
     // The token really went out (redacted in the record).
-    let har = scout::telemetry::har::render(&r);
+    let har = scout::emit::har::render(&r);
     assert!(har.contains("Bearer [REDACTED]"));
     let json = serde_json::to_string(&r).expect("json");
     let report = scout::report::model::Report {
@@ -377,7 +377,7 @@ async fn secrets_child() {
             reasons: Vec::new(),
         },
     };
-    let events = scout::telemetry::events::render(&report);
+    let events = scout::emit::events::render(&report);
     for (what, text) in [("report", &json), ("HAR", &har), ("events", &events)] {
         for secret in [TOKEN, KEY] {
             assert!(!text.contains(secret), "{secret} leaked into the {what}");
@@ -521,7 +521,7 @@ async fn modern_http_requests_carry_routing_headers_the_server_accepts() {
     assert_eq!(r.error_code(), Some(-32602), "{:?}", r.response);
     let sent = c.recorder().snapshot();
     let last = sent.last().expect("recorded");
-    let scout::telemetry::ExchangeKind::Http(h) = &last.kind else {
+    let scout::report::exchange::ExchangeKind::Http(h) = &last.kind else {
         panic!("http")
     };
     assert!(

@@ -1,4 +1,4 @@
-//! Issue 15, "every verdict earned": fixtures where a pass used to come from nothing (no
+//! Every verdict earned: fixtures where a pass used to come from nothing (no
 //! answer, no exchange, a missing array), where a probe was judged twice, where a resumable
 //! stream was taken for a broken call, and where a grade contradicted the spec.
 

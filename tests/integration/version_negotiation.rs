@@ -1,8 +1,8 @@
 //! `handshake.version_negotiation` against fixture servers: a negotiated version that names
 //! no published revision fails (handshake era) or warns (a 2026-07-28 version list).
 
+use scout::report::exchange::ExchangeKind;
 use scout::report::finding::{Era, Status};
-use scout::telemetry::ExchangeKind;
 
 use crate::phase_fixtures::{expect, fixture, never, run};
 

@@ -1,4 +1,4 @@
-//! Issue 12 §4: every finding reads as a sentence that names its subject. scout runs against
+//! Every finding reads as a sentence that names its subject. scout runs against
 //! fixture servers that trigger many findings; each finding's title, detail and advice is
 //! checked (no placeholder left in, no doubled space, no empty quotes, no sentence that lost
 //! its verb, a capital or a code span first, the subject named), and the terminal and

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use super::{
     DETAIL_CHARS, MAX_ROWS, MAX_ROWS_COMPACT, SUMMARY_CHARS, clip, delta_text, esc, server_passed,
 };
-use crate::emit::sarif::{evidence_text, rank};
+use crate::emit::common::{evidence_text, rank};
 use crate::report::diff::{Change, Presence, ServerDiff};
 use crate::report::finding::{Era, Finding, Status, Suppression};
 use crate::report::model::{CategoryScore, Report, ServerReport};

@@ -9,7 +9,7 @@ use crate::auth::http::AuthHttp;
 use crate::auth::metadata::{self, Attempt, Discovery, Document, canonical, is_loopback};
 use crate::probe::Session;
 use crate::probe::discovery::{AUTHORIZATION_SERVER, PKCE, PROTECTED_RESOURCE, REGISTRATION};
-use crate::probe::registry::Check;
+use crate::report::check::Check;
 use crate::report::finding::{FindingBuilder, SkipReason};
 
 /// The checks judged here, in report order.
@@ -137,7 +137,7 @@ pub async fn run(s: &mut Session, url: &str) {
 /// the server asked for credentials with a scheme that is not Bearer (an API key, say).
 pub fn judge_resource(
     url: &str,
-    first_seq: crate::telemetry::Seq,
+    first_seq: crate::report::exchange::Seq,
     header_url: Option<&str>,
     prm: &Discovery,
     other_scheme: Option<&str>,

@@ -4,7 +4,7 @@
 //! The negative probes (no token, a made-up token, a token in the query string, a token for
 //! another resource, a token without the needed scope) are the discovery phase's first
 //! request sent again through the bare auth client ([`AuthHttp`]), so they never carry the
-//! operator's credentials by accident (DESIGN §2). The token from the configured source is
+//! operator's credentials by accident. The token from the configured source is
 //! put into the authenticated client's slot here; every later phase sends it.
 
 mod acquire;
@@ -14,31 +14,31 @@ mod probes;
 use crate::auth::http::AuthHttp;
 use crate::auth::{Grant, store, token};
 use crate::probe::Session;
-use crate::probe::registry::Check;
 use crate::probe::spec::TargetSpec;
+use crate::report::check::Check;
+use crate::report::exchange::{ExchangeKind, Seq};
 use crate::report::finding::{FindingBuilder, SkipReason};
-use crate::telemetry::{ExchangeKind, Seq};
 
 crate::checks! { phase: Auth;
-    CHALLENGE = "auth.challenge", Major, "401 carries a Bearer challenge that points at the metadata", crate::probe::registry::spec::ASD26,
+    CHALLENGE = "auth.challenge", Major, "401 carries a Bearer challenge that points at the metadata", crate::report::check::spec_url::ASD26,
         "The first request of a protected server, sent without credentials, must get 401 with a `WWW-Authenticate` header (RFC 9110 requires it on every 401); every field line is read, and a line may hold several challenges. A challenge of another scheme only (an API key, Basic) is a warning: authorization is optional, and HTTP servers should follow the spec's OAuth profile. The Bearer challenge's `resource_metadata` parameter (RFC 9728 §5.1) is graded by the revision the server negotiates: 2025-06-18 requires it (a fail without it); from 2025-11-25 the metadata at a well-known URI is enough (a warning without it, a fail when no well-known URI serves it either); 2025-03-26 and older predate it. A missing `scope` parameter (SHOULD from 2025-11-25) and an `error` code on a request that sent no credentials (RFC 6750 §3.1) are warnings.",
         "Answer a request without a token with 401 and `WWW-Authenticate: Bearer resource_metadata=\"https://…/.well-known/oauth-protected-resource/…\", scope=\"…\"`, with no `error` parameter when no token was sent.";
-    GARBAGE_TOKEN = "auth.garbage_token", Critical, "A made-up token is refused with 401", crate::probe::registry::spec::AU26,
+    GARBAGE_TOKEN = "auth.garbage_token", Critical, "A made-up token is refused with 401", crate::report::check::spec_url::AU26,
         "Authorization must come with every HTTP request, even inside one session, so the server must check it on every request. scout sends, with a random well-formed bearer token no authorization server issued (and, when a credential header such as an API key is configured, with that header garbled): the first request again; `ping` inside a session it opens with the valid credential (`initialize` first; closed with DELETE afterwards), where it also sends no credential at all; and a list the server declared on the stateless 2026-07-28 wire. Invalid tokens must get 401. Serving any of them (or answering like the valid credential) is critical, a server error (5xx) is major, any other status is minor; the worst decides.",
         "Validate the credential on every request, not only on `initialize` (signature or introspection, expiry, issuer, audience); answer a bad one with 401 and `WWW-Authenticate: Bearer error=\"invalid_token\"`.";
-    QUERY_TOKEN = "auth.query_token", Major, "A token in the query string is refused", crate::probe::registry::spec::AU26,
+    QUERY_TOKEN = "auth.query_token", Major, "A token in the query string is refused", crate::report::check::spec_url::AU26,
         "scout never puts a real token in a URL (servers, proxies and logs keep URLs): it sends a random, well-formed token that no authorization server issued as `?access_token=…`, with no Authorization header, on the first request, inside its session and on the stateless wire. The spec's MUST NOT binds the client, and resource servers MAY read `access_token` (RFC 6750 §2.3), so this is a warning at most: when the request is served, or answered like the one with the valid credential (the server reads tokens from the URL and did not even refuse an invalid one), or when its 401 says `error=\"invalid_token\"` where the same request without credentials got no error code (the server read the URL). A 401 like a request without credentials passes.",
         "Read bearer tokens only from the Authorization header and ignore `access_token` in the query string.";
-    AUDIENCE = "auth.audience", Critical, "A token issued for another resource is refused", crate::probe::registry::spec::SECAU26,
+    AUDIENCE = "auth.audience", Critical, "A token issued for another resource is refused", crate::report::check::spec_url::SECAU26,
         "With client credentials, scout asks the authorization server for a token for another resource (RFC 8707 `resource=https://scout-audience-probe.invalid/mcp`, a name that never resolves) and sends it on the first request, inside its session and on the stateless wire. Servers must accept only tokens issued for themselves and answer others with 401. Not assessed when the authorization server refuses such a token, ignores `resource`, or issues opaque tokens whose audience scout cannot read.",
         "Check every token's audience (the JWT `aud` claim or the introspection result) against your server's canonical URL and refuse other tokens with 401.";
-    TOKEN_ACQUIRED = "auth.token_acquired", Major, "The configured credentials give a token the server accepts", crate::probe::registry::spec::AU26,
+    TOKEN_ACQUIRED = "auth.token_acquired", Major, "The configured credentials give a token the server accepts", crate::report::check::spec_url::AU26,
         "How scout got the bearer token the rest of the run sends: a ready token (token_env / token_file), OAuth client credentials, a refresh token, or a token stored by `scout auth login`; the scope and lifetime the token endpoint reported and, for a JWT, its audience — never the token. An observation when the token works; a failure when the grant is refused or the server answers the first request carrying the token with 401. A credential goes only to an authorization server whose metadata passed discovery: when the protected resource metadata is for another resource (RFC 9728 §3.3), the authorization server metadata names another issuer (RFC 8414 §3.3) or its token endpoint is not HTTPS off loopback, nothing is sent and the check fails; when the configured `issuer` is not the server's authorization server, or a refresh token from an environment variable would be spent by rotation, nothing is sent and the check is skipped by policy (exit 2).",
         "Check the client id, secret and scope with the authorization server's operator; the token must be issued for this server's URL (RFC 8707 `resource`).";
-    SCOPE_CHALLENGE = "auth.scope_challenge", Minor, "A token without the needed scope gets 403 insufficient_scope", crate::probe::registry::spec::AU26,
+    SCOPE_CHALLENGE = "auth.scope_challenge", Minor, "A token without the needed scope gets 403 insufficient_scope", crate::report::check::spec_url::AU26,
         "With `limited_scope` configured, scout asks for a second token with only that scope and sends the first request with it. The spec's answer is 403 with `WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"…\"` (and `resource_metadata`), so a client can ask for what it lacks; 401, or a challenge without those, is a warning. When the server accepts the limited token nothing was beyond it, and the check is not assessed.",
         "Answer a valid token that lacks a scope with 403 and `WWW-Authenticate: Bearer error=\"insufficient_scope\", scope=\"<every scope the operation needs>\", resource_metadata=\"…\"`.";
-    OPEN = "auth.open", Minor, "Whether the server asks for credentials", crate::probe::registry::spec::AU26,
+    OPEN = "auth.open", Minor, "Whether the server asks for credentials", crate::report::check::spec_url::AU26,
         "The first request of the run (server/discover, from the discovery phase) is sent on the bare client, without the configured token or headers. A 401 means the server protects its endpoint; an answer means anyone who can reach it may use it. An observation for local servers, many of which are open by design; a warning when a remote (non-loopback) server serves tools that are not read-only to anyone, without credentials.",
         "If the server is reachable by others, protect it with OAuth 2.1 as the authorization section of the spec describes.";
 }
@@ -352,10 +352,10 @@ fn describe_token(tok: &str, expires_in: Option<u64>, scope: Option<&str>) -> St
 
 /// The run's rate limiter for this server's host: the one its HTTP clients wait for, so the
 /// auth phase's own requests count against the same `--rps` budget.
-pub(crate) fn run_limiter(s: &Session) -> crate::policy::limiter::RateLimiter {
+pub(crate) fn run_limiter(s: &Session) -> crate::transport::limiter::RateLimiter {
     s.connector
         .as_ref()
         .and_then(|c| c.http_clients())
         .map(|h| h.limiter())
-        .unwrap_or_else(|| crate::policy::limiter::RateLimiter::for_target(&s.spec))
+        .unwrap_or_else(|| crate::client::connect::limiter_for(&s.spec))
 }

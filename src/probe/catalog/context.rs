@@ -2,8 +2,8 @@
 
 use super::CONTEXT_SIZE;
 use crate::probe::session::Catalog;
+use crate::report::exchange::Seq;
 use crate::report::finding::FindingBuilder;
-use crate::telemetry::Seq;
 
 /// Tokens per byte of JSON, for the estimate: about 4 bytes of JSON per token, the usual
 /// rule of thumb for English text and JSON in current tokenizers. An estimate, not a count.

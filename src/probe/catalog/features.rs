@@ -6,8 +6,8 @@ use serde_json::Value;
 use super::paging::{Paged, describe};
 use super::{COMPLETIONS, PROMPTS, RESOURCES};
 use crate::policy::schema;
+use crate::report::exchange::Seq;
 use crate::report::finding::FindingBuilder;
-use crate::telemetry::Seq;
 use crate::transport::Reply;
 
 /// `catalog.resources`: both lists answered and every entry has its required fields.

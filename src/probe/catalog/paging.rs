@@ -8,9 +8,9 @@ use serde_json::{Value, json};
 
 use super::PAGINATION;
 use crate::client::Connection;
-use crate::policy::limiter::RateLimiter;
+use crate::report::exchange::Seq;
 use crate::report::finding::FindingBuilder;
-use crate::telemetry::Seq;
+use crate::transport::limiter::RateLimiter;
 use crate::transport::{Outcome, Reply};
 
 /// The most pages scout follows on one list before calling it a loop.

@@ -7,8 +7,8 @@ use serde_json::Value;
 
 use super::{ANNOTATIONS, DESCRIPTIONS, OUTPUT_SCHEMA, TOOL_NAMES, TOOL_SCHEMA, TOOLS_LIST};
 use crate::policy::{self, schema, schema::SchemaError};
+use crate::report::exchange::Seq;
 use crate::report::finding::{FindingBuilder, SkipReason};
-use crate::telemetry::Seq;
 
 /// `catalog.tools_list`: the list answered with a `tools` array on every page; every entry
 /// is an object with a string name.
@@ -346,7 +346,7 @@ mod tests {
 
     #[test]
     fn tools_list_without_its_array_fails() {
-        // A result without `tools` is not an empty list (issue 15).
+        // A result without `tools` is not an empty list: nothing showed the catalogue.
         use crate::probe::catalog::tests::paged;
         let missing = super::super::Paged {
             malformed: Some("tools/list page 1 answered with a result that has no `tools` array (the member is missing)".into()),

@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::X_MCP_HEADER;
 use super::tools::name_of;
 use crate::policy::schema;
+use crate::report::exchange::Seq;
 use crate::report::finding::{FindingBuilder, SkipReason};
-use crate::telemetry::Seq;
 
 /// True for an RFC 9110 token (the characters a header name may use).
 fn is_token(s: &str) -> bool {

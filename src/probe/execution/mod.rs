@@ -24,40 +24,41 @@ pub use tools::{
 };
 
 use crate::client::Connection;
-use crate::policy::{self, Decision, args, limiter::RateLimiter};
+use crate::policy::{self, Decision, args};
 use crate::probe::catalog::describe;
-use crate::probe::registry::spec;
 use crate::probe::session::{Catalog, Session};
+use crate::report::check::spec_url;
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
+use crate::transport::limiter::RateLimiter;
 use progress::{AFTER_RESULT_WAIT, cancellation};
 
 crate::checks! { phase: Execution;
-    TOOL_CALL = "execution.tool_call", Major, "Allowed tools answer with a valid result", spec::TL26,
+    TOOL_CALL = "execution.tool_call", Major, "Allowed tools answer with a valid result", spec_url::TL26,
         "Each tool the policy allows is called once with schema-generated (or configured) arguments; the answer must be a valid CallToolResult. isError results are the tool's own error and are reported as such.",
         "Make the tool return a CallToolResult with a content array.";
-    STRUCTURED_OUTPUT = "execution.structured_output", Major, "Structured output matches the output schema", spec::TL26,
+    STRUCTURED_OUTPUT = "execution.structured_output", Major, "Structured output matches the output schema", spec_url::TL26,
         "With an outputSchema, structuredContent must be present and validate; a text block with its serialisation should be there too.",
         "Return structuredContent conforming to the declared outputSchema.";
-    CONTENT_BLOCKS = "execution.content_blocks", Major, "Content blocks are well formed", spec::TL26,
+    CONTENT_BLOCKS = "execution.content_blocks", Major, "Content blocks are well formed", spec_url::TL26,
         "Content block types must be valid for the revision; base64 data must decode; image and audio need a mimeType; embedded resources need a uri and text or blob.",
         "Fix the content blocks the cited result returned.";
-    UNKNOWN_TOOL = "execution.unknown_tool", Minor, "An unknown tool gets a JSON-RPC error", spec::TL26,
+    UNKNOWN_TOOL = "execution.unknown_tool", Minor, "An unknown tool gets a JSON-RPC error", spec_url::TL26,
         "tools/call with a made-up name must get a JSON-RPC error (-32602 expected). An isError result is a warning (the agent still reads an error); a successful result is a failure.",
         "Answer calls to unknown tools with a -32602 error.";
-    INVALID_ARGUMENTS = "execution.invalid_arguments", Major, "Invalid arguments are refused", spec::TL26,
+    INVALID_ARGUMENTS = "execution.invalid_arguments", Major, "Invalid arguments are refused", spec_url::TL26,
         "Arguments that violate the input schema must get a JSON-RPC error or an isError result, never a silent success.",
         "Validate arguments against the inputSchema before running the tool.";
-    PROGRESS = "execution.progress", Minor, "Progress notifications are well behaved", spec::PROGRESS26,
+    PROGRESS = "execution.progress", Minor, "Progress notifications are well behaved", spec_url::PROGRESS26,
         "With a progressToken, the call must still answer, and the notifications that arrive with it must echo the token and progress must strictly increase. Over stdio, progress for the token must not arrive after the result (over HTTP the response stream ends with the result). A misbehaving notification is a warning: the agent still gets its result.",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
-    CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec::CANCEL26,
+    CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec_url::CANCEL26,
         "stdio: after notifications/cancelled for a request the server must send no further messages for it.",
         "Stop work on cancellation and send nothing more for that request.";
-    RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec::R26,
+    RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec_url::R26,
         "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning). A declared resources capability whose resources/read answers -32601 (Method not found) with nothing listed to read fails.",
         "Return contents for listed resources and an error for unknown URIs.";
-    PROMPT_GET = "execution.prompt_get", Major, "Prompts can be fetched; unknown ones are errors", spec::PR26,
+    PROMPT_GET = "execution.prompt_get", Major, "Prompts can be fetched; unknown ones are errors", spec_url::PR26,
         "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602. A server that declares prompts but answers prompts/get with -32601 (Method not found) does not serve the capability it declared: a failure.",
         "Return messages for prompts/get and -32602 for unknown prompt names.";
     POLICY = "execution.policy", Minor, "What was not called, and why", "",
@@ -90,7 +91,7 @@ pub async fn run(s: &mut Session) {
         }
         return;
     }
-    let limiter = RateLimiter::for_spec(&s.spec);
+    let limiter = RateLimiter::new(None);
     let catalogs: Vec<Catalog> = wires
         .iter()
         .map(|wire| {
@@ -586,7 +587,7 @@ async fn get_prompts(
 /// Fail with every problem (and the soft ones after them), else warn with the soft ones,
 /// else pass with `pass`.
 fn verdict(
-    check: &'static crate::probe::registry::Check,
+    check: &'static crate::report::check::Check,
     mut problems: Vec<String>,
     soft: Vec<String>,
     pass: String,

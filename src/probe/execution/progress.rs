@@ -80,10 +80,10 @@ pub(super) const AFTER_RESULT_WAIT: Duration = Duration::from_millis(150);
 
 /// Sequence numbers of `notifications/progress` for `token` recorded after `after`.
 pub fn late_progress(
-    inbox: &[(crate::telemetry::Seq, Value)],
+    inbox: &[(crate::report::exchange::Seq, Value)],
     token: &str,
-    after: crate::telemetry::Seq,
-) -> Vec<crate::telemetry::Seq> {
+    after: crate::report::exchange::Seq,
+) -> Vec<crate::report::exchange::Seq> {
     inbox
         .iter()
         .filter(|(seq, m)| {

@@ -1,5 +1,5 @@
 //! `execution.policy`: what the safety policy kept scout from calling, and which of the
-//! tools it did call are open-world (DESIGN §5). Information only, never a judgement.
+//! tools it did call are open-world (docs/safety.md). Information only, never a judgement.
 
 use serde_json::Value;
 

@@ -175,7 +175,7 @@ pub fn judge_unknown_tool(reply: &Reply) -> FindingBuilder {
         (Some(code), _) => UNKNOWN_TOOL.warn(format!("a call to the made-up tool `{MADE_UP_TOOL}` got error {code}; -32602 (Invalid params) is expected")).evidence(ev),
         // The high-level SDK servers (TypeScript McpServer, Python FastMCP) answer this way.
         // The spec asks for a protocol error, but an agent still receives an error it can
-        // read and act on: a deviation it can live with (DESIGN §3), so a warning.
+        // read and act on: a deviation it can live with, so a warning.
         (None, Some(r)) if r.get("isError").and_then(Value::as_bool) == Some(true) => UNKNOWN_TOOL
             .warn(format!("a call to the made-up tool `{MADE_UP_TOOL}` got an isError result instead of a JSON-RPC error (-32602); an agent still reads it as an error, but the spec makes unknown tools a protocol error"))
             .evidence(ev),

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::LATENCY;
+use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
-use crate::telemetry::{Seq, Timing};
+use crate::telemetry::Timing;
 
 /// The budget for list, discover, ping and initialize: an agent calls these on every turn or
 /// connection, and they should come from memory.

@@ -9,8 +9,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::{COLD_START, PAYLOAD_SIZE};
+use crate::report::exchange::{Direction, Exchange, ExchangeKind};
 use crate::report::finding::{FindingBuilder, SkipReason};
-use crate::telemetry::recorder::{Direction, Exchange, ExchangeKind};
 
 /// A first answer slower than this is a warning (scout's default request timeout is 10 s).
 pub const COLD_START_WARN: Duration = Duration::from_secs(5);
@@ -257,8 +257,8 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
+    use crate::report::exchange::StdioMessage;
     use crate::report::finding::Status;
-    use crate::telemetry::recorder::StdioMessage;
 
     fn line(seq: u64, ms: i64, direction: Direction, v: Value) -> Arc<Exchange> {
         Arc::new(Exchange {

@@ -17,8 +17,8 @@ use serde_json::json;
 use super::THROUGHPUT;
 use super::latency::quantile;
 use crate::client::Connection;
+use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder};
-use crate::telemetry::Seq;
 use crate::transport::{Outcome, Probe, Reply};
 
 /// Requests in flight at each stage of the ramp.

@@ -290,7 +290,7 @@ pub fn version_header_modern(_w: &Wire, mismatch: &Reply, unsupported: &Reply) -
     match (mismatch.status(), code_of(mismatch)) {
         (Some(400), Some(-32020)) => {}
         // The body named a version the server may not support; which check comes first is
-        // unspecified (SPEC-NOTES §9), so -32022 is an acceptable answer too.
+        // unspecified in the 2026-07-28 spec, so -32022 is an acceptable answer too.
         (Some(400), Some(-32022)) => {}
         (Some(400), _) => warns.push(format!(
             "header/body mismatch got {} (expected -32020)",

@@ -11,8 +11,8 @@ use super::{
     CACHE_HINTS, ERROR_CODES, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, RESULT_TYPE,
     ROUTING_HEADERS, Wire, cite, code_of, describe, has_result,
 };
+use crate::report::exchange::Seq;
 use crate::report::finding::FindingBuilder;
-use crate::telemetry::Seq;
 use crate::transport::Reply;
 
 /// What a header probe expects.
@@ -71,7 +71,7 @@ fn accepted(r: &Reply) -> bool {
 
 /// Folds header cases into one finding of `check`.
 fn header_finding(
-    check: &'static crate::probe::registry::Check,
+    check: &'static crate::report::check::Check,
     cases: &[(&str, Expect, &Reply)],
     pass_detail: &str,
 ) -> FindingBuilder {
@@ -518,7 +518,7 @@ mod tests {
             header_encoding(&modern(), &unknown_tool, &rejected).status(),
             Status::Pass
         );
-        // A 500, a timeout or a reset on the encoded request is no pass (issue 15).
+        // A 500, a timeout or a reset on the encoded request is no pass: nothing showed the rule kept.
         let crashed = http_text(3, 500, Some("text/plain"), "Internal Server Error");
         let f = header_encoding(&modern(), &crashed, &rejected);
         assert_eq!(f.status(), Status::Fail);

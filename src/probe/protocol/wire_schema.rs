@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::{WIRE_SCHEMA, Wire, modern};
 use crate::probe::Session;
+use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
-use crate::telemetry::{Direction, Exchange, ExchangeKind, Seq};
 
 /// One message the server sent, with the exchange it was recorded in.
 #[derive(Debug, Clone, PartialEq)]
@@ -514,9 +514,9 @@ mod tests {
     use time::OffsetDateTime;
 
     use super::*;
+    use crate::report::exchange::{HttpExchange, StdioMessage};
     use crate::report::finding::Status;
     use crate::report::model::TransportKind;
-    use crate::telemetry::{HttpExchange, StdioMessage};
 
     /// One recorded stdio line.
     fn line(seq: Seq, dir: Direction, l: &str) -> Exchange {
@@ -613,7 +613,7 @@ mod tests {
     #[test]
     fn answers_to_deliberately_malformed_probes_are_not_judged_again() {
         // A server serving scout's `id: null` probe answers with a result of id null; that is
-        // protocol.null_id's finding, not a wire_schema one (issue 15).
+        // protocol.null_id's finding, not a wire_schema one (one defect, one finding).
         let null_id = http_ex(
             1,
             r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
@@ -688,7 +688,7 @@ mod tests {
     #[test]
     fn modern_tool_result_without_content_fails() {
         // 2026-07-28 CallToolResult: `content: ContentBlock[]` is required even beside
-        // structuredContent (issue 15: wire_schema used to accept it).
+        // structuredContent (wire_schema once accepted it).
         let mut ex = http_ex(
             1,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add"}}"#,

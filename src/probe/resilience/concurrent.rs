@@ -12,8 +12,8 @@ use super::{CONCURRENT_SESSIONS, cite};
 use crate::client::{Connection, lifecycle};
 use crate::probe::Session;
 use crate::probe::resilience::recovery::describe;
+use crate::report::exchange::ExchangeKind;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
-use crate::telemetry::ExchangeKind;
 use crate::transport::{IdKind, Probe, Reply};
 
 /// Rounds of simultaneous requests; the clients swap methods every round.

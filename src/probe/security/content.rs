@@ -7,9 +7,9 @@ use serde_json::Value;
 use super::rules::{self, LEAKAGE_RULES, PoisonMatch, SECRET_RULES, Tier};
 use super::{ERROR_LEAKAGE, HIDDEN_CHARACTERS, SECRETS_IN_OUTPUT, TOOL_POISONING};
 use crate::probe::Session;
+use crate::report::exchange::{Direction, ExchangeKind, Seq};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::telemetry::redact::Redactor;
-use crate::telemetry::{Direction, ExchangeKind, Seq};
 
 /// Every human-readable string of a catalogue entry, with where it sits.
 fn texts(entry: &Value) -> Vec<(String, String)> {

@@ -15,31 +15,16 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
 use super::TOOL_POISONING;
 use super::content::entry_name;
 use crate::pin::{EntryKind, agent_view, hash};
 use crate::probe::Session;
-use crate::report::finding::{Era, FindingBuilder, Status};
+use crate::report::exchange::Seq;
+use crate::report::finding::{FindingBuilder, Status};
 use crate::report::model::ServerReport;
 use crate::report::score;
-use crate::telemetry::Seq;
 
-/// What one server exposes to an agent, for the rules over every server of a run.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct Exposure {
-    /// The server's name in the run.
-    pub server: String,
-    /// The wire the catalogue came from.
-    pub era: Option<Era>,
-    /// Its tools as listed (redacted).
-    pub tools: Vec<Value>,
-    /// Texts the model reads: (where, text), e.g. ("tool get_time", "Return …").
-    pub texts: Vec<(String, String)>,
-    /// The exchanges the catalogue came from.
-    pub evidence: Vec<Seq>,
-}
+use crate::report::exposure::Exposure;
 
 /// What the session's server exposes, from the catalogue an agent would read; `None` when
 /// the security phase did not judge this server (skipped, blocked).
@@ -213,6 +198,7 @@ pub fn apply(servers: &mut [ServerReport], exposures: &[Exposure]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
     use serde_json::json;
 
     fn exposure(server: &str, tools: Vec<Value>, texts: &[(&str, &str)]) -> Exposure {

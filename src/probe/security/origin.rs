@@ -8,12 +8,12 @@ use serde_json::json;
 
 use super::ORIGIN;
 use crate::client::Connection;
-use crate::policy::limiter::RateLimiter;
 use crate::probe::Session;
 use crate::probe::spec::{TargetSpec, is_loopback_url};
+use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
-use crate::telemetry::Seq;
+use crate::transport::limiter::RateLimiter;
 use crate::transport::{Probe, Reply};
 
 /// The foreign origin scout claims.
@@ -219,7 +219,7 @@ pub async fn run(s: &Session) -> Vec<FindingBuilder> {
     let token_demanded = crate::probe::auth::first_contact(s)
         .filter(|a| matches!(a.status, Some(401 | 403)))
         .map(|a| a.seq);
-    let limiter = RateLimiter::for_spec(&s.spec);
+    let limiter = RateLimiter::new(None);
     let mut out = Vec::new();
     for wire in wires {
         limiter.wait().await;

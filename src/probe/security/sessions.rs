@@ -8,11 +8,11 @@ use serde_json::json;
 
 use super::SESSION_ENTROPY;
 use crate::client::Connection;
-use crate::policy::limiter::RateLimiter;
 use crate::probe::Session;
+use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
-use crate::telemetry::Seq;
+use crate::transport::limiter::RateLimiter;
 use crate::transport::{IdKind, MetaMode, Probe, SessionMode};
 
 /// Sessions opened to sample ids (and closed again).
@@ -330,7 +330,7 @@ pub async fn run(s: &Session) -> Vec<FindingBuilder> {
     if let Some(skip) = crate::probe::classes::refused(&s.spec, &SESSION_ENTROPY) {
         return vec![skip];
     }
-    let limiter = RateLimiter::for_spec(&s.spec);
+    let limiter = RateLimiter::new(None);
     let mut ids = Vec::new();
     let mut evidence = Vec::new();
     // One after another on purpose: whether ids count up is judged in the order the server

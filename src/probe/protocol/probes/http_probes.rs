@@ -7,7 +7,7 @@ use super::*;
 /// the catalog and execution phases, instead of holding up the run.
 pub(super) async fn get_group(
     s: &Session,
-    conn: &Link<'_>,
+    conn: &Connection,
     w: &Wire,
     stop: Option<tokio::sync::watch::Receiver<bool>>,
 ) -> Out {
@@ -48,9 +48,9 @@ pub(super) async fn get_group(
 
 /// The HTTP transport probes: DELETE, unknown sessions, the version header (the GET stream
 /// is [`get_group`]).
-pub(super) async fn http_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
+pub(super) async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
-    let na = |c: &'static crate::probe::registry::Check, why: &str| {
+    let na = |c: &'static crate::report::check::Check, why: &str| {
         c.skip(SkipReason::NotApplicable, why.to_string())
     };
     if !w.is_http() {
@@ -122,7 +122,7 @@ pub(super) async fn http_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
 
 /// Handshake-era HTTP probes around sessions: a throw-away session for DELETE, a never
 /// issued session id, and a bad `MCP-Protocol-Version`.
-async fn legacy_session_probes(conn: &Link<'_>, w: &Wire) -> Out {
+async fn legacy_session_probes(conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
     let del = |session: SessionMode| Probe {
         http_method: Some("DELETE".into()),

@@ -4,7 +4,7 @@
 use super::*;
 
 /// `jsonrpc_ids`, `invalid_request`, `unknown_method`, `null_id` (+ `accept_header` on HTTP).
-pub(super) async fn jsonrpc_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
+pub(super) async fn jsonrpc_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
     let str_id = IdKind::Str("scout-id-7".into());
     let int_id = IdKind::Int(7007);
@@ -123,7 +123,7 @@ pub(super) async fn jsonrpc_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out
 }
 
 /// `parse_error`: a truncated body (stdio: followed by an ordinary request).
-pub(super) async fn garbage_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
+pub(super) async fn garbage_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
     let mut p = raw(
         w,
@@ -157,7 +157,7 @@ pub(super) async fn garbage_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out
 }
 
 /// `notification`: an unknown notification (stdio: followed by an ordinary request).
-pub(super) async fn notification_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
+pub(super) async fn notification_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
     let n = conn
         .send(Probe::notification(
@@ -186,7 +186,7 @@ pub(super) async fn notification_group(s: &Session, conn: &Link<'_>, w: &Wire) -
 }
 
 /// `batch`: `[request A, notification, request B]`.
-pub(super) async fn batch_group(s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
+pub(super) async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
     let m = plain_method(w);
     let item = |id: &str| {

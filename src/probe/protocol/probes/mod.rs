@@ -15,7 +15,6 @@ use base64::Engine as _;
 use futures_util::future::{BoxFuture, FutureExt, join_all};
 use serde_json::{Value, json};
 
-use super::pace::Link;
 use super::{ACCEPT_HEADER, BOGUS_SESSION, CONTENT_TYPE};
 use super::{
     DELETE, GET_STREAM, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, ROUTING_HEADERS,
@@ -23,9 +22,9 @@ use super::{
 };
 use crate::client::Connection;
 use crate::probe::Session;
+use crate::report::exchange::{Direction, ExchangeKind, Seq};
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::report::model::EraKind;
-use crate::telemetry::{Direction, ExchangeKind, Seq};
 use crate::transport::{IdKind, MetaMode, Probe, Reply, SessionMode};
 
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
@@ -203,8 +202,7 @@ pub(in crate::probe) async fn probe_wire_early(
     raw_conn: &Connection,
     stop: Option<tokio::sync::watch::Receiver<bool>>,
 ) -> Early {
-    let link = Link::new(raw_conn);
-    let conn = &link;
+    let conn = raw_conn;
     let w = wire_of(raw_conn);
     if w.is_stdio() {
         return Early(http_probes::get_group(s, conn, &w, stop).await);
@@ -239,8 +237,7 @@ pub(in crate::probe) async fn probe_wire_late(
     raw_conn: &Connection,
     early: Early,
 ) -> Late {
-    let link = Link::new(raw_conn);
-    let conn = &link;
+    let conn = raw_conn;
     let w = wire_of(raw_conn);
     let mut groups: Vec<BoxFuture<'_, Out>> = vec![
         jsonrpc_probes::jsonrpc_group(s, conn, &w).boxed(),
@@ -277,8 +274,7 @@ pub(in crate::probe) async fn probe_wire_garbage(
     late: Late,
     sent_on: Option<crate::report::finding::Era>,
 ) -> Vec<FindingBuilder> {
-    let link = Link::new(raw_conn);
-    let conn = &link;
+    let conn = raw_conn;
     let w = wire_of(raw_conn);
     let mut all = late.0;
     match sent_on {

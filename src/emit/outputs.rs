@@ -6,7 +6,6 @@ use std::path::{Path, PathBuf};
 
 use crate::emit;
 use crate::report::Report;
-use crate::telemetry;
 
 /// A report format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -167,7 +166,7 @@ pub fn write_all_with(
             Format::Har => {
                 for server in &report.servers {
                     let file = path.join(format!("{}.har", file_safe(&server.name)));
-                    emit::write_atomic(&file, telemetry::har::render(server).as_bytes())
+                    emit::write_atomic(&file, emit::har::render(server).as_bytes())
                         .map_err(fail)?;
                     written.push((Format::Har, file));
                 }
@@ -179,7 +178,7 @@ pub fn write_all_with(
                     Format::Sarif => emit::sarif::render(report),
                     Format::Markdown => emit::markdown::render_with(report, &markdown),
                     Format::Gitlab => emit::gitlab::render(report),
-                    Format::Events => telemetry::events::render(report),
+                    Format::Events => emit::events::render(report),
                     Format::Badge => emit::badge::render(report),
                     Format::Har => String::new(),
                 };

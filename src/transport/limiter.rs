@@ -6,10 +6,10 @@
 //! ([`HttpClients`](crate::transport::http::HttpClients)), and every HTTP request scout sends
 //! to the target waits for it before it starts (and before its exchange is recorded, so the
 //! recorded start times show the spacing). The runner builds one limiter per remote
-//! `host:port` with [`share_per_host`] and hands the same one to every server on that host,
-//! so two servers behind one host together stay within the rate.
+//! `host:port` (`runner::share_per_host`) and hands the same one to every server on that
+//! host, so two servers behind one host together stay within the rate; a server without one
+//! gets its own (`client::connect::limiter_for`).
 
-use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,9 +17,7 @@ use std::time::Duration;
 use tokio::sync::Mutex;
 use tokio::time::Instant;
 
-use crate::probe::spec::{ServerSpec, TargetSpec};
-
-/// The rate used for remote hosts when the config says nothing (DESIGN §5).
+/// The rate used for remote hosts when the config says nothing (docs/safety.md).
 pub const DEFAULT_REMOTE_RPS: f64 = 2.0;
 
 /// Starts requests at least `1/rps` apart. Cloning shares the schedule. `None` interval =
@@ -52,29 +50,6 @@ impl RateLimiter {
             interval,
             last: Arc::new(Mutex::new(None)),
         }
-    }
-
-    /// The limiter every HTTP request to this server passes: the one the runner shared for
-    /// its host when there is one, else a new one: `spec.rps` (default 2) when the server
-    /// [is remote](ServerSpec::is_remote), unthrottled otherwise.
-    pub fn for_target(spec: &ServerSpec) -> Self {
-        if let Some(shared) = &spec.limiter {
-            return shared.clone();
-        }
-        RateLimiter::new(
-            spec.is_remote()
-                .then(|| spec.rps.unwrap_or(DEFAULT_REMOTE_RPS)),
-        )
-    }
-
-    /// An unthrottled limiter, for phases that still pace their own requests.
-    ///
-    /// Every HTTP request is paced in the transport (see [`RateLimiter::for_target`]); a
-    /// phase that also waited on a limiter of its own would pace each request twice. The
-    /// catalog and execution phases still call this and `wait()`; both are no-ops now and
-    /// the calls can go.
-    pub fn for_spec(_spec: &ServerSpec) -> Self {
-        RateLimiter::new(None)
     }
 
     /// True when requests are spaced at all.
@@ -127,54 +102,9 @@ pub fn host_key(url: &str) -> Option<String> {
     Some(format!("{host}:{port}"))
 }
 
-/// Gives every remote HTTP server one limiter per `host:port`, shared by all servers on that
-/// host, at the lowest `rps` any of them is configured with. Servers that are not remote get
-/// none (their transport builds an unthrottled one).
-pub fn share_per_host(specs: &mut [ServerSpec]) {
-    let mut rates: HashMap<String, f64> = HashMap::new();
-    for s in specs.iter() {
-        if let Some(key) = remote_key(s) {
-            let rps = s.rps.unwrap_or(DEFAULT_REMOTE_RPS);
-            rates
-                .entry(key)
-                .and_modify(|r| *r = r.min(rps))
-                .or_insert(rps);
-        }
-    }
-    let limiters: HashMap<String, RateLimiter> = rates
-        .into_iter()
-        .map(|(k, rps)| (k, RateLimiter::new(Some(rps))))
-        .collect();
-    for s in specs.iter_mut() {
-        s.limiter = remote_key(s).and_then(|k| limiters.get(&k).cloned());
-    }
-}
-
-/// The host key of a remote HTTP server (an unparsable URL gets a key of its own).
-fn remote_key(s: &ServerSpec) -> Option<String> {
-    match &s.target {
-        TargetSpec::Http { url, .. } if s.is_remote() => {
-            Some(host_key(url).unwrap_or_else(|| url.clone()))
-        }
-        _ => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn http(url: &str) -> ServerSpec {
-        ServerSpec::new(
-            "s",
-            TargetSpec::Http {
-                url: url.into(),
-                headers: vec![],
-                auth: Default::default(),
-                start: None,
-            },
-        )
-    }
 
     #[test]
     fn loopback_detection() {
@@ -197,54 +127,6 @@ mod tests {
             Some("127.0.0.1:3000")
         );
         assert_eq!(host_key("nonsense"), None);
-    }
-
-    #[test]
-    fn defaults_per_target() {
-        assert!(!RateLimiter::for_target(&http("http://127.0.0.1:1/mcp")).is_throttled());
-        assert!(RateLimiter::for_target(&http("https://example.com/mcp")).is_throttled());
-        let mut local = http("http://127.0.0.1:1/mcp");
-        local.rps = Some(5.0);
-        assert!(!RateLimiter::for_target(&local).is_throttled());
-        local.treat_as_remote = true;
-        let l = RateLimiter::for_target(&local);
-        assert_eq!(l.interval(), Some(Duration::from_millis(200)));
-        let mut stdio = ServerSpec::new(
-            "s",
-            TargetSpec::Stdio {
-                command: vec!["x".into()],
-                env_forward: vec![],
-                env_set: vec![],
-                dir: None,
-            },
-        );
-        stdio.treat_as_remote = true;
-        assert!(!RateLimiter::for_target(&stdio).is_throttled());
-        // The phases' own limiter no longer paces: the transport does.
-        assert!(!RateLimiter::for_spec(&http("https://example.com/mcp")).is_throttled());
-    }
-
-    #[test]
-    fn servers_on_one_host_share_one_limiter_at_the_lowest_rate() {
-        let mut a = http("https://example.com/a");
-        a.rps = Some(10.0);
-        let mut b = http("https://EXAMPLE.com:443/b");
-        b.rps = Some(4.0);
-        let c = http("https://other.example.com/mcp");
-        let d = http("http://127.0.0.1:9/mcp");
-        let mut specs = [a, b, c, d];
-        share_per_host(&mut specs);
-        let [a, b, c, d] = specs.map(|s| s.limiter);
-        let (a, b, c) = (
-            a.expect("shared"),
-            b.expect("shared"),
-            c.expect("own limiter"),
-        );
-        assert_eq!(a, b, "one schedule for one host");
-        assert_eq!(a.interval(), Some(Duration::from_millis(250)));
-        assert_ne!(a, c);
-        assert_eq!(c.interval(), Some(Duration::from_millis(500)));
-        assert!(d.is_none(), "loopback is not throttled");
     }
 
     #[tokio::test]

@@ -92,7 +92,7 @@ pub fn merge(reports: Vec<Report>, gate: &GateConfig) -> Result<Report, MergeErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::security::cross::Exposure;
+    use crate::report::exposure::Exposure;
     use crate::report::finding::Status;
     use crate::report::model::{EraKind, RunNotes, ServerReport};
     use serde_json::json;

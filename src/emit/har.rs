@@ -18,8 +18,8 @@
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::report::exchange::{Direction, Exchange, ExchangeKind};
 use crate::report::model::ServerReport;
-use crate::telemetry::recorder::{Direction, Exchange, ExchangeKind};
 
 /// Renders the HAR document for one server. Entries are built and written one at a time, so
 /// a run with many exchanges does not hold a JSON tree of all of them at once.
@@ -44,7 +44,7 @@ pub fn render(report: &ServerReport) -> String {
 /// The HAR entries of the exchanges numbered `seqs` (in sequence order; numbers the server
 /// did not record are left out): exactly what the HAR file holds for them, for `scout
 /// serve`'s evidence view.
-pub fn entries_for(report: &ServerReport, seqs: &[crate::telemetry::Seq]) -> Vec<Value> {
+pub fn entries_for(report: &ServerReport, seqs: &[crate::report::exchange::Seq]) -> Vec<Value> {
     let mut exchanges: Vec<&Exchange> = report
         .exchanges
         .iter()
