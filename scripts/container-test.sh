@@ -393,6 +393,11 @@ PY
     esac
     [ -e "$action_ws/$rel" ] || die "output $name names $rel, which is not in the workspace"
   done
+  # The action runs as root in its container; the steps after it (upload-artifact, the
+  # PR comment) run as the runner's user, so every report must be readable by others.
+  local private
+  private=$(find "$action_ws/scout-report" -type f ! -perm -004 | head -3)
+  [ -z "$private" ] || die "reports another user cannot read (mode $(stat -c %a "${private%%$'\n'*}")): $private"
   grep -q "$score" "$files/step_summary_http" || die "the step summary does not show the score $score"
   grep -q '^::notice title=scout::gate passed' "$scratch/stdout_http" ||
     die "the action printed no '::notice' summary annotation"

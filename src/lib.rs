@@ -12,6 +12,7 @@ pub mod probe;
 pub mod report;
 pub mod runner;
 pub mod serve;
+pub mod spec;
 pub mod telemetry;
 pub mod transport;
 

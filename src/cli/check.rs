@@ -242,7 +242,7 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
     };
     let (observer, events) = match live {
         true => {
-            let (o, rx) = crate::probe::events::Observer::channel();
+            let (o, rx) = crate::telemetry::events::Observer::channel();
             (Some(o), Some(rx))
         }
         false => (None, None),

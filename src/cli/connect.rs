@@ -8,7 +8,7 @@ use crate::cli::CliError;
 use crate::cli::args::{ConfigSourceArgs, PolicyArgs, SettingsArgs, TargetArgs};
 use crate::cli::check::{flags_layer, target_entry};
 use crate::config::{self, LoadOptions};
-use crate::probe::ServerSpec;
+use crate::spec::ServerSpec;
 
 /// Picks one server from the command line or the config.
 #[derive(Debug, Clone, Default, Args)]

@@ -10,11 +10,11 @@ use clap::Args;
 use crate::cli::CliError;
 use crate::cli::args::{ConfigSourceArgs, parse_duration_text};
 use crate::cli::connect::{print, runtime};
+use crate::client::catalogue::{self, FetchError};
 use crate::config::layer::{DurationText, Layer, ServerEntry};
 use crate::config::{self, LoadOptions, servers::name_from_target};
-use crate::pin::fetch::{self, FetchError};
 use crate::pin::{Lock, PinnedServer, diff, lockfile};
-use crate::probe::ServerSpec;
+use crate::spec::ServerSpec;
 
 /// `scout pin`.
 #[derive(Debug, Args)]
@@ -101,7 +101,7 @@ pub fn run(args: PinArgs) -> Result<u8, CliError> {
     let listed = rt.block_on(async {
         let mut out = Vec::new();
         for spec in &specs {
-            out.push((spec.name.clone(), fetch::catalogue(spec).await));
+            out.push((spec.name.clone(), catalogue::catalogue(spec).await));
         }
         out
     });

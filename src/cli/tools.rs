@@ -51,7 +51,7 @@ pub struct CallArgs {
 
 /// Opens the server `spec` names, with the errors `scout tools` and `scout call` report.
 pub(crate) async fn open(
-    spec: &crate::probe::ServerSpec,
+    spec: &crate::spec::ServerSpec,
     reauth: crate::client::reauth::Reauth,
 ) -> Result<OpenServer, CliError> {
     match summary::open(spec, Some(reauth)).await {
@@ -68,7 +68,7 @@ pub(crate) async fn open(
 async fn with_server<T>(
     args: &OneServerArgs,
     policy_args: &PolicyArgs,
-    f: impl AsyncFnOnce(&OpenServer, &crate::probe::ServerSpec) -> Result<T, CliError>,
+    f: impl AsyncFnOnce(&OpenServer, &crate::spec::ServerSpec) -> Result<T, CliError>,
 ) -> Result<T, CliError> {
     let spec = resolve(args, policy_args)?;
     let opened = open(&spec, args.reauth()?).await?;
@@ -118,7 +118,7 @@ pub(crate) async fn preferred_tools(
 pub(crate) async fn call_tool(
     wire: &crate::client::Connection,
     tools: &[Value],
-    spec: &crate::probe::ServerSpec,
+    spec: &crate::spec::ServerSpec,
     name: &str,
     pairs: &[String],
     json_args: Option<&str>,

@@ -8,10 +8,10 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::client::{Connection, Wire};
-use crate::probe::spec::{ServerSpec, TargetSpec, ValueSource};
 use crate::report::exchange::Seq;
 use crate::report::finding::Era;
 use crate::report::model::TransportKind;
+use crate::spec::{ServerSpec, TargetSpec, ValueSource};
 use crate::telemetry::Recorder;
 use crate::transport::http::{HttpClients, HttpSetupError, HttpWire};
 use crate::transport::legacy_sse::LegacySseWire;

@@ -162,7 +162,7 @@ pub fn looks_like_old_sse(conn: &Connection, init: &Reply) -> bool {
 pub async fn try_legacy_sse(
     connector: &crate::client::Connector,
 ) -> Option<(Option<Connection>, Reply, Option<Reply>)> {
-    let crate::probe::spec::TargetSpec::Http { url, .. } = &connector.spec().target else {
+    let crate::spec::TargetSpec::Http { url, .. } = &connector.spec().target else {
         return None;
     };
     connector.set_legacy_sse_url(Some(url.clone()));

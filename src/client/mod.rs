@@ -3,6 +3,7 @@
 //! wires for a target, [`lifecycle`] holds `server/discover` / `initialize` and the era
 //! decision.
 
+pub mod catalogue;
 pub mod connect;
 pub mod lifecycle;
 pub mod message;

@@ -184,7 +184,7 @@ impl crate::client::Connector {
         scope: Option<&str>,
         status: u16,
     ) -> Result<Option<crate::auth::obtain::Obtained>, String> {
-        let crate::probe::spec::TargetSpec::Http { url, auth, .. } = &self.inner.spec.target else {
+        let crate::spec::TargetSpec::Http { url, auth, .. } = &self.inner.spec.target else {
             return Ok(None);
         };
         let Some(clients) = self.http_clients() else {

@@ -9,9 +9,9 @@ use serde_json::Value;
 
 use crate::client::lifecycle::{self, DiscoverVerdict};
 use crate::client::{ConnectError, Connection, Connector};
-use crate::probe::spec::ServerSpec;
 use crate::report::finding::Era;
 use crate::report::model::{EraKind, TransportKind};
+use crate::spec::ServerSpec;
 use crate::telemetry::Recorder;
 
 /// How many characters of `instructions` are kept.
@@ -247,10 +247,7 @@ async fn decide(
             how.push("initialize answered".into());
             wires.push(c);
         }
-        None => how.push(format!(
-            "initialize: {}",
-            crate::probe::handshake::describe(&init)
-        )),
+        None => how.push(format!("initialize: {}", init.describe())),
     }
     if wires.is_empty() {
         return Err(ConnectError::NoHandshake(how.join("; ")));

@@ -380,7 +380,7 @@ pub fn defaults() -> Layer {
         deadline: Some(DurationText::Text("120s".into())),
         rps: Some(2.0),
         jobs: Some(4),
-        concurrency: Some(crate::probe::spec::DEFAULT_CONCURRENCY),
+        concurrency: Some(crate::spec::DEFAULT_CONCURRENCY),
         allow_mutations: Some(false),
         allow_destructive: Some(false),
         allow_load: Some(false),

@@ -1,7 +1,7 @@
 //! Layered configuration (docs/configuration.md), merged with figment: built-in defaults < file
 //! `[default]` < file `[<profile>]` (`--profile` / `SCOUT_PROFILE`) < `SCOUT_*` environment <
 //! flags. The result is validated into [`Settings`] and turned into the per-server
-//! [`ServerSpec`](crate::probe::ServerSpec)s the runner executes.
+//! [`ServerSpec`](crate::spec::ServerSpec)s the runner executes.
 
 pub mod duration;
 pub mod file;
@@ -191,7 +191,7 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
 /// a missing one is a config error (exit 2), not a finding about the server. Nothing read
 /// here is kept: the connector reads the secrets again and registers them for redaction.
 pub fn check_secrets(servers: &[Planned]) -> Result<(), ConfigError> {
-    use crate::probe::spec::{TargetSpec, ValueSource};
+    use crate::spec::{TargetSpec, ValueSource};
     for p in servers {
         let TargetSpec::Http { headers, auth, .. } = &p.spec.target else {
             continue;
@@ -234,7 +234,7 @@ pub fn lock_path(settings: &Settings, file: Option<&ConfigFile>) -> PathBuf {
 
 /// Tells each server what the lock says about it.
 fn attach_pins(servers: &mut [Planned], path: &std::path::Path, lock: Option<&crate::pin::Lock>) {
-    use crate::probe::spec::PinSpec;
+    use crate::spec::PinSpec;
     for p in servers {
         p.spec.pin = match lock {
             None => PinSpec::NoLock,
@@ -403,9 +403,7 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
             "invalid `jobs`: expected at least 1, got 0",
         ));
     }
-    let concurrency = m
-        .concurrency
-        .unwrap_or(crate::probe::spec::DEFAULT_CONCURRENCY);
+    let concurrency = m.concurrency.unwrap_or(crate::spec::DEFAULT_CONCURRENCY);
     if concurrency == 0 {
         return Err(ConfigError::new(
             "invalid `concurrency`: expected at least 1 request in flight, got 0",

@@ -7,9 +7,9 @@ use std::collections::BTreeSet;
 use crate::auth::{AuthSpec, SecretSource};
 use crate::config::layer::{Layer, ServerEntry};
 use crate::config::{ConfigError, Settings, duration};
-use crate::probe::spec::{PolicySpec, ServerSpec, TargetSpec, ToolArgs, ValueSource};
 use crate::report::Anchor;
 use crate::runner::Planned;
+use crate::spec::{PolicySpec, ServerSpec, TargetSpec, ToolArgs, ValueSource};
 
 /// Validates the entries and builds one planned run per server.
 pub fn plan(

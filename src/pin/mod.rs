@@ -9,7 +9,6 @@
 //! Nothing here knows about the command line.
 
 pub mod diff;
-pub mod fetch;
 pub mod lockfile;
 pub mod words;
 

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::nowhere;
-use crate::probe::spec::ToolArgs;
+use crate::spec::ToolArgs;
 
 /// How deep generation follows nested schemas and `$ref`s before giving up with `null`
 /// (a recursive schema would otherwise never end).

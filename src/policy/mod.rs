@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::client::Connection;
-use crate::probe::spec::PolicySpec;
+use crate::spec::PolicySpec;
 use crate::transport::{Outcome, Reply};
 
 /// A tool's annotations as the policy reads them: the spec's defaults fill what is missing

@@ -8,9 +8,9 @@
 //!   sessions, the load ramp). On loopback and stdio targets it runs as the rest; on a remote
 //!   target only with `--allow-load`, and is reported as skipped by policy otherwise.
 
-use crate::probe::spec::ServerSpec;
 use crate::report::check::Check;
 use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::spec::ServerSpec;
 
 /// What a probe can do to a server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +82,7 @@ pub fn sent_once(check: &'static Check, sent_on: crate::report::finding::Era) ->
 mod tests {
     use super::*;
     use crate::probe::registry;
-    use crate::probe::spec::TargetSpec;
+    use crate::spec::TargetSpec;
 
     fn http(url: &str) -> ServerSpec {
         ServerSpec::new(

@@ -181,9 +181,9 @@ mod tests {
             kind: crate::client::DeathKind::Exited,
             after: 10,
         };
-        let mut s = crate::probe::Session::new(crate::probe::spec::ServerSpec::new(
+        let mut s = crate::probe::Session::new(crate::spec::ServerSpec::new(
             "s",
-            crate::probe::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio {
                 command: vec!["srv".into()],
                 env_forward: vec![],
                 env_set: vec![],

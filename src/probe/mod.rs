@@ -5,7 +5,6 @@ pub mod auth;
 pub mod catalog;
 pub mod classes;
 pub mod discovery;
-pub mod events;
 pub mod execution;
 pub mod handshake;
 pub mod liveness;
@@ -15,9 +14,7 @@ pub mod registry;
 pub mod resilience;
 pub mod security;
 pub mod session;
-pub mod spec;
 pub mod stdio;
-pub mod version_negotiation;
 
 use std::time::Instant;
 
@@ -26,8 +23,9 @@ use tokio::sync::watch;
 use crate::report::finding::{Phase, SkipReason};
 use crate::report::model::ServerReport;
 use crate::report::score;
+use crate::spec::{self, ServerSpec};
+use crate::telemetry::events;
 pub use session::{Catalog, Session};
-pub use spec::ServerSpec;
 
 /// Signals that the user asked the run to stop (Ctrl-C). `true` = stop.
 pub type CancelRx = watch::Receiver<bool>;

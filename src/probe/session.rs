@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use crate::client::{Connection, Connector};
-use crate::probe::spec::ServerSpec;
 use crate::report::finding::{Era, Finding, FindingBuilder};
 use crate::report::model::EraKind;
+use crate::spec::ServerSpec;
 use crate::telemetry::Recorder;
 
 /// What the catalog phase learnt on one wire, for the phases after it.
@@ -127,8 +127,8 @@ impl Session {
         );
         match finding.build(|seq| recorder.contains(seq)) {
             Ok(f) => {
-                crate::probe::events::emit(&self.spec.observer, || {
-                    crate::probe::events::RunEvent::Finding {
+                crate::telemetry::events::emit(&self.spec.observer, || {
+                    crate::telemetry::events::RunEvent::Finding {
                         server: self.spec.name.clone(),
                         phase: f.phase,
                         id: f.id.to_string(),
@@ -169,7 +169,7 @@ impl Session {
 mod tests {
     use super::*;
     use crate::probe::registry;
-    use crate::probe::spec::TargetSpec;
+    use crate::spec::TargetSpec;
 
     fn session() -> Session {
         Session::new(ServerSpec::new(

@@ -32,6 +32,25 @@ use crate::report::exchange::{Direction, ExchangeKind};
 use crate::report::finding::SkipReason;
 use crate::transport::process::Ending;
 
+/// `stdio.process` when the command could not be started or exited at once: `why` says
+/// which, with the tail of its stderr.
+pub fn process_failed(why: &str) -> crate::report::finding::FindingBuilder {
+    PROCESS.fail(why.to_string()).without_exchange()
+}
+
+/// `stdio.process` when the command started and was still running `settle` later.
+pub fn process_running(
+    pid: u32,
+    settle: std::time::Duration,
+) -> crate::report::finding::FindingBuilder {
+    PROCESS
+        .pass(format!(
+            "started without a shell in its own process group (pid {pid}) and still running after {} ms",
+            settle.as_millis()
+        ))
+        .without_exchange()
+}
+
 /// How much of an offending stdout line is quoted.
 const QUOTE: usize = 200;
 /// How much stderr is kept in the `stdio.stderr` finding.
@@ -158,7 +177,7 @@ pub async fn finish(s: &mut Session) {
         let set: Vec<_> = env.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
         parts.push(format!("set: {}", set.join(", ")));
     }
-    if let crate::probe::spec::TargetSpec::Stdio { dir: Some(d), .. } = &s.spec.target {
+    if let crate::spec::TargetSpec::Stdio { dir: Some(d), .. } = &s.spec.target {
         parts.push(format!("working directory: {}", d.display()));
     }
     s.add(ENVIRONMENT.info(parts.join("; ")).without_exchange());

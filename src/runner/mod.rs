@@ -13,11 +13,12 @@ use time::OffsetDateTime;
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
-use crate::probe::{self, ServerSpec};
+use crate::probe;
 use crate::report::finding::Suppression;
 use crate::report::gate::{self, GateConfig, GateResult};
 use crate::report::model::{EraKind, Report, ServerReport};
 use crate::report::score;
+use crate::spec::ServerSpec;
 pub use shard::Shard;
 
 /// How long past its deadline a server run may take to shut down before the runner gives up.
@@ -45,7 +46,7 @@ pub struct RunOptions {
     pub baseline: Option<(crate::report::baseline::Baseline, bool)>,
     /// Live progress (the terminal run view, `scout serve`): every server run reports its
     /// phases and findings here as they happen. `None` = nobody watches.
-    pub observer: Option<probe::events::Observer>,
+    pub observer: Option<crate::telemetry::events::Observer>,
 }
 
 /// The servers of `plan` that belong to `shard`.
@@ -116,8 +117,10 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
             progress.started(&spec.name);
             let name = spec.name.clone();
             let observer = spec.observer.clone();
-            probe::events::emit(&observer, || probe::events::RunEvent::ServerStarted {
-                server: name.clone(),
+            crate::telemetry::events::emit(&observer, || {
+                crate::telemetry::events::RunEvent::ServerStarted {
+                    server: name.clone(),
+                }
             });
             // Safety net: run_server honours the deadline itself; if shutting a server down
             // hangs anyway, give up after a grace period instead of hanging the whole run.
@@ -139,9 +142,11 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
                     }
                 };
             progress.finished(&name);
-            probe::events::emit(&observer, || probe::events::RunEvent::ServerFinished {
-                server: name.clone(),
-                score: report.score,
+            crate::telemetry::events::emit(&observer, || {
+                crate::telemetry::events::RunEvent::ServerFinished {
+                    server: name.clone(),
+                    score: report.score,
+                }
             });
             (report, exposure)
         });
@@ -271,8 +276,8 @@ pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
     let mut report = ServerReport {
         name: spec.name.clone(),
         transport: match spec.target {
-            probe::spec::TargetSpec::Http { .. } => crate::report::TransportKind::Http,
-            probe::spec::TargetSpec::Stdio { .. } => crate::report::TransportKind::Stdio,
+            crate::spec::TargetSpec::Http { .. } => crate::report::TransportKind::Http,
+            crate::spec::TargetSpec::Stdio { .. } => crate::report::TransportKind::Stdio,
         },
         target: spec.target_display(),
         era: EraKind::Unknown,
@@ -320,7 +325,7 @@ fn crashed(name: &str, why: &str) -> ServerReport {
 /// Gives every remote HTTP server one limiter per `host:port`, shared by all servers on that
 /// host, at the lowest `rps` any of them is configured with. Servers that are not remote get
 /// none (their transport builds an unthrottled one).
-pub fn share_per_host(specs: &mut [crate::probe::ServerSpec]) {
+pub fn share_per_host(specs: &mut [crate::spec::ServerSpec]) {
     let mut rates: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
     for s in specs.iter() {
         if let Some(key) = remote_key(s) {
@@ -343,9 +348,9 @@ pub fn share_per_host(specs: &mut [crate::probe::ServerSpec]) {
 }
 
 /// The host key of a remote HTTP server (an unparsable URL gets a key of its own).
-fn remote_key(s: &crate::probe::ServerSpec) -> Option<String> {
+fn remote_key(s: &crate::spec::ServerSpec) -> Option<String> {
     match &s.target {
-        crate::probe::spec::TargetSpec::Http { url, .. } if s.is_remote() => {
+        crate::spec::TargetSpec::Http { url, .. } if s.is_remote() => {
             Some(crate::transport::limiter::host_key(url).unwrap_or_else(|| url.clone()))
         }
         _ => None,
@@ -356,10 +361,10 @@ fn remote_key(s: &crate::probe::ServerSpec) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn http(url: &str) -> crate::probe::ServerSpec {
-        crate::probe::ServerSpec::new(
+    fn http(url: &str) -> crate::spec::ServerSpec {
+        crate::spec::ServerSpec::new(
             "s",
-            crate::probe::spec::TargetSpec::Http {
+            crate::spec::TargetSpec::Http {
                 url: url.into(),
                 headers: vec![],
                 auth: Default::default(),
@@ -452,7 +457,7 @@ mod tests {
     fn a_server_that_never_ran_fails_the_gate() {
         let spec = ServerSpec::new(
             "late",
-            probe::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio {
                 command: vec!["srv".into()],
                 env_forward: vec![],
                 env_set: vec![],

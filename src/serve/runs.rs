@@ -18,9 +18,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinHandle;
 
 use crate::config::{self, LoadOptions, ServerEntry, layer::Layer};
-use crate::probe::events::{Observer, RunEvent};
 use crate::report::Report;
 use crate::runner::{self, RunOptions};
+use crate::telemetry::events::{Observer, RunEvent};
 
 /// What the page asks for: a URL (with headers and a token variable) or, only when allowed,
 /// a command.

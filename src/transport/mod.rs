@@ -233,6 +233,26 @@ pub struct Reply {
 }
 
 impl Reply {
+    /// One line saying what this reply was ("HTTP 401, no JSON-RPC response").
+    pub fn describe(&self) -> String {
+        let r = self;
+        let status = r
+            .status()
+            .map(|s| format!("HTTP {s}, "))
+            .unwrap_or_default();
+        match (&r.outcome, r.error_code()) {
+            (_, Some(code)) => format!(
+                "{status}JSON-RPC error {code}: {}",
+                r.error_message().unwrap_or("")
+            ),
+            (Outcome::Answered, None) => format!("{status}a result"),
+            (Outcome::TimedOut, _) => format!("{status}no answer within the timeout"),
+            (Outcome::Truncated, _) => format!("{status}the answer exceeded the size cap"),
+            (Outcome::TransportError(e), _) => format!("{status}transport error: {e}"),
+            (Outcome::NoResponse, _) => format!("{status}no JSON-RPC response"),
+        }
+    }
+
     /// `result`, when the response has one.
     pub fn result(&self) -> Option<&Value> {
         self.response.as_ref().and_then(|r| r.get("result"))

@@ -9,9 +9,9 @@
 use std::collections::BTreeMap;
 
 use scout::auth::{AuthSpec, SecretSource};
-use scout::probe::spec::{PinSpec, ServerSpec, TargetSpec};
 use scout::report::finding::{Phase, Status};
 use scout::report::model::ServerReport;
+use scout::spec::{PinSpec, ServerSpec, TargetSpec};
 
 use crate::oauth::{FIXTURE_CLIENT, FIXTURE_SECRET};
 use crate::phase_fixtures::{fixture, fixture_http, only, run, url_spec};
@@ -286,7 +286,7 @@ async fn oauth(secret: &str) -> ServerReport {
 /// `scout pin` and then `scout check` do it.
 async fn pinned() -> ServerReport {
     let mut spec = security_only(fixture("minimal_server.py", &[]));
-    let listed = scout::pin::fetch::catalogue(&spec)
+    let listed = scout::client::catalogue::catalogue(&spec)
         .await
         .expect("the fixture's catalogue");
     let mut lock = scout::pin::Lock::default();

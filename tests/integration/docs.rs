@@ -27,9 +27,83 @@ Every check names the basis of its worst verdict and quotes the sentence it rest
 - **observation**: a statement about the server, reported as info and never judged.\n\n\
 scout refuses to record a verdict beyond its check's basis (it reports its own internal error instead), and a test reads the source for any.\n\n";
 
+/// The library's source, to say where each check is judged.
+struct Sources {
+    /// (path relative to the crate root, text) of every `.rs` file under `src/`.
+    files: Vec<(String, String)>,
+}
+
+impl Sources {
+    fn read() -> Sources {
+        fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<(String, String)>) {
+            let mut entries: Vec<_> = std::fs::read_dir(dir)
+                .expect("src is readable")
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            entries.sort();
+            for p in entries {
+                if p.is_dir() {
+                    walk(&p, root, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let rel = p.strip_prefix(root).unwrap_or(&p).display().to_string();
+                    out.push((rel, std::fs::read_to_string(&p).expect("readable")));
+                }
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        walk(&root.join("src"), root, &mut files);
+        Sources { files }
+    }
+
+    /// The files that give a verdict of check `id`: where its static (declared as
+    /// `NAME = "id"`) is followed by `.pass(`, `.fail(`, `.warn(`, `.info(` or `.skip(`,
+    /// outside test modules; the declaring file when no such call is found.
+    fn judged_in(&self, id: &str) -> Vec<String> {
+        let decl = regex::Regex::new(&format!(r#"\b([A-Z][A-Z0-9_]*) = "{}""#, regex::escape(id)))
+            .expect("regex");
+        let Some((declared, name)) = self
+            .files
+            .iter()
+            .find_map(|(f, t)| decl.captures(t).map(|c| (f.clone(), c[1].to_string())))
+        else {
+            return Vec::new();
+        };
+        // A name declared by several phases (rare) is looked for in the declaring phase only.
+        let declared_twice = self
+            .files
+            .iter()
+            .filter(|(_, t)| t.contains(&format!("{name} = \"")))
+            .count()
+            > 1;
+        let folder = declared
+            .trim_end_matches("/mod.rs")
+            .trim_end_matches(".rs")
+            .to_string();
+        let verdict = regex::Regex::new(&format!(r"\b{name}\s*\.\s*(pass|fail|warn|info|skip)\("))
+            .expect("regex");
+        let mut out: Vec<String> = self
+            .files
+            .iter()
+            .filter(|(f, _)| !declared_twice || f == &declared || f.starts_with(&folder))
+            .filter(|(_, t)| {
+                let code = t.split("#[cfg(test)]\nmod tests").next().unwrap_or("");
+                verdict.is_match(code)
+            })
+            .map(|(f, _)| f.clone())
+            .collect();
+        if out.is_empty() {
+            out.push(declared);
+        }
+        out
+    }
+}
+
 fn render() -> String {
+    let sources = Sources::read();
     let mut out = String::from(
-        "# Checks\n\n<!-- Generated from the check registry (src/probe/*.rs) by tests/integration/docs.rs; do not edit by hand. Regenerate with `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs`. -->\n\nEvery check has a stable id (`phase.name`): the JUnit test case name, the SARIF rule id, the anchor on this page and the key for `[checks] ignore`. A failing check costs its category by severity (critical zeroes it, major 40, minor 15); every warning costs 5 (see [Scoring](#scoring)).\n\n",
+        "# Checks\n\n<!-- Generated from the check registry (src/probe/*.rs) and the source that judges each check by tests/integration/docs.rs; do not edit by hand. Regenerate with `SCOUT_UPDATE_DOCS=1 cargo test --test integration docs`. -->\n\nEvery check has a stable id (`phase.name`): the JUnit test case name, the SARIF rule id, the anchor on this page and the key for `[checks] ignore`. A failing check costs its category by severity (critical zeroes it, major 40, minor 15); every warning costs 5 (see [Scoring](#scoring)).\n\n",
     );
     out.push_str(SCORING);
     out.push_str(BASES);
@@ -68,6 +142,15 @@ fn render() -> String {
             }
             out.push_str(&format!("{}\n\n", c.description));
             out.push_str(&format!("*Advice:* {}\n\n", c.advice));
+            out.push_str(&format!(
+                "*Judged in:* {}\n\n",
+                sources
+                    .judged_in(c.id)
+                    .iter()
+                    .map(|f| format!("`{f}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if phase == Phase::Security {
             out.push_str(&security_rules());

@@ -1,8 +1,8 @@
 //! The execution phase against fixture servers, and the safety policy proven by a server
 //! that records every call it receives.
 
-use scout::probe::spec::PolicySpec;
 use scout::report::finding::{Era, SkipReason, Status};
+use scout::spec::PolicySpec;
 
 use crate::phase_fixtures::{
     all, expect, fixture, fixture_http, never, no_fails, run, with_policy,

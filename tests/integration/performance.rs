@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use scout::probe::spec::ServerSpec;
 use scout::report::finding::{Phase, Status};
+use scout::spec::ServerSpec;
 
 use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
 
@@ -124,7 +124,7 @@ async fn a_healthy_fast_server_is_assessed_with_passes() {
     // performance was "not assessed" exactly when it was good.
     let mut spec = ServerSpec::new(
         "demo",
-        scout::probe::spec::TargetSpec::Stdio {
+        scout::spec::TargetSpec::Stdio {
             command: crate::servers::demo_stdio(),
             env_forward: Vec::new(),
             env_set: Vec::new(),
@@ -237,7 +237,7 @@ async fn server_everything_does_not_serialise() {
     let server = crate::servers::everything_http();
     let mut spec = ServerSpec::new(
         "everything",
-        scout::probe::spec::TargetSpec::Http {
+        scout::spec::TargetSpec::Http {
             url: server.url.clone(),
             headers: vec![],
             auth: Default::default(),

@@ -3,9 +3,9 @@
 
 #![allow(dead_code)] // each test area uses a different part of this
 
-use scout::probe::spec::{PolicySpec, ServerSpec, TargetSpec};
 use scout::report::finding::{Era, Finding, Phase, Status};
 use scout::report::model::ServerReport;
+use scout::spec::{PolicySpec, ServerSpec, TargetSpec};
 
 /// A stdio spec for `tests/fixtures/<file>` (run with python3), with `env` set in the child
 /// and only the phases that connect, list and call selected.

@@ -116,7 +116,7 @@ async fn a_server_that_answers_everything_after_1_5_s_is_checked_within_the_defa
     // About 80 exchanges one after another would need two minutes; the run plan sends the
     // independent ones together (on one stdio connection), so every phase finishes.
     let mut spec = crate::phase_fixtures::fixture("slow_every_answer.py", &[]);
-    let defaults = scout::probe::spec::ServerSpec::new("defaults", spec.target.clone());
+    let defaults = scout::spec::ServerSpec::new("defaults", spec.target.clone());
     spec.only = Vec::new();
     spec.timeout = defaults.timeout;
     spec.deadline = defaults.deadline;

@@ -2,11 +2,12 @@
 //! and one where it fails, asserting the check id, the status, and that the cited exchanges
 //! exist and show the behaviour.
 
-use scout::probe::spec::TargetSpec;
-use scout::probe::{ServerSpec, run_server};
+use scout::probe::run_server;
 use scout::report::exchange::{Exchange, ExchangeKind};
 use scout::report::finding::{Era, Finding, Phase, SkipReason, Status};
 use scout::report::model::ServerReport;
+use scout::spec::ServerSpec;
+use scout::spec::TargetSpec;
 
 use crate::common::{HttpFixture, stdio_command};
 

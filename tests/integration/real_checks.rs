@@ -9,11 +9,12 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use scout::probe::spec::{PolicySpec, TargetSpec};
-use scout::probe::{ServerSpec, run_server};
+use scout::probe::run_server;
 use scout::report::exchange::{Direction, ExchangeKind};
 use scout::report::finding::{Era, Status};
 use scout::report::model::{EraKind, ServerReport, TransportKind};
+use scout::spec::ServerSpec;
+use scout::spec::{PolicySpec, TargetSpec};
 
 use crate::servers;
 

@@ -1,8 +1,8 @@
 //! The resilience checks that need a misbehaving server: each test runs a defective fixture
 //! (the check fails) and a correct one (it passes), through the library.
 
-use scout::probe::spec::ServerSpec;
 use scout::report::finding::{Phase, Status};
+use scout::spec::ServerSpec;
 
 use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
 
@@ -109,7 +109,7 @@ async fn two_clients_at_once_must_stay_apart() {
 fn real_http(url: &str) -> ServerSpec {
     let mut spec = ServerSpec::new(
         "real",
-        scout::probe::spec::TargetSpec::Http {
+        scout::spec::TargetSpec::Http {
             url: url.to_string(),
             headers: vec![],
             auth: Default::default(),
@@ -153,8 +153,8 @@ fn whole_run(mut spec: ServerSpec, pids: &std::path::Path, secs: u64) -> ServerS
         pids.display().to_string(),
     );
     match &mut spec.target {
-        scout::probe::spec::TargetSpec::Stdio { env_set, .. } => env_set.push(pid_file),
-        scout::probe::spec::TargetSpec::Http {
+        scout::spec::TargetSpec::Stdio { env_set, .. } => env_set.push(pid_file),
+        scout::spec::TargetSpec::Http {
             start: Some(cmd), ..
         } => {
             // Through env(1): the started server gets the variable, and keeps env's pid.

@@ -7,17 +7,17 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use scout::probe::spec::{TargetSpec, ValueSource};
 use scout::report::exchange::ExchangeKind;
 use scout::report::finding::{Era, Phase, Severity, Status};
 use scout::report::model::ServerReport;
+use scout::spec::{TargetSpec, ValueSource};
 
 use crate::common::{Scout, fixture, workspace};
 use crate::phase_fixtures::{all, expect, fixture_http, run};
 
 /// The phases the security checks need: a connection, the handshake, the catalogue and
 /// the bare first contact (auth).
-pub fn security_only(mut spec: scout::probe::ServerSpec) -> scout::probe::ServerSpec {
+pub fn security_only(mut spec: scout::spec::ServerSpec) -> scout::spec::ServerSpec {
     spec.only = vec![
         Phase::Discovery,
         Phase::Auth,

@@ -3,9 +3,9 @@
 //! default configuration serve a foreign Origin, the Python and TypeScript SDKs refuse it —
 //! and real catalogues pin reproducibly.
 
-use scout::probe::spec::TargetSpec;
 use scout::report::finding::{Era, Phase, Status};
 use scout::report::model::ServerReport;
+use scout::spec::TargetSpec;
 
 use crate::common::{Scout, workspace};
 use crate::phase_fixtures::{all, expect, run};
@@ -13,8 +13,8 @@ use crate::security::{
     CHECK_PHASES, config_file, entropy_sessions, findings, report, requests, s, security_only,
 };
 
-fn http_spec(url: &str) -> scout::probe::ServerSpec {
-    let mut spec = scout::probe::ServerSpec::new(
+fn http_spec(url: &str) -> scout::spec::ServerSpec {
+    let mut spec = scout::spec::ServerSpec::new(
         "real",
         TargetSpec::Http {
             url: url.to_string(),

@@ -3,8 +3,8 @@
 //! flag and reaches no tool, an allowed one is rendered.
 
 use scout::policy::{self, CallError, Decision};
-use scout::probe::spec::PolicySpec;
 use scout::probe::{Session, discovery, handshake, stdio};
+use scout::spec::PolicySpec;
 
 use crate::phase_fixtures::fixture;
 

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use scout::probe::spec::{ServerSpec, TargetSpec};
 use scout::report::finding::Status;
 use scout::report::model::{EraKind, ServerReport};
+use scout::spec::{ServerSpec, TargetSpec};
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -357,7 +357,7 @@ async fn secrets_child() {
         auth.token = Some(scout::auth::SecretSource::Env("SCOUT_T_TOKEN".into()));
         headers.push((
             "X-Api-Key".into(),
-            scout::probe::spec::ValueSource::Env("SCOUT_T_KEY".into()),
+            scout::spec::ValueSource::Env("SCOUT_T_KEY".into()),
         ));
     }
     let r = run(spec).await;

@@ -2,9 +2,9 @@
 //! answer, no exchange, a missing array), where a probe was judged twice, where a resumable
 //! stream was taken for a broken call, and where a grade contradicted the spec.
 
-use scout::probe::spec::{ServerSpec, TargetSpec};
 use scout::report::finding::{Era, Phase, SkipReason, Status};
 use scout::report::model::ServerReport;
+use scout::spec::{ServerSpec, TargetSpec};
 
 use crate::common::closed_port;
 use crate::phase_fixtures::{

@@ -60,7 +60,7 @@ async fn a_made_up_negotiated_version_fails() {
 }
 
 /// `initialize_answers_modern.py` over HTTP, answering `initialize` with `answer`.
-fn answers_modern(answer: &str) -> scout::probe::spec::ServerSpec {
+fn answers_modern(answer: &str) -> scout::spec::ServerSpec {
     crate::phase_fixtures::fixture_http_env("initialize_answers_modern.py", &[("ANSWER", answer)])
 }
 

@@ -7,9 +7,9 @@
 use futures_util::future::join_all;
 use scout::emit::{markdown, text};
 use scout::probe::registry;
-use scout::probe::spec::{PolicySpec, ServerSpec};
 use scout::report::finding::Finding;
 use scout::report::model::{Report, ServerReport};
+use scout::spec::{PolicySpec, ServerSpec};
 
 use crate::phase_fixtures::{fixture, fixture_http, run, with_policy};
 

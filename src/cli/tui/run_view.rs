@@ -16,9 +16,9 @@ use std::time::Duration;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::probe::events::RunEvent;
 use crate::report::Report;
 use crate::report::finding::{Phase, Status};
+use crate::telemetry::events::RunEvent;
 
 /// How often the spinners turn (indicatif itself draws at most 20 times a second).
 const TICK: Duration = Duration::from_millis(100);

@@ -226,7 +226,7 @@ struct App {
 }
 
 impl App {
-    fn new(server: &str, tools: &[Value], policy: &crate::probe::spec::PolicySpec) -> App {
+    fn new(server: &str, tools: &[Value], policy: &crate::spec::PolicySpec) -> App {
         let rows = policy::tool_table(tools, policy);
         let tools = rows
             .into_iter()

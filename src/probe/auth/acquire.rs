@@ -15,9 +15,9 @@ use crate::auth::token::{AuthMethod, SigningKey};
 use crate::auth::{AuthSpec, Grant, Resolved, SecretSource, store, token};
 use crate::probe::Session;
 use crate::probe::auth::{TOKEN_ACQUIRED, describe_token, stored};
-use crate::probe::spec::TargetSpec;
 use crate::report::exchange::Seq;
 use crate::report::finding::SkipReason;
+use crate::spec::TargetSpec;
 
 /// A token obtained from the configured source.
 pub(super) struct Got {

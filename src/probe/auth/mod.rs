@@ -8,16 +8,15 @@
 //! put into the authenticated client's slot here; every later phase sends it.
 
 mod acquire;
-pub mod discovery;
 mod probes;
 
 use crate::auth::http::AuthHttp;
 use crate::auth::{Grant, store, token};
 use crate::probe::Session;
-use crate::probe::spec::TargetSpec;
 use crate::report::check::Check;
 use crate::report::exchange::{ExchangeKind, Seq};
 use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::spec::TargetSpec;
 
 crate::checks! { phase: Auth;
     CHALLENGE = "auth.challenge", Major, "401 carries a Bearer challenge that points at the metadata", crate::report::check::spec_url::ASD26,

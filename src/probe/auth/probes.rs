@@ -24,10 +24,10 @@ use crate::probe::auth::{
     AUDIENCE, AUDIENCE_PROBE_RESOURCE, BareAnswer, CHALLENGE, GARBAGE_TOKEN, QUERY_TOKEN,
     SCOPE_CHALLENGE, TOKEN_ACQUIRED, Token, credentials_message, skip_all,
 };
-use crate::probe::spec::{TargetSpec, ValueSource};
 use crate::report::check::Check;
 use crate::report::exchange::{ExchangeKind, Seq};
 use crate::report::finding::{Era, FindingBuilder, Severity, SkipReason, Status};
+use crate::spec::{TargetSpec, ValueSource};
 use crate::transport::{Probe, Reply};
 
 /// The first request, as recorded, to send again.

@@ -690,9 +690,9 @@ mod tests {
     }
 
     fn session_with(tools: Vec<Value>) -> Session {
-        let spec = crate::probe::ServerSpec::new(
+        let spec = crate::spec::ServerSpec::new(
             "t",
-            crate::probe::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio {
                 command: vec!["true".into()],
                 env_forward: vec![],
                 env_set: vec![],
@@ -950,9 +950,9 @@ mod corpus {
     use crate::report::Status;
 
     fn session_with(tools: Vec<Value>) -> Session {
-        let spec = crate::probe::ServerSpec::new(
+        let spec = crate::spec::ServerSpec::new(
             "corpus",
-            crate::probe::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio {
                 command: vec!["true".into()],
                 env_forward: vec![],
                 env_set: vec![],

@@ -6,9 +6,9 @@ use serde_json::Value;
 
 use super::{TRANSPORT, UNAUTHENTICATED_DESTRUCTIVE};
 use crate::probe::Session;
-use crate::probe::spec::{TargetSpec, ValueSource};
 use crate::report::exchange::{ExchangeKind, Seq};
 use crate::report::finding::{FindingBuilder, Severity, SkipReason};
+use crate::spec::{TargetSpec, ValueSource};
 
 /// How many tool names a detail lists before "and N more".
 const LISTED: usize = 8;

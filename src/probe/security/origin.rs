@@ -9,10 +9,10 @@ use serde_json::json;
 use super::ORIGIN;
 use crate::client::Connection;
 use crate::probe::Session;
-use crate::probe::spec::{TargetSpec, is_loopback_url};
 use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
+use crate::spec::{TargetSpec, is_loopback_url};
 use crate::transport::limiter::RateLimiter;
 use crate::transport::{Probe, Reply};
 

@@ -7,9 +7,9 @@ use super::CATALOG_PINNING;
 use crate::pin::{Listed, PinnedServer, diff};
 use crate::probe::Session;
 use crate::probe::session::Catalog;
-use crate::probe::spec::PinSpec;
 use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason, Status};
+use crate::spec::PinSpec;
 
 /// The catalogue an agent would read: the modern wire's when the server speaks it.
 pub fn preferred(s: &Session) -> Option<&Catalog> {

@@ -1,6 +1,8 @@
 //! Discovery: can the endpoint be reached at all, and over what; and for a protected server,
 //! where its authorization server is (RFC 9728 / 8414 / OpenID Connect discovery, judged in
-//! `probe::auth::discovery`).
+//! [`oauth`]).
+
+pub mod oauth;
 
 use crate::report::check::spec_url;
 
@@ -30,8 +32,8 @@ use std::time::Duration;
 use crate::client::Connector;
 use crate::client::connect::START_TIMEOUT;
 use crate::probe::Session;
-use crate::probe::spec::TargetSpec;
 use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::spec::TargetSpec;
 use crate::transport::{MetaMode, Outcome, Probe, Reply};
 
 /// How long after the spawn a stdio server must still be running to count as started.
@@ -56,7 +58,7 @@ pub async fn run(s: &mut Session) {
         TargetSpec::Http { url, .. } => http(s, &connector, &url).await,
     }
     // The OAuth discovery checks that had nothing to judge (stdio, unreachable) say why.
-    crate::probe::auth::discovery::fill_missing(s);
+    oauth::fill_missing(s);
 }
 
 async fn stdio(s: &mut Session, connector: &Connector) {
@@ -69,11 +71,7 @@ async fn stdio(s: &mut Session, connector: &Connector) {
         Err(e) => {
             let why = format!("the command could not be started: {e}");
             s.add(REACHABLE.fail(why.clone()).without_exchange());
-            s.add(
-                crate::probe::stdio::PROCESS
-                    .fail(why.clone())
-                    .without_exchange(),
-            );
+            s.add(crate::probe::stdio::process_failed(&why));
             s.block(why);
             return;
         }
@@ -86,11 +84,7 @@ async fn stdio(s: &mut Session, connector: &Connector) {
             tail(&wire.process.stderr(), 2000)
         );
         s.add(REACHABLE.fail(why.clone()).without_exchange());
-        s.add(
-            crate::probe::stdio::PROCESS
-                .fail(why.clone())
-                .without_exchange(),
-        );
+        s.add(crate::probe::stdio::process_failed(&why));
         s.block("the stdio server exited before the first request");
         return;
     }
@@ -100,14 +94,7 @@ async fn stdio(s: &mut Session, connector: &Connector) {
             .pass(format!("the command started (pid {pid})"))
             .without_exchange(),
     );
-    s.add(
-        crate::probe::stdio::PROCESS
-            .pass(format!(
-                "started without a shell in its own process group (pid {pid}) and still running after {} ms",
-                SETTLE.as_millis()
-            ))
-            .without_exchange(),
-    );
+    s.add(crate::probe::stdio::process_running(pid, SETTLE));
     s.opened = Some(conn);
 }
 
@@ -171,7 +158,7 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
     }
     s.opened = Some(conn);
     // A protected server: where is its authorization server? (bare requests only)
-    crate::probe::auth::discovery::run(s, url).await;
+    oauth::run(s, url).await;
 }
 
 /// What to do about a TLS failure for want of a trusted issuer: a server inside a company

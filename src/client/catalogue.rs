@@ -5,10 +5,10 @@
 
 use serde_json::{Value, json};
 
-use super::Listed;
 use crate::client::Connection;
 use crate::client::summary;
-use crate::probe::ServerSpec;
+use crate::pin::Listed;
+use crate::spec::ServerSpec;
 
 /// Pages followed per list before scout gives up (a server that pages forever).
 const MAX_PAGES: usize = 100;

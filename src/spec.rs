@@ -125,7 +125,7 @@ pub struct ServerSpec {
     /// Where live progress goes (set by the runner for the terminal run view and
     /// `scout serve`; `None` = nobody watches). Not configuration: never serialised.
     #[serde(skip)]
-    pub observer: Option<crate::probe::events::Observer>,
+    pub observer: Option<crate::telemetry::events::Observer>,
 }
 
 /// The lock file's entry for one server, as the config found it.

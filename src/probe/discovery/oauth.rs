@@ -23,7 +23,7 @@ const OWN: [&Check; 4] = [
 /// Records a skip for every check of this family that has no finding yet.
 pub fn fill_missing(s: &mut Session) {
     let (reason, why) = match (&s.spec.target, &s.blocked) {
-        (crate::probe::spec::TargetSpec::Stdio { .. }, _) => (
+        (crate::spec::TargetSpec::Stdio { .. }, _) => (
             SkipReason::NotApplicable,
             "stdio servers take credentials from their environment, not from OAuth".to_string(),
         ),
@@ -42,7 +42,7 @@ pub fn fill_missing(s: &mut Session) {
 
 /// Runs the OAuth discovery of a server reached at `url` (after the first contact).
 pub async fn run(s: &mut Session, url: &str) {
-    let Some(first) = super::first_contact(s) else {
+    let Some(first) = crate::probe::auth::first_contact(s) else {
         return;
     };
     s.oauth.first = Some(first.clone());
@@ -64,7 +64,7 @@ pub async fn run(s: &mut Session, url: &str) {
         url,
         s.spec.treat_as_remote,
     )
-    .map(|h| h.with_limiter(super::run_limiter(s)))
+    .map(|h| h.with_limiter(crate::probe::auth::run_limiter(s)))
     {
         Ok(h) => h,
         Err(e) => {

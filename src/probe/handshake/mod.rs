@@ -2,6 +2,8 @@
 //! works as the spec says (`initialize` in the handshake revisions, `server/discover` in
 //! 2026-07-28).
 
+pub mod version_negotiation;
+
 use crate::report::check::spec_url;
 
 crate::checks! { phase: Handshake;
@@ -261,21 +263,7 @@ fn tagged(
 
 /// One line saying what a reply was.
 pub fn describe(r: &Reply) -> String {
-    let status = r
-        .status()
-        .map(|s| format!("HTTP {s}, "))
-        .unwrap_or_default();
-    match (&r.outcome, r.error_code()) {
-        (_, Some(code)) => format!(
-            "{status}JSON-RPC error {code}: {}",
-            r.error_message().unwrap_or("")
-        ),
-        (Outcome::Answered, None) => format!("{status}a result"),
-        (Outcome::TimedOut, _) => format!("{status}no answer within the timeout"),
-        (Outcome::Truncated, _) => format!("{status}the answer exceeded the size cap"),
-        (Outcome::TransportError(e), _) => format!("{status}transport error: {e}"),
-        (Outcome::NoResponse, _) => format!("{status}no JSON-RPC response"),
-    }
+    r.describe()
 }
 
 fn check_discover(s: &mut Session, d: &Reply, dual: bool) {
@@ -360,7 +348,7 @@ async fn version_negotiation_modern(s: &mut Session, m: &Connection, d: &Reply, 
             ..Probe::request("server/discover", json!({}))
         })
         .await;
-    let b = crate::probe::version_negotiation::judge_modern(Some(d), &r);
+    let b = version_negotiation::judge_modern(Some(d), &r);
     s.add(tagged(b, Era::Modern, dual));
 }
 
@@ -461,7 +449,7 @@ async fn version_negotiation_legacy(s: &mut Session, l: &Connection, init: &Repl
         }
     };
     let r = lifecycle::initialize(&fresh, UNKNOWN_VERSION).await;
-    let b = crate::probe::version_negotiation::judge_legacy(LEGACY_VERSION, init, &r);
+    let b = version_negotiation::judge_legacy(LEGACY_VERSION, init, &r);
     s.add(tagged(b, Era::Legacy, dual));
     fresh.close().await;
 }

@@ -5,7 +5,7 @@
 //! An [`Observer`] is an unbounded channel sender carried in the [`ServerSpec`]: sending never
 //! blocks a probe, and a dropped receiver is simply ignored (the run goes on unobserved).
 //!
-//! [`ServerSpec`]: crate::probe::ServerSpec
+//! [`ServerSpec`]: crate::spec::ServerSpec
 
 use tokio::sync::mpsc;
 
