@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::report::finding::Phase;
 use crate::report::model::Anchor;
+use crate::transport::process::ProcessConfig;
 
 /// A header value or secret as configured: literal, or read from an environment variable.
 /// Values from the environment are secrets: registered with the redactor before the first
@@ -42,17 +43,8 @@ pub enum TargetSpec {
         /// A command scout starts before the check and stops after it.
         start: Option<Vec<String>>,
     },
-    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout.
-    Stdio {
-        /// Program and arguments, no shell.
-        command: Vec<String>,
-        /// Variables forwarded from scout's environment by name.
-        env_forward: Vec<String>,
-        /// Variables set to exactly these values.
-        env_set: Vec<(String, String)>,
-        /// Working directory.
-        dir: Option<PathBuf>,
-    },
+    /// A child process speaking newline-delimited JSON-RPC on stdin/stdout: what to start.
+    Stdio(ProcessConfig),
 }
 
 /// Which tools scout may call (docs/safety.md).
@@ -187,7 +179,7 @@ impl ServerSpec {
     pub fn is_remote(&self) -> bool {
         match &self.target {
             TargetSpec::Http { url, .. } => self.treat_as_remote || !is_loopback_url(url),
-            TargetSpec::Stdio { .. } => false,
+            TargetSpec::Stdio(..) => false,
         }
     }
 
@@ -195,7 +187,7 @@ impl ServerSpec {
     pub fn target_display(&self) -> String {
         match &self.target {
             TargetSpec::Http { url, .. } => url.clone(),
-            TargetSpec::Stdio { command, .. } => command.join(" "),
+            TargetSpec::Stdio(ProcessConfig { command, .. }) => command.join(" "),
         }
     }
 }
@@ -229,12 +221,12 @@ mod tests {
         assert!(local.is_remote());
         let mut stdio = ServerSpec::new(
             "s",
-            TargetSpec::Stdio {
+            TargetSpec::Stdio(ProcessConfig {
                 command: vec!["x".into()],
                 env_forward: vec![],
                 env_set: vec![],
                 dir: None,
-            },
+            }),
         );
         stdio.treat_as_remote = true;
         assert!(!stdio.is_remote());

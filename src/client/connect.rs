@@ -262,11 +262,11 @@ impl Connector {
                 clients.set_bearer(resolved.token.clone());
                 Some(Arc::new(clients))
             }
-            TargetSpec::Stdio {
+            TargetSpec::Stdio(ProcessConfig {
                 env_forward,
                 env_set,
                 ..
-            } => {
+            }) => {
                 secrets.extend(stdio_env_secrets(env_forward, env_set));
                 None
             }
@@ -491,7 +491,7 @@ impl Connector {
     /// The transport this target uses by default.
     pub fn default_transport(&self) -> TransportKind {
         match &self.inner.spec.target {
-            TargetSpec::Stdio { .. } => TransportKind::Stdio,
+            TargetSpec::Stdio(..) => TransportKind::Stdio,
             TargetSpec::Http { .. } => {
                 if self.legacy_sse_url().is_some() {
                     TransportKind::LegacySse
@@ -510,22 +510,8 @@ impl Connector {
     /// A new wire (no handshake) over `kind`.
     pub async fn open_wire(&self, kind: TransportKind) -> Result<Connection, ConnectError> {
         let wire = match (&self.inner.spec.target, kind) {
-            (
-                TargetSpec::Stdio {
-                    command,
-                    env_forward,
-                    env_set,
-                    dir,
-                },
-                TransportKind::Stdio,
-            ) => {
-                let cfg = ProcessConfig {
-                    command: command.clone(),
-                    env_forward: env_forward.clone(),
-                    env_set: env_set.clone(),
-                    dir: dir.clone(),
-                };
-                let sp = process::spawn(&cfg)?;
+            (TargetSpec::Stdio(cfg), TransportKind::Stdio) => {
+                let sp = process::spawn(cfg)?;
                 let w = StdioWire::new(
                     sp.process,
                     sp.stdin,
@@ -764,12 +750,12 @@ mod tests {
         assert_eq!(l.interval(), Some(std::time::Duration::from_millis(200)));
         let mut stdio = ServerSpec::new(
             "s",
-            TargetSpec::Stdio {
+            TargetSpec::Stdio(ProcessConfig {
                 command: vec!["x".into()],
                 env_forward: vec![],
                 env_set: vec![],
                 dir: None,
-            },
+            }),
         );
         stdio.treat_as_remote = true;
         assert!(!limiter_for(&stdio).is_throttled());
@@ -780,12 +766,12 @@ mod tests {
         use crate::transport::{HttpInfo, Outcome, Reply};
         let spec = ServerSpec::new(
             "t",
-            TargetSpec::Stdio {
+            TargetSpec::Stdio(ProcessConfig {
                 command: vec!["true".into()],
                 env_forward: Vec::new(),
                 env_set: Vec::new(),
                 dir: None,
-            },
+            }),
         );
         let answered = |seq| Reply {
             evidence: vec![seq],
@@ -834,12 +820,12 @@ mod tests {
     fn ids_alternate_between_integers_and_strings() {
         let spec = ServerSpec::new(
             "t",
-            TargetSpec::Stdio {
+            TargetSpec::Stdio(ProcessConfig {
                 command: vec!["true".into()],
                 env_forward: Vec::new(),
                 env_set: Vec::new(),
                 dir: None,
-            },
+            }),
         );
         let c = Connector::new(&spec, Recorder::new(), "run").expect("connector");
         let ids: Vec<Value> = (0..4).map(|_| c.next_id()).collect();

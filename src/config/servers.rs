@@ -10,6 +10,7 @@ use crate::config::{ConfigError, Settings, duration};
 use crate::report::Anchor;
 use crate::runner::Planned;
 use crate::spec::{PolicySpec, ServerSpec, TargetSpec, ToolArgs, ValueSource};
+use crate::transport::process::ProcessConfig;
 
 /// Validates the entries and builds one planned run per server.
 pub fn plan(
@@ -107,7 +108,7 @@ fn plan_one(
             if e.start.is_some() {
                 return Err(err("`start` applies to HTTP servers (`url`); a stdio `command` is started by scout itself".into()));
             }
-            TargetSpec::Stdio {
+            TargetSpec::Stdio(ProcessConfig {
                 command: command.clone(),
                 env_forward: e.stdio_env.clone().unwrap_or_default(),
                 env_set: e
@@ -117,7 +118,7 @@ fn plan_one(
                     .into_iter()
                     .collect(),
                 dir: e.stdio_dir.clone(),
-            }
+            })
         }
     };
 

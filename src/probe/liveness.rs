@@ -152,6 +152,7 @@ fn charge_to_resilience(s: &mut Session, d: &Death) {
 mod tests {
     use super::*;
     use crate::report::finding::Severity;
+    use crate::transport::process::ProcessConfig;
 
     fn finding(status: Status, evidence: Vec<Seq>) -> Finding {
         Finding {
@@ -183,12 +184,12 @@ mod tests {
         };
         let mut s = crate::probe::Session::new(crate::spec::ServerSpec::new(
             "s",
-            crate::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio(ProcessConfig {
                 command: vec!["srv".into()],
                 env_forward: vec![],
                 env_set: vec![],
                 dir: None,
-            },
+            }),
         ));
         s.findings.push(f);
         let mut other = finding(Status::Warn, vec![9]);

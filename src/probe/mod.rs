@@ -367,7 +367,7 @@ fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerR
             .map(|w| w.transport())
             .unwrap_or(match s.spec.target {
                 spec::TargetSpec::Http { .. } => crate::report::TransportKind::Http,
-                spec::TargetSpec::Stdio { .. } => crate::report::TransportKind::Stdio,
+                spec::TargetSpec::Stdio(..) => crate::report::TransportKind::Stdio,
             }),
         target: s.spec.target_display(),
         era: s.era,

@@ -170,16 +170,17 @@ mod tests {
     use super::*;
     use crate::probe::registry;
     use crate::spec::TargetSpec;
+    use crate::transport::process::ProcessConfig;
 
     fn session() -> Session {
         Session::new(ServerSpec::new(
             "s",
-            TargetSpec::Stdio {
+            TargetSpec::Stdio(ProcessConfig {
                 command: vec!["srv".into()],
                 env_forward: vec![],
                 env_set: vec![],
                 dir: None,
-            },
+            }),
         ))
     }
 

@@ -2,6 +2,7 @@
 //! `protocol`.
 
 use crate::report::check::spec_url;
+use crate::transport::process::ProcessConfig;
 
 crate::checks! { phase: Protocol;
     PROCESS = "stdio.process", Critical, "The server process starts and stays up", spec_url::S26,
@@ -177,7 +178,7 @@ pub async fn finish(s: &mut Session) {
         let set: Vec<_> = env.set.iter().map(|(k, v)| format!("{k}={v}")).collect();
         parts.push(format!("set: {}", set.join(", ")));
     }
-    if let crate::spec::TargetSpec::Stdio { dir: Some(d), .. } = &s.spec.target {
+    if let crate::spec::TargetSpec::Stdio(ProcessConfig { dir: Some(d), .. }) = &s.spec.target {
         parts.push(format!("working directory: {}", d.display()));
     }
     s.add(ENVIRONMENT.info(parts.join("; ")).without_exchange());

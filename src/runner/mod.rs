@@ -277,7 +277,7 @@ pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
         name: spec.name.clone(),
         transport: match spec.target {
             crate::spec::TargetSpec::Http { .. } => crate::report::TransportKind::Http,
-            crate::spec::TargetSpec::Stdio { .. } => crate::report::TransportKind::Stdio,
+            crate::spec::TargetSpec::Stdio(..) => crate::report::TransportKind::Stdio,
         },
         target: spec.target_display(),
         era: EraKind::Unknown,
@@ -360,6 +360,7 @@ fn remote_key(s: &crate::spec::ServerSpec) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::process::ProcessConfig;
 
     fn http(url: &str) -> crate::spec::ServerSpec {
         crate::spec::ServerSpec::new(
@@ -457,12 +458,12 @@ mod tests {
     fn a_server_that_never_ran_fails_the_gate() {
         let spec = ServerSpec::new(
             "late",
-            crate::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio(ProcessConfig {
                 command: vec!["srv".into()],
                 env_forward: vec![],
                 env_set: vec![],
                 dir: None,
-            },
+            }),
         );
         let r = not_started(spec, "interrupted");
         assert!(r.interrupted);

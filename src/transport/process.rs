@@ -39,8 +39,8 @@ pub const BASE_ENV: &[&str] = &[
 /// How much stderr (and captured stdout of `start` commands) is kept.
 pub const STDERR_CAP: usize = 64 * 1024;
 
-/// What to start.
-#[derive(Debug, Clone, Default)]
+/// What to start: a stdio server, or an HTTP server's `start` command.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ProcessConfig {
     /// Program and arguments (no shell).
     pub command: Vec<String>,

@@ -8,6 +8,7 @@ use scout::report::finding::{Phase, Status};
 use scout::spec::ServerSpec;
 
 use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
+use scout::transport::process::ProcessConfig;
 
 fn performance(mut spec: ServerSpec) -> ServerSpec {
     spec.only = vec![
@@ -124,12 +125,12 @@ async fn a_healthy_fast_server_is_assessed_with_passes() {
     // performance was "not assessed" exactly when it was good.
     let mut spec = ServerSpec::new(
         "demo",
-        scout::spec::TargetSpec::Stdio {
+        scout::spec::TargetSpec::Stdio(ProcessConfig {
             command: crate::servers::demo_stdio(),
             env_forward: Vec::new(),
             env_set: Vec::new(),
             dir: None,
-        },
+        }),
     );
     spec.only = vec![
         Phase::Discovery,

@@ -6,6 +6,7 @@
 use scout::report::finding::{Era, Finding, Phase, Status};
 use scout::report::model::ServerReport;
 use scout::spec::{PolicySpec, ServerSpec, TargetSpec};
+use scout::transport::process::ProcessConfig;
 
 /// A stdio spec for `tests/fixtures/<file>` (run with python3), with `env` set in the child
 /// and only the phases that connect, list and call selected.
@@ -13,7 +14,7 @@ pub fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
     let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
     let mut spec = ServerSpec::new(
         file.trim_end_matches(".py"),
-        TargetSpec::Stdio {
+        TargetSpec::Stdio(ProcessConfig {
             command: vec!["python3".into(), path],
             env_forward: Vec::new(),
             env_set: env
@@ -21,7 +22,7 @@ pub fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
                 .map(|(k, v)| (k.to_string(), v.clone()))
                 .collect(),
             dir: None,
-        },
+        }),
     );
     spec.only = vec![
         Phase::Discovery,

@@ -10,6 +10,7 @@ use scout::spec::ServerSpec;
 use scout::spec::TargetSpec;
 
 use crate::common::{HttpFixture, stdio_command};
+use scout::transport::process::ProcessConfig;
 
 /// Runs discovery, handshake and protocol (the phases the protocol phase depends on).
 async fn check(target: TargetSpec) -> ServerReport {
@@ -39,12 +40,12 @@ async fn http(name: &str) -> ServerReport {
 }
 
 async fn stdio(name: &str) -> ServerReport {
-    check(TargetSpec::Stdio {
+    check(TargetSpec::Stdio(ProcessConfig {
         command: stdio_command(name),
         env_forward: vec![],
         env_set: vec![],
         dir: None,
-    })
+    }))
     .await
 }
 

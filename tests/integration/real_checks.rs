@@ -17,14 +17,15 @@ use scout::spec::ServerSpec;
 use scout::spec::{PolicySpec, TargetSpec};
 
 use crate::servers;
+use scout::transport::process::ProcessConfig;
 
 fn stdio(argv: Vec<String>) -> TargetSpec {
-    TargetSpec::Stdio {
+    TargetSpec::Stdio(ProcessConfig {
         command: argv,
         env_forward: vec![],
         env_set: vec![],
         dir: None,
-    }
+    })
 }
 
 fn http(url: &str) -> TargetSpec {
@@ -420,12 +421,12 @@ async fn the_policy_decides_which_tools_of_a_real_sdk_server_are_called() {
     .enumerate()
     {
         let log = dir.path().join(format!("calls-{i}.log"));
-        let target = TargetSpec::Stdio {
+        let target = TargetSpec::Stdio(ProcessConfig {
             command: servers::py_stdio(),
             env_forward: vec![],
             env_set: vec![("SCOUT_TEST_CALL_LOG".into(), log.display().to_string())],
             dir: None,
-        };
+        });
         let r = check_with(target, policy).await;
         let called: BTreeSet<String> = std::fs::read_to_string(&log)
             .unwrap_or_default()

@@ -5,6 +5,7 @@ use scout::report::finding::{Phase, Status};
 use scout::spec::ServerSpec;
 
 use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
+use scout::transport::process::ProcessConfig;
 
 fn resilience(mut spec: ServerSpec) -> ServerSpec {
     spec.only = vec![Phase::Discovery, Phase::Handshake, Phase::Resilience];
@@ -153,7 +154,7 @@ fn whole_run(mut spec: ServerSpec, pids: &std::path::Path, secs: u64) -> ServerS
         pids.display().to_string(),
     );
     match &mut spec.target {
-        scout::spec::TargetSpec::Stdio { env_set, .. } => env_set.push(pid_file),
+        scout::spec::TargetSpec::Stdio(ProcessConfig { env_set, .. }) => env_set.push(pid_file),
         scout::spec::TargetSpec::Http {
             start: Some(cmd), ..
         } => {

@@ -7,6 +7,7 @@ use std::time::Duration;
 use scout::report::finding::Status;
 use scout::report::model::{EraKind, ServerReport};
 use scout::spec::{ServerSpec, TargetSpec};
+use scout::transport::process::ProcessConfig;
 
 fn fixture(name: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -19,12 +20,12 @@ fn fixture(name: &str) -> String {
 fn stdio_spec(script: &str) -> ServerSpec {
     let mut spec = ServerSpec::new(
         script.trim_end_matches(".py"),
-        TargetSpec::Stdio {
+        TargetSpec::Stdio(ProcessConfig {
             command: vec!["python3".into(), fixture(script), "stdio".into()],
             env_forward: Vec::new(),
             env_set: Vec::new(),
             dir: None,
-        },
+        }),
     );
     spec.timeout = Duration::from_secs(3);
     spec.deadline = Duration::from_secs(60);
@@ -457,7 +458,7 @@ async fn unreachable_server_is_a_critical_fail_and_blocks_later_phases() {
 #[tokio::test]
 async fn missing_command_and_failed_start_block_the_run_with_a_reason() {
     let mut spec = stdio_spec("minimal_server.py");
-    if let TargetSpec::Stdio { command, .. } = &mut spec.target {
+    if let TargetSpec::Stdio(ProcessConfig { command, .. }) = &mut spec.target {
         *command = vec!["scout-no-such-binary-xyz".into()];
     }
     let r = run(spec).await;

@@ -10,6 +10,7 @@ use crate::common::closed_port;
 use crate::phase_fixtures::{
     all, expect, expect_era, fixture, fixture_http, never, no_fails, only, run, url_spec,
 };
+use scout::transport::process::ProcessConfig;
 
 /// `spec` with the protocol phase (and with it the whole-run checks) added.
 fn with_protocol(mut spec: ServerSpec) -> ServerSpec {
@@ -112,12 +113,12 @@ async fn tls_is_not_passed_from_the_url_scheme() {
 async fn stdout_clean_needs_stdout_lines() {
     let spec = ServerSpec::new(
         "false",
-        TargetSpec::Stdio {
+        TargetSpec::Stdio(ProcessConfig {
             command: vec!["false".into()],
             env_forward: vec![],
             env_set: vec![],
             dir: None,
-        },
+        }),
     );
     let r = run(spec).await;
     // A process that never ran is an observation without an exchange.

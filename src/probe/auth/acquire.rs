@@ -52,7 +52,7 @@ pub(super) fn bound_server(s: &Session) -> Option<Bound> {
 fn bound(s: &Session, issuer: Option<&str>) -> Result<(Bound, Vec<Seq>), Refusal> {
     let url = match &s.spec.target {
         TargetSpec::Http { url, .. } => url.as_str(),
-        TargetSpec::Stdio { .. } => "",
+        TargetSpec::Stdio(..) => "",
     };
     let missing = || {
         Refusal::Metadata("scout found no token endpoint: the protected resource metadata or the authorization server metadata is missing (see the discovery findings)".to_string())
@@ -269,7 +269,7 @@ pub(super) async fn acquire(
                         .map(|(k, _)| k.as_str())
                         .collect::<Vec<_>>()
                         .join(", "),
-                    TargetSpec::Stdio { .. } => String::new(),
+                    TargetSpec::Stdio(..) => String::new(),
                 };
                 let why = if headers.is_empty() {
                     "no credentials are configured for this server (and none stored by `scout auth login`)".to_string()

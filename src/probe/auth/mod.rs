@@ -171,7 +171,7 @@ pub async fn run(s: &mut Session) {
             auth.grant(),
             url.clone(),
         ),
-        TargetSpec::Stdio { .. } => {
+        TargetSpec::Stdio(..) => {
             s.add(OPEN.skip(
                 SkipReason::NotApplicable,
                 "A stdio server has no credentials to ask for: the trust decision was made when the command was chosen.",

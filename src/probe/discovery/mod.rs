@@ -54,7 +54,7 @@ pub async fn run(s: &mut Session) {
     };
     s.connector = Some(connector.clone());
     match s.spec.target.clone() {
-        TargetSpec::Stdio { .. } => stdio(s, &connector).await,
+        TargetSpec::Stdio(..) => stdio(s, &connector).await,
         TargetSpec::Http { url, .. } => http(s, &connector, &url).await,
     }
     // The OAuth discovery checks that had nothing to judge (stdio, unreachable) say why.

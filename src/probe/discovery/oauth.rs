@@ -23,7 +23,7 @@ const OWN: [&Check; 4] = [
 /// Records a skip for every check of this family that has no finding yet.
 pub fn fill_missing(s: &mut Session) {
     let (reason, why) = match (&s.spec.target, &s.blocked) {
-        (crate::spec::TargetSpec::Stdio { .. }, _) => (
+        (crate::spec::TargetSpec::Stdio(..), _) => (
             SkipReason::NotApplicable,
             "stdio servers take credentials from their environment, not from OAuth".to_string(),
         ),

@@ -647,6 +647,7 @@ pub fn judge_messages(received: &[Received], redactor: &Redactor) -> Vec<Finding
 mod tests {
     use super::*;
     use crate::report::Status;
+    use crate::transport::process::ProcessConfig;
     use serde_json::json;
 
     #[test]
@@ -692,12 +693,12 @@ mod tests {
     fn session_with(tools: Vec<Value>) -> Session {
         let spec = crate::spec::ServerSpec::new(
             "t",
-            crate::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio(ProcessConfig {
                 command: vec!["true".into()],
                 env_forward: vec![],
                 env_set: vec![],
                 dir: None,
-            },
+            }),
         );
         let mut s = Session::new(spec);
         s.catalogs.push(crate::probe::Catalog {
@@ -948,16 +949,17 @@ mod tests {
 mod corpus {
     use super::*;
     use crate::report::Status;
+    use crate::transport::process::ProcessConfig;
 
     fn session_with(tools: Vec<Value>) -> Session {
         let spec = crate::spec::ServerSpec::new(
             "corpus",
-            crate::spec::TargetSpec::Stdio {
+            crate::spec::TargetSpec::Stdio(ProcessConfig {
                 command: vec!["true".into()],
                 env_forward: vec![],
                 env_set: vec![],
                 dir: None,
-            },
+            }),
         );
         let mut s = Session::new(spec);
         s.catalogs.push(crate::probe::Catalog {

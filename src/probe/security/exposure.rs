@@ -158,7 +158,7 @@ pub fn judge_unauthenticated(
 
 /// `security.unauthenticated_destructive` for the session.
 pub fn unauthenticated_destructive(s: &Session) -> Vec<FindingBuilder> {
-    if matches!(s.spec.target, TargetSpec::Stdio { .. }) {
+    if matches!(s.spec.target, TargetSpec::Stdio(..)) {
         return vec![UNAUTHENTICATED_DESTRUCTIVE.skip(
             SkipReason::NotApplicable,
             "A stdio server is reachable only by the process that started it.",
