@@ -75,6 +75,42 @@ try {
   result.categories = await page.$$eval('.categories li', (l) => l.length);
   result.live = await page.textContent('#live');
 
+  // Layout: with every group open, each finding (and its badge) lies inside its own group,
+  // on the page, and clear of the page header; each group shows as many findings as its
+  // counts say. (The skip link's class once also styled skipped findings, which were then
+  // moved off their groups and over the header.)
+  result.layout = await page.evaluate(() => {
+    const groups = [...document.querySelectorAll('details.phase-group')];
+    const wasOpen = groups.map((d) => d.open);
+    for (const d of groups) d.open = true;
+    const header = document.querySelector('header.top').getBoundingClientRect();
+    const inside = (r, box) => r.left >= box.left - 1 && r.right <= box.right + 1
+      && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+    const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    const out = { checked: 0, skipped_checked: 0, misplaced: [], miscounted: [] };
+    for (const d of groups) {
+      const box = d.getBoundingClientRect();
+      const cards = [...d.querySelectorAll('.finding')];
+      const counted = (d.querySelector('.counts')?.textContent.match(/\d+ (pass|fail|warn|info|skip)/g) || [])
+        .reduce((n, t) => n + parseInt(t, 10), 0);
+      const shown = cards.filter((c) => c.getClientRects().length > 0).length;
+      if (counted !== shown) out.miscounted.push(`${d.id}: counts say ${counted}, ${shown} shown`);
+      for (const c of cards) {
+        out.checked += 1;
+        if (c.classList.contains('skip')) out.skipped_checked += 1;
+        for (const part of [c, c.querySelector('.badge')].filter(Boolean)) {
+          const r = part.getBoundingClientRect();
+          const doc = { left: 0, top: -1e9, right: document.documentElement.scrollWidth, bottom: 1e9 };
+          if (!inside(r, box) || !inside(r, doc) || overlaps(r, header)) {
+            out.misplaced.push(`${c.dataset.id} (${part.className})`);
+          }
+        }
+      }
+    }
+    groups.forEach((d, i) => { d.open = wasOpen[i]; });
+    return out;
+  });
+
   // A finding's evidence: the exchanges it cites, request and response.
   // A failing finding's if there is one (its group is open), else any finding's.
   let toggle = page.locator('.finding.fail button.evidence-toggle').first();

@@ -433,6 +433,16 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
     let refusal = r["command_refusal"].as_str().unwrap_or_default();
     assert!(refusal.contains("--allow-stdio"), "{refusal}");
     assert_eq!(r["command_api_status"], 403);
+    // Every finding is drawn inside its own group, on the page and clear of the header, and
+    // each group shows what its counts say (skipped findings included).
+    let layout = &r["layout"];
+    assert!(layout["checked"].as_u64().unwrap_or(0) > 0, "{layout}");
+    assert!(
+        layout["skipped_checked"].as_u64().unwrap_or(0) > 0,
+        "{layout}"
+    );
+    assert_eq!(layout["misplaced"], serde_json::json!([]), "{layout}");
+    assert_eq!(layout["miscounted"], serde_json::json!([]), "{layout}");
     let score: u8 = r["score"]
         .as_str()
         .and_then(|s| s.parse().ok())
