@@ -418,6 +418,11 @@ pub async fn login(
     })
 }
 
+/// True under `CI=true`, where nobody is at the desk to log in: the login refuses to start.
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true"))
+}
+
 /// Best effort: hands the URL to the desktop's opener. Failure is fine, the URL was printed.
 pub fn open_browser(url: &str) {
     let opener = if cfg!(target_os = "macos") {

@@ -75,7 +75,7 @@ fn token_dir() -> Result<PathBuf, CliError> {
 }
 
 fn login(a: LoginArgs) -> Result<u8, CliError> {
-    if std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
+    if login::under_ci() {
         return Err(CliError::Usage(
             "scout auth login is for people at a desk and refuses to run under CI=true; in CI give scout credentials with --client-id/--client-secret-env, --refresh-token-env, --token-env or --token-file".into(),
         ));

@@ -51,7 +51,7 @@ impl OneServerArgs {
         if !self.login {
             return Ok(crate::client::reauth::Reauth::default());
         }
-        if std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
+        if crate::auth::login::under_ci() {
             return Err(CliError::Usage(
                 "--login is for people at a desk and refuses to run under CI=true; in CI give scout credentials with --client-id/--client-secret-env, --refresh-token-env, --token-env or --token-file".into(),
             ));

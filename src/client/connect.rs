@@ -579,6 +579,22 @@ impl Connector {
             .ok_or(ConnectError::WrongTransport(TransportKind::Http))
     }
 
+    /// The client for requests to authorization servers on behalf of this target: recorded
+    /// like every exchange, with the target's trace id and timeout.
+    pub(crate) fn auth_http(
+        &self,
+        url: &str,
+        clients: &HttpClients,
+    ) -> Result<crate::auth::http::AuthHttp, String> {
+        crate::auth::http::AuthHttp::new(
+            self.inner.recorder.clone(),
+            &clients.trace_id,
+            self.timeout(),
+            url,
+            self.inner.spec.treat_as_remote,
+        )
+    }
+
     /// Outside a check run (`connect`, `tools`, `call`): runs the configured OAuth grant, or
     /// takes a token stored by `scout auth login`, and puts the token in the authenticated
     /// client's slot. A ready token is already there; an open server needs none.
@@ -588,14 +604,7 @@ impl Connector {
         else {
             return Ok(());
         };
-        let http = crate::auth::http::AuthHttp::new(
-            self.inner.recorder.clone(),
-            &clients.trace_id,
-            self.timeout(),
-            url,
-            self.inner.spec.treat_as_remote,
-        )
-        .map_err(ConnectError::Auth)?;
+        let http = self.auth_http(url, clients).map_err(ConnectError::Auth)?;
         let remote = self.inner.spec.treat_as_remote;
         let got = crate::auth::obtain::obtain(&http, url, auth, &self.inner.resolved, remote, None)
             .await
@@ -727,19 +736,31 @@ impl Connector {
 mod tests {
     use super::*;
 
+    fn http_spec(url: &str) -> ServerSpec {
+        ServerSpec::new(
+            "s",
+            TargetSpec::Http {
+                url: url.into(),
+                headers: vec![],
+                auth: Default::default(),
+                start: None,
+            },
+        )
+    }
+
+    fn stdio_spec(program: &str) -> ServerSpec {
+        ServerSpec::new(
+            "s",
+            TargetSpec::Stdio(ProcessConfig {
+                command: vec![program.into()],
+                ..ProcessConfig::default()
+            }),
+        )
+    }
+
     #[test]
     fn defaults_per_target() {
-        let http = |url: &str| {
-            ServerSpec::new(
-                "s",
-                TargetSpec::Http {
-                    url: url.into(),
-                    headers: vec![],
-                    auth: Default::default(),
-                    start: None,
-                },
-            )
-        };
+        let http = http_spec;
         assert!(!limiter_for(&http("http://127.0.0.1:1/mcp")).is_throttled());
         assert!(limiter_for(&http("https://example.com/mcp")).is_throttled());
         let mut local = http("http://127.0.0.1:1/mcp");
@@ -748,15 +769,7 @@ mod tests {
         local.treat_as_remote = true;
         let l = limiter_for(&local);
         assert_eq!(l.interval(), Some(std::time::Duration::from_millis(200)));
-        let mut stdio = ServerSpec::new(
-            "s",
-            TargetSpec::Stdio(ProcessConfig {
-                command: vec!["x".into()],
-                env_forward: vec![],
-                env_set: vec![],
-                dir: None,
-            }),
-        );
+        let mut stdio = stdio_spec("x");
         stdio.treat_as_remote = true;
         assert!(!limiter_for(&stdio).is_throttled());
     }
@@ -764,15 +777,7 @@ mod tests {
     #[test]
     fn an_http_server_is_dead_after_the_first_broken_request_since_its_last_answer() {
         use crate::transport::{HttpInfo, Outcome, Reply};
-        let spec = ServerSpec::new(
-            "t",
-            TargetSpec::Stdio(ProcessConfig {
-                command: vec!["true".into()],
-                env_forward: Vec::new(),
-                env_set: Vec::new(),
-                dir: None,
-            }),
-        );
+        let spec = stdio_spec("true");
         let answered = |seq| Reply {
             evidence: vec![seq],
             http: Some(HttpInfo::default()),
@@ -818,15 +823,7 @@ mod tests {
 
     #[test]
     fn ids_alternate_between_integers_and_strings() {
-        let spec = ServerSpec::new(
-            "t",
-            TargetSpec::Stdio(ProcessConfig {
-                command: vec!["true".into()],
-                env_forward: Vec::new(),
-                env_set: Vec::new(),
-                dir: None,
-            }),
-        );
+        let spec = stdio_spec("true");
         let c = Connector::new(&spec, Recorder::new(), "run").expect("connector");
         let ids: Vec<Value> = (0..4).map(|_| c.next_id()).collect();
         assert!(ids[0].is_u64() && ids[2].is_u64());

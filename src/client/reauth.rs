@@ -191,13 +191,7 @@ impl crate::client::Connector {
             return Ok(None);
         };
         let remote = self.inner.spec.treat_as_remote;
-        let http = crate::auth::http::AuthHttp::new(
-            self.inner.recorder.clone(),
-            &clients.trace_id,
-            self.timeout(),
-            url,
-            remote,
-        )?;
+        let http = self.auth_http(url, clients)?;
         let asked = if status == 403 {
             "more scope (HTTP 403 insufficient_scope)"
         } else {
@@ -230,7 +224,7 @@ impl crate::client::Connector {
                         "{url} asks for {asked}; log in with `scout auth login {url}` (or pass --login), or give scout credentials"
                     ));
                 };
-                if std::env::var("CI").is_ok_and(|v| v.eq_ignore_ascii_case("true")) {
+                if login::under_ci() {
                     return Err(format!(
                         "{url} asks for {asked}, and --login does not log in under CI=true; give scout credentials instead"
                     ));
