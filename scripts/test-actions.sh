@@ -5,6 +5,8 @@
 #   run the way host/action.yml runs it: the latest-release lookup, the version taken from
 #   the action's own path, a SHA-256 mismatch, a poisoned cache entry, flag-like and
 #   malformed inputs;
+# - the README's one-command installer (install.sh) against the same stand-in release:
+#   the latest release installed and run, a SHA-256 mismatch and a malformed version refused;
 # - the release pin (scripts/pin-action.sh) on copies of both action files.
 # Needs python3, openssl, curl, tar and xz. Prints "N passed, N failed" and exits non-zero
 # on any failure.
@@ -163,7 +165,44 @@ if RUNNER_OS=macOS RUNNER_ARCH=ARM64 SCOUT_VERSION=0.1.0 run resolve &&
   ok "resolve: macOS, Windows and Linux runners map to their release targets"
 else not_ok "resolve: runner targets ($(cat "$work/out" "$work/log"))"; fi
 
-# 8. The release pin rewrites exactly the image of action.yml and the version default of
+# 8. The README's installer (install.sh, run as `curl … | sh` runs it: by sh, from stdin)
+#    installs the latest release for this machine, checked, and refuses what it must.
+case "$(uname -m)" in
+  aarch64 | arm64) here_arch=aarch64 ;;
+  *) here_arch=x86_64 ;;
+esac
+case "$(uname -s)" in
+  Darwin) here="$here_arch-apple-darwin" ;;
+  *) here="$here_arch-unknown-linux-gnu" ;;
+esac
+here_archive="mcp-scout-$here.tar.xz"
+if [ "$here" != "$target" ]; then
+  mkdir -p "$work/pkg-here/mcp-scout-$here"
+  cp "$work/pkg/mcp-scout-$target/scout" "$work/pkg-here/mcp-scout-$here/scout"
+  tar -cJf "$rel/$here_archive" -C "$work/pkg-here" "mcp-scout-$here"
+  printf '%s *%s\n\n' "$(sha256sum "$rel/$here_archive" | cut -d' ' -f1)" "$here_archive" >"$rel/$here_archive.sha256"
+fi
+installer() {
+  SCOUT_RELEASES_URL="$GITHUB_SERVER_URL/scout-mcp/scout/releases" SCOUT_INSTALL_DIR="$1" \
+    sh <install.sh >"$work/log" 2>&1
+}
+if installer "$work/bin" && [ "$("$work/bin/scout" --version)" = "scout 0.1.0" ] &&
+  grep -q "installed scout 0.1.0 to $work/bin/scout" "$work/log"; then
+  ok "install.sh: one command installs the latest release, checked, and it runs"
+else not_ok "install.sh: installs the latest release ($(cat "$work/log"))"; fi
+cp "$rel/$here_archive.sha256" "$work/here.sha256"
+echo "$(printf '0%.0s' $(seq 64))  $here_archive" >"$rel/$here_archive.sha256"
+if ! installer "$work/bin2" && grep -q "does not match its SHA-256" "$work/log" &&
+  [ ! -e "$work/bin2/scout" ] && [ "$(wc -l <"$work/log")" -le 2 ]; then
+  ok "install.sh: a SHA-256 mismatch is one line and installs nothing"
+else not_ok "install.sh: a SHA-256 mismatch is refused ($(cat "$work/log"))"; fi
+cp "$work/here.sha256" "$rel/$here_archive.sha256"
+if ! SCOUT_VERSION='1.0;rm' installer "$work/bin3" && grep -q "is not a release" "$work/log" &&
+  [ ! -e "$work/bin3" ]; then
+  ok "install.sh: a malformed version is refused before anything is fetched"
+else not_ok "install.sh: a malformed version is refused ($(cat "$work/log"))"; fi
+
+# 9. The release pin rewrites exactly the image of action.yml and the version default of
 #    host/action.yml, and refuses what is not a release and a digest.
 pin="$work/pin"
 mkdir -p "$pin/scripts" "$pin/host"
@@ -191,7 +230,7 @@ if ! bash "$pin/scripts/pin-action.sh" latest "ghcr.io/scout-mcp/scout@$digest" 
   ok "pin: a version that is not a release and an image without a digest are refused"
 else not_ok "pin: bad arguments are refused"; fi
 
-# 9. The pinned files are still valid action metadata (with the linters' venv, which
+# 10. The pinned files are still valid action metadata (with the linters' venv, which
 #    scripts/lint-ci.sh installs and .ci/run runs first).
 if [ -x .lint-ci/venv/bin/check-jsonschema ]; then
   if .lint-ci/venv/bin/check-jsonschema --builtin-schema vendor.github-actions \

@@ -1,4 +1,5 @@
-//! What the runner hands the probes for one server: the target, its settings and policy.
+//! What the runner hands the probes for one server: the target, its settings and policy
+//! (plain data), and the handles it shares with the rest of the run ([`RunContext`]).
 //! Built by `config` from the merged layers; read by `probe`, `client` and `transport`.
 
 use std::path::PathBuf;
@@ -90,10 +91,6 @@ pub struct ServerSpec {
     /// default 8). Towards remote hosts the `rps` limiter is the tighter rule.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
-    /// The rate limiter shared by every server on this one's host (set by the runner; `None`
-    /// = the transport builds its own from `rps`). Not configuration: never serialised.
-    #[serde(skip)]
-    pub limiter: Option<crate::transport::limiter::RateLimiter>,
     /// Allow the performance load ramp (`performance.throughput`).
     pub allow_load: bool,
     /// Go straight to the handshake path.
@@ -107,17 +104,34 @@ pub struct ServerSpec {
     pub context_warn_tokens: u64,
     /// Where the server was declared (for report anchors).
     pub anchor: Option<Anchor>,
-    /// The run's id, sent as `X-MCP-Trace-ID` so server logs can be matched with the report
-    /// (empty: the session makes one up).
-    #[serde(default)]
-    pub run_id: String,
     /// What `scout.lock` says about this server (`security.catalog_pinning`).
     #[serde(default)]
     pub pin: PinSpec,
-    /// Where live progress goes (set by the runner for the terminal run view and
-    /// `scout serve`; `None` = nobody watches). Not configuration: never serialised.
-    #[serde(skip)]
+}
+
+/// What one server's run shares with the rest of the run: handles, not settings. The
+/// runner builds one per server; a spec stays plain data that can be shown and compared.
+#[derive(Debug, Clone, Default)]
+pub struct RunContext {
+    /// The run's id, sent as `X-MCP-Trace-ID` so server logs can be matched with the report
+    /// (empty: the session makes one up).
+    pub run_id: String,
+    /// The rate limiter shared by every server on this one's host (`None` = the transport
+    /// builds its own from the spec's `rps`).
+    pub limiter: Option<crate::transport::limiter::RateLimiter>,
+    /// Where live progress goes (the terminal run view and `scout serve`; `None` = nobody
+    /// watches).
     pub observer: Option<crate::telemetry::events::Observer>,
+}
+
+impl RunContext {
+    /// A context of its own for a run of one server, under `run_id`.
+    pub fn alone(run_id: impl Into<String>) -> Self {
+        RunContext {
+            run_id: run_id.into(),
+            ..RunContext::default()
+        }
+    }
 }
 
 /// The lock file's entry for one server, as the config found it.
@@ -155,7 +169,6 @@ impl ServerSpec {
             rps: None,
             treat_as_remote: false,
             concurrency: DEFAULT_CONCURRENCY,
-            limiter: None,
             allow_load: false,
             skip_era_check: false,
             only: Vec::new(),
@@ -163,9 +176,7 @@ impl ServerSpec {
             max_body_bytes: 16 * 1024 * 1024,
             context_warn_tokens: 20_000,
             anchor: None,
-            run_id: String::new(),
             pin: PinSpec::NoLock,
-            observer: None,
         }
     }
 

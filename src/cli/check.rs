@@ -14,6 +14,7 @@ use crate::config::layer::{DurationText, Layer, List, ServerEntry};
 use crate::config::{self, LoadOptions, servers::name_from_target};
 use crate::emit::outputs::{Format, Outputs};
 use crate::emit::text::{self, TextStyle};
+use crate::report::Report;
 use crate::runner::{self, RunOptions};
 
 /// The folder the config's `formats` go to when no `out_dir` is set.
@@ -179,34 +180,7 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         target,
     })?;
     let s = &loaded.settings;
-    if s.lock.is_some() && loaded.lock.is_none() {
-        return Err(CliError::Usage(format!(
-            "the lock file {} (`lock` in the config) does not exist; write it with `scout pin` or remove the setting",
-            loaded.lock_path.display()
-        )));
-    }
-    if args.run.allow_stale_baseline && s.baseline.is_none() {
-        return Err(CliError::Usage(
-            "--allow-stale-baseline needs a baseline: give --baseline FILE (or `baseline` in the config)".into(),
-        ));
-    }
-    let baseline = match &s.baseline {
-        Some(path) => Some((
-            crate::report::baseline::load(path).map_err(|e| CliError::Usage(e.to_string()))?,
-            args.run.allow_stale_baseline,
-        )),
-        None => None,
-    };
-    if loaded.servers.is_empty() {
-        let file = loaded
-            .file
-            .as_ref()
-            .map(|f| format!("{} [{}] lists no servers", f.display, loaded.profile))
-            .unwrap_or_else(|| "no scout.toml was found".into());
-        return Err(CliError::Usage(format!(
-            "nothing to check: {file}; give a URL, `--stdio -- CMD ARGS…`, or add [[default.servers]] entries"
-        )));
-    }
+    let baseline = preflight(&loaded, &args)?;
     config::check_secrets(&loaded.servers)?;
     let destructive: Vec<&str> = loaded
         .servers
@@ -256,6 +230,80 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         observer,
     };
 
+    let (report, interrupted) = execute(loaded.servers, options, total, events)?;
+
+    if !verbosity.quiet {
+        let terminal = std::io::stdout().is_terminal();
+        let color = terminal && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+        // On a terminal the report is wrapped at word boundaries to its width (the
+        // terminal would otherwise break words anywhere); a pipe or a file gets whole lines.
+        let width = terminal
+            .then(|| ratatui::crossterm::terminal::size().ok())
+            .flatten()
+            .map(|(cols, _)| usize::from(cols))
+            .filter(|w| *w >= 20);
+        text::print(&report, TextStyle { color, width })
+            .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
+    }
+    publish(&report, &outputs, args.run.write_baseline.as_deref())?;
+    if interrupted {
+        return Err(CliError::Internal(
+            "the run was interrupted (Ctrl-C); the reports written are partial".into(),
+        ));
+    }
+    crate::cli::internal_errors_exit(&report)?;
+    if let Some(stop) = credential_stop(&report) {
+        return Err(CliError::Usage(stop));
+    }
+    Ok(crate::cli::gate_exit(&report))
+}
+
+/// Refuses settings that cannot run (a missing lock file, a stale-baseline flag without a
+/// baseline, no servers) and loads the baseline.
+fn preflight(
+    loaded: &config::Loaded,
+    args: &CheckArgs,
+) -> Result<Option<(crate::report::baseline::Baseline, bool)>, CliError> {
+    let s = &loaded.settings;
+    if s.lock.is_some() && loaded.lock.is_none() {
+        return Err(CliError::Usage(format!(
+            "the lock file {} (`lock` in the config) does not exist; write it with `scout pin` or remove the setting",
+            loaded.lock_path.display()
+        )));
+    }
+    if args.run.allow_stale_baseline && s.baseline.is_none() {
+        return Err(CliError::Usage(
+            "--allow-stale-baseline needs a baseline: give --baseline FILE (or `baseline` in the config)".into(),
+        ));
+    }
+    let baseline = match &s.baseline {
+        Some(path) => Some((
+            crate::report::baseline::load(path).map_err(|e| CliError::Usage(e.to_string()))?,
+            args.run.allow_stale_baseline,
+        )),
+        None => None,
+    };
+    if loaded.servers.is_empty() {
+        let file = loaded
+            .file
+            .as_ref()
+            .map(|f| format!("{} [{}] lists no servers", f.display, loaded.profile))
+            .unwrap_or_else(|| "no scout.toml was found".into());
+        return Err(CliError::Usage(format!(
+            "nothing to check: {file}; give a URL, `--stdio -- CMD ARGS…`, or add [[default.servers]] entries"
+        )));
+    }
+    Ok(baseline)
+}
+
+/// Runs the servers on a fresh runtime, with the live view when there is one and Ctrl-C
+/// stopping the run; says whether the run was interrupted.
+fn execute(
+    servers: Vec<runner::Planned>,
+    options: RunOptions,
+    total: usize,
+    events: Option<tokio::sync::mpsc::UnboundedReceiver<crate::telemetry::events::RunEvent>>,
+) -> Result<(Report, bool), CliError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -282,7 +330,7 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
             drop(tx);
         });
         let flag = rx.clone();
-        let report = runner::run(loaded.servers, options, rx).await;
+        let report = runner::run(servers, options, rx).await;
         if let Some(view) = view {
             view.finish(&report).await;
         }
@@ -290,34 +338,36 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         let interrupted = *flag.borrow();
         (report, interrupted)
     });
+    Ok((report, interrupted))
+}
 
-    if !verbosity.quiet {
-        let color = std::io::stdout().is_terminal()
-            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
-        text::print(&report, TextStyle { color })
-            .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
-    }
-    let markdown = crate::emit::outputs::markdown_options(&outputs);
-    let written = crate::emit::outputs::write_all_with(&report, &outputs, &markdown)
+/// Writes every report, the baseline when asked for, and the CI integrations' files.
+fn publish(
+    report: &Report,
+    outputs: &Outputs,
+    write_baseline: Option<&std::path::Path>,
+) -> Result<(), CliError> {
+    let markdown = crate::emit::outputs::markdown_options(outputs);
+    let written = crate::emit::outputs::write_all_with(report, outputs, &markdown)
         .map_err(|e| CliError::Internal(e.to_string()))?;
     for (_, path) in &written {
         tracing::info!("wrote {}", path.display());
     }
-    if let Some(path) = &args.run.write_baseline {
+    if let Some(path) = write_baseline {
         let reason = "accepted when this baseline was written; replace with why it is acceptable";
-        crate::report::baseline::from_report(&report, reason)
+        crate::report::baseline::from_report(report, reason)
             .save(path)
             .map_err(|e| CliError::Internal(e.to_string()))?;
         crate::say!(
             "scout: wrote baseline {} ({} accepted finding(s)); edit each reason before committing it",
             path.display(),
-            crate::report::baseline::from_report(&report, reason)
+            crate::report::baseline::from_report(report, reason)
                 .accepted
                 .len()
         );
     }
     // CI integrations: the step summary and, under GitHub Actions, annotations and outputs.
-    crate::emit::markdown::append_step_summary(&report, &markdown)
+    crate::emit::markdown::append_step_summary(report, &markdown)
         .map_err(|e| CliError::Internal(format!("could not append to GITHUB_STEP_SUMMARY: {e}")))?;
     let mut named: Vec<(String, PathBuf)> = Vec::new();
     for (format, path) in &written {
@@ -336,18 +386,9 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         .iter()
         .map(|(n, p)| (n.as_str(), p.as_path()))
         .collect();
-    crate::emit::github::write_if_actions(&report, &pairs)
+    crate::emit::github::write_if_actions(report, &pairs)
         .map_err(|e| CliError::Internal(format!("could not write GitHub Actions outputs: {e}")))?;
-    if interrupted {
-        return Err(CliError::Internal(
-            "the run was interrupted (Ctrl-C); the reports written are partial".into(),
-        ));
-    }
-    crate::cli::internal_errors_exit(&report)?;
-    if let Some(stop) = credential_stop(&report) {
-        return Err(CliError::Usage(stop));
-    }
-    Ok(crate::cli::gate_exit(&report))
+    Ok(())
 }
 
 /// A run the operator's credential settings stopped before the grant (an `issuer` binding

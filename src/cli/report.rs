@@ -58,9 +58,62 @@ pub struct DiffArgs {
     /// Write the diff as JSON (scout/diff/v1) here
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
-    /// Exit 1 when a counted check fails in HEAD that did not fail in BASE
+    /// Exit 1 when a counted check fails in HEAD that did not fail in BASE (on a server of
+    /// both runs)
     #[arg(long = "fail-on-new")]
     pub fail_on_new: bool,
+    /// What the outputs call the base run [default: the pull request's target branch in
+    /// GitHub Actions or GitLab CI, else the file name]
+    #[arg(long = "base-label", value_name = "TEXT")]
+    pub base_label: Option<String>,
+    /// What the outputs call this run [default: the branch and commit in GitHub Actions or
+    /// GitLab CI, else the file name]
+    #[arg(long = "head-label", value_name = "TEXT")]
+    pub head_label: Option<String>,
+}
+
+/// A variable of the CI environment, when set and not empty.
+fn ci_var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// The file name of `path`, for a label.
+fn file_label(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// What the diff calls the base run: the flag, the target branch of the pull or merge
+/// request, or the file name.
+fn base_label(args: &DiffArgs) -> String {
+    args.base_label
+        .clone()
+        .or_else(|| ci_var("GITHUB_BASE_REF"))
+        .or_else(|| ci_var("CI_MERGE_REQUEST_TARGET_BRANCH_NAME"))
+        .unwrap_or_else(|| file_label(&args.base))
+}
+
+/// What the diff calls this run: the flag, the branch and commit CI names, or the file name.
+fn head_label(args: &DiffArgs) -> String {
+    if let Some(l) = &args.head_label {
+        return l.clone();
+    }
+    let github = ci_var("GITHUB_HEAD_REF")
+        .or_else(|| ci_var("GITHUB_REF_NAME"))
+        .map(|branch| (branch, ci_var("GITHUB_SHA")));
+    let gitlab = || {
+        ci_var("CI_MERGE_REQUEST_SOURCE_BRANCH_NAME")
+            .or_else(|| ci_var("CI_COMMIT_REF_NAME"))
+            .map(|branch| (branch, ci_var("CI_COMMIT_SHA")))
+    };
+    match github.or_else(gitlab) {
+        Some((branch, Some(sha))) => {
+            format!("{branch} @ {}", sha.chars().take(7).collect::<String>())
+        }
+        Some((branch, None)) => branch,
+        None => file_label(&args.head),
+    }
 }
 
 /// Reads a v1 JSON report, or says why not (exit 2).
@@ -142,7 +195,17 @@ pub fn diff(args: DiffArgs, quiet: bool) -> Result<u8, CliError> {
     for s in base.servers.iter_mut().chain(head.servers.iter_mut()) {
         crate::report::score::rescore(s);
     }
-    let d = crate::report::diff::diff(&base, &head);
+    let mut d = crate::report::diff::diff(&base, &head);
+    d.base_label = base_label(&args);
+    d.head_label = head_label(&args);
+    d.fail_on_new = args.fail_on_new;
+    if d.unpaired() {
+        crate::say!(
+            "scout: WARNING: no server of {} was paired with one of {} (by name, then by target): nothing was compared; give each server the same `name` in both runs",
+            d.head_label,
+            d.base_label
+        );
+    }
     let write = |path: &Path, what: &str, text: &str| {
         crate::emit::write_atomic(path, text.as_bytes()).map_err(|e| {
             CliError::Internal(format!(

@@ -11,7 +11,7 @@ use crate::client::{Connection, Wire};
 use crate::report::exchange::Seq;
 use crate::report::finding::Era;
 use crate::report::model::TransportKind;
-use crate::spec::{ServerSpec, TargetSpec, ValueSource};
+use crate::spec::{RunContext, ServerSpec, TargetSpec, ValueSource};
 use crate::telemetry::Recorder;
 use crate::transport::http::{HttpClients, HttpSetupError, HttpWire};
 use crate::transport::legacy_sse::LegacySseWire;
@@ -173,8 +173,8 @@ pub struct Connector {
 /// The limiter every HTTP request to this server passes: the one the runner shared for
 /// its host when there is one, else a new one: `spec.rps` (default 2) when the server
 /// [is remote](ServerSpec::is_remote), unthrottled otherwise.
-pub fn limiter_for(spec: &ServerSpec) -> RateLimiter {
-    if let Some(shared) = &spec.limiter {
+pub fn limiter_for(spec: &ServerSpec, shared: Option<&RateLimiter>) -> RateLimiter {
+    if let Some(shared) = shared {
         return shared.clone();
     }
     RateLimiter::new(spec.is_remote().then(|| {
@@ -234,6 +234,17 @@ impl Connector {
         recorder: Recorder,
         trace_id: &str,
     ) -> Result<Self, ConnectError> {
+        Connector::in_run(spec, recorder, &RunContext::alone(trace_id))
+    }
+
+    /// [`Connector::new`] within the run `ctx`: its id is the trace id, and its limiter (when
+    /// the runner shared one for the host) paces every HTTP request.
+    pub fn in_run(
+        spec: &ServerSpec,
+        recorder: Recorder,
+        ctx: &RunContext,
+    ) -> Result<Self, ConnectError> {
+        let trace_id = ctx.run_id.as_str();
         let mut secrets = Vec::new();
         let mut resolved = crate::auth::Resolved::default();
         let clients = match &spec.target {
@@ -256,7 +267,11 @@ impl Connector {
                 {
                     return Err(ConnectError::BadHeader("Authorization".into()));
                 }
-                let clients = HttpClients::new(fixed, trace_id.to_string(), limiter_for(spec))?;
+                let clients = HttpClients::new(
+                    fixed,
+                    trace_id.to_string(),
+                    limiter_for(spec, ctx.limiter.as_ref()),
+                )?;
                 // A ready token is sent from the first authenticated request on; tokens from
                 // an OAuth grant are put in the same slot by the auth phase.
                 clients.set_bearer(resolved.token.clone());
@@ -761,17 +776,17 @@ mod tests {
     #[test]
     fn defaults_per_target() {
         let http = http_spec;
-        assert!(!limiter_for(&http("http://127.0.0.1:1/mcp")).is_throttled());
-        assert!(limiter_for(&http("https://example.com/mcp")).is_throttled());
+        assert!(!limiter_for(&http("http://127.0.0.1:1/mcp"), None).is_throttled());
+        assert!(limiter_for(&http("https://example.com/mcp"), None).is_throttled());
         let mut local = http("http://127.0.0.1:1/mcp");
         local.rps = Some(5.0);
-        assert!(!limiter_for(&local).is_throttled());
+        assert!(!limiter_for(&local, None).is_throttled());
         local.treat_as_remote = true;
-        let l = limiter_for(&local);
+        let l = limiter_for(&local, None);
         assert_eq!(l.interval(), Some(std::time::Duration::from_millis(200)));
         let mut stdio = stdio_spec("x");
         stdio.treat_as_remote = true;
-        assert!(!limiter_for(&stdio).is_throttled());
+        assert!(!limiter_for(&stdio, None).is_throttled());
     }
 
     #[test]

@@ -52,7 +52,14 @@ pub fn render_json(d: &ReportDiff) -> String {
         "schema": SCHEMA,
         "base_run_id": d.base_run_id,
         "head_run_id": d.head_run_id,
+        "base_label": d.base_label,
+        "head_label": d.head_label,
+        "paired": !d.unpaired(),
         "new_fails": d.new_fails().len(),
+        "gate": {
+            "fail_on_new": d.fail_on_new,
+            "passed": d.gate_passed(),
+        },
         "servers": servers,
     });
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
@@ -94,9 +101,23 @@ fn line(kind: &str, c: &Change) -> String {
 /// The human text printed on stdout.
 pub fn render_text(d: &ReportDiff) -> String {
     let mut out = format!(
-        "scout report diff: base run {} → head run {}\n\n",
-        d.base_run_id, d.head_run_id
+        "scout report diff: base {} → head {}\n",
+        d.base_label, d.head_label
     );
+    if d.unpaired() {
+        out.push_str("WARNING: no server of the head run was paired with one of the base run (by name, then by target): nothing was compared, and no finding counts as new; give each server the same `name` in both runs\n");
+    }
+    let new = d.new_fails().len();
+    out.push_str(&if !d.fail_on_new {
+        "diff gate: none (--fail-on-new not given: new failures do not fail the job)\n\n".to_string()
+    } else if new == 0 {
+        "diff gate (--fail-on-new): passed, no new failing check on a server of both runs\n\n"
+            .to_string()
+    } else {
+        format!(
+            "diff gate (--fail-on-new): FAILED, {new} new failing check(s) on servers of both runs\n\n"
+        )
+    });
     for s in &d.servers {
         let head = match s.presence {
             Presence::Added => format!("score {} (new server)", score(s.head_score)),

@@ -281,6 +281,7 @@ mod tests {
             gate: crate::report::GateResult {
                 passed: false,
                 reasons: vec![],
+                thresholds: Vec::new(),
             },
         };
         assert!(outputs_in(&report, &[], None).starts_with("score=70\n"));

@@ -52,6 +52,9 @@ struct ReportV1 {
 struct GateV1 {
     passed: bool,
     reasons: Vec<String>,
+    /// The thresholds applied, in words; empty when none was set.
+    #[serde(default)]
+    thresholds: Vec<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -142,6 +145,7 @@ pub fn render(report: &Report) -> String {
         gate: GateV1 {
             passed: report.gate.passed,
             reasons: report.gate.reasons.clone(),
+            thresholds: report.gate.thresholds.clone(),
         },
     };
     // Serialising plain DTOs of strings, numbers and `Value`s cannot fail.
@@ -236,6 +240,7 @@ pub fn parse(text: &str) -> Result<Report, ParseError> {
         gate: GateResult {
             passed: dto.gate.passed,
             reasons: dto.gate.reasons,
+            thresholds: dto.gate.thresholds,
         },
     })
 }

@@ -207,7 +207,11 @@ pub fn render(report: &Report) -> String {
             if findings.is_empty() {
                 continue;
             }
-            junit.add_test_suite(suite(server, phase, &findings));
+            let mut suite = suite(server, phase, &findings);
+            // Every suite carries the gate's thresholds: a reader of one suite sees why a
+            // failing case did (or did not) fail the job.
+            suite.add_property(Property::new("gate", report.gate.thresholds_line()));
+            junit.add_test_suite(suite);
         }
         if !server.internal_errors.is_empty() {
             junit.add_test_suite(internal_suite(server));

@@ -289,6 +289,13 @@ pub fn render(report: &Report) -> String {
     }
     let mut run_props = BTreeMap::new();
     run_props.insert("runId".to_string(), json!(report.run_id));
+    run_props.insert(
+        "gate".to_string(),
+        json!({
+            "passed": report.gate.passed,
+            "thresholds": report.gate.thresholds_line(),
+        }),
+    );
     if dropped > 0 {
         run_props.insert(
             "truncated".to_string(),

@@ -15,6 +15,9 @@ use crate::report::model::{Report, ServerReport};
 pub struct TextStyle {
     /// ANSI colours (only on a TTY and without `NO_COLOR`; the caller decides).
     pub color: bool,
+    /// Wrap lines at word boundaries to this many columns (the terminal's width; `None`:
+    /// do not wrap, as in a pipe or a file, where the reader's tool decides).
+    pub width: Option<usize>,
 }
 
 /// ANSI styles used, by meaning rather than by colour.
@@ -53,6 +56,21 @@ pub fn render(report: &Report, style: TextStyle) -> String {
     if report.servers.is_empty() {
         out.push_str("no servers were checked\n\n");
     }
+    let cited = report
+        .servers
+        .iter()
+        .flat_map(|s| &s.findings)
+        .any(|f| matches!(f.status, Status::Fail | Status::Warn) && !f.evidence.is_empty());
+    if cited {
+        out.push_str(&format!(
+            "{}\n",
+            style.paint(
+                Paint::Dim,
+                "evidence req#N: the exchange is in the HAR and JSON reports (--out-dir DIR) and on the page of `scout serve`"
+            )
+        ));
+    }
+    out.push_str(&format!("{}\n", report.gate.thresholds_line()));
     if report.gate.passed {
         out.push_str(&format!("gate: {}\n", style.paint(Paint::Good, "passed")));
     } else {
@@ -64,9 +82,43 @@ pub fn render(report: &Report, style: TextStyle) -> String {
     out
 }
 
-/// Writes the rendered report to stdout; a closed pipe (`scout check | head`) is not an error.
+/// `text` with every line longer than `width` columns wrapped at word boundaries, each
+/// continuation indented two columns deeper than its line. A word longer than the width is
+/// never split (a URL stays one URL); colour codes take no room.
+pub fn wrap(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    for line in text.split_inclusive('\n') {
+        let (body, newline) = match line.strip_suffix('\n') {
+            Some(b) => (b, "\n"),
+            None => (line, ""),
+        };
+        if textwrap::core::display_width(body) <= width {
+            out.push_str(line);
+            continue;
+        }
+        let words = body.trim_start_matches(' ');
+        let indent = &body[..body.len() - words.len()];
+        let hanging = format!("{indent}  ");
+        let options = textwrap::Options::new(width)
+            .initial_indent(indent)
+            .subsequent_indent(&hanging)
+            .break_words(false)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation);
+        let wrapped = textwrap::wrap(words, options);
+        out.push_str(&wrapped.join("\n"));
+        out.push_str(newline);
+    }
+    out
+}
+
+/// Writes the rendered report to stdout (wrapped to `style.width`); a closed pipe
+/// (`scout check | head`) is not an error.
 pub fn print(report: &Report, style: TextStyle) -> std::io::Result<()> {
     let text = render(report, style);
+    let text = match style.width {
+        Some(w) => wrap(&text, w),
+        None => text,
+    };
     let mut stdout = std::io::stdout().lock();
     match stdout
         .write_all(text.as_bytes())
@@ -451,21 +503,73 @@ mod tests {
                     "down: run blocked: connection refused".into(),
                     "everything: score 78 < 90".into(),
                 ],
+                thresholds: vec!["score >= 90".into()],
             },
         }
     }
 
     #[test]
     fn snapshot_without_colour() {
-        insta::assert_snapshot!(render(&sample(), TextStyle { color: false }));
+        insta::assert_snapshot!(render(
+            &sample(),
+            TextStyle {
+                color: false,
+                width: None
+            }
+        ));
     }
 
     #[test]
     fn colour_only_when_asked() {
-        let plain = render(&sample(), TextStyle { color: false });
+        let plain = render(
+            &sample(),
+            TextStyle {
+                color: false,
+                width: None,
+            },
+        );
         assert!(!plain.contains('\x1b'));
-        let coloured = render(&sample(), TextStyle { color: true });
+        let coloured = render(
+            &sample(),
+            TextStyle {
+                color: true,
+                width: None,
+            },
+        );
         assert!(coloured.contains("\x1b[1;31mFAILED\x1b[0m"));
+    }
+
+    #[test]
+    fn long_lines_wrap_at_words_with_a_hanging_indent_and_long_words_stay_whole() {
+        let url = format!("https://example.com/{}", "a".repeat(40));
+        let text = format!("short\n    FAIL major  one two three four five six seven {url} end\n");
+        let wrapped = wrap(&text, 30);
+        let lines: Vec<&str> = wrapped.lines().collect();
+        assert_eq!(lines[0], "short");
+        assert!(lines[1].starts_with("    FAIL major"), "{wrapped}");
+        assert!(
+            lines[2..].iter().all(|l| l.starts_with("      ")),
+            "continuations are indented two deeper: {wrapped}"
+        );
+        assert!(
+            lines.iter().any(|l| l.trim() == url),
+            "the URL is whole: {wrapped}"
+        );
+        assert!(
+            lines
+                .iter()
+                .all(|l| l.chars().count() <= 30 || l.trim() == url),
+            "{wrapped}"
+        );
+        let words = |t: &str| t.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+        assert_eq!(words(&wrapped), words(&text));
+        assert!(wrapped.ends_with('\n'));
+        // Colour codes take no room.
+        let red = "\x1b[1;31mFAILED\x1b[0m";
+        assert_eq!(
+            wrap(&format!("gate: {red}\n"), 12),
+            format!("gate: {red}\n")
+        );
     }
 
     #[test]
@@ -475,6 +579,7 @@ mod tests {
         r.gate = GateResult {
             passed: true,
             reasons: vec![],
+            thresholds: Vec::new(),
         };
         let text = render(&r, TextStyle::default());
         assert!(text.ends_with("gate: passed\n"), "{text}");

@@ -23,7 +23,7 @@ use tokio::sync::watch;
 use crate::report::finding::{Phase, SkipReason};
 use crate::report::model::ServerReport;
 use crate::report::score;
-use crate::spec::{self, ServerSpec};
+use crate::spec::{self, RunContext, ServerSpec};
 use crate::telemetry::events;
 pub use session::{Catalog, Session};
 
@@ -69,7 +69,9 @@ fn skip_rest_of(s: &mut Session, phase: Phase, reason: SkipReason, why: &str) {
 /// Runs every selected phase against one server and builds its report. Never panics on a
 /// bad server; a deadline or a cancel leaves a partial report marked interrupted.
 pub async fn run_server(spec: ServerSpec, cancel: CancelRx) -> ServerReport {
-    run_server_exposing(spec, cancel).await.0
+    run_server_exposing(spec, RunContext::default(), cancel)
+        .await
+        .0
 }
 
 /// One step of the run plan: a whole phase, or one half of the protocol phase.
@@ -209,11 +211,12 @@ impl Branch {
 /// on which request finished first.
 pub async fn run_server_exposing(
     spec: ServerSpec,
+    ctx: RunContext,
     cancel: CancelRx,
 ) -> (ServerReport, Option<crate::report::exposure::Exposure>) {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + spec.deadline;
-    let mut s = Session::new(spec);
+    let mut s = Session::in_run(spec, ctx);
     let mut main = Branch::new(deadline, cancel);
 
     // 1. In order.
@@ -405,7 +408,7 @@ async fn step(s: &mut Session, step: Step, b: &mut Branch) {
     let phase = step.phase();
     // A split phase starts with its first half and ends with its second.
     if !step.closes_only() {
-        events::emit(&s.spec.observer, || events::RunEvent::PhaseStarted {
+        events::emit(&s.ctx.observer, || events::RunEvent::PhaseStarted {
             server: s.spec.name.clone(),
             phase,
         });
@@ -414,7 +417,7 @@ async fn step(s: &mut Session, step: Step, b: &mut Branch) {
     // future must stay small enough for a caller that runs many servers on one stack.
     Box::pin(run_step(s, step, phase, b)).await;
     if !step.opens_only() {
-        events::emit(&s.spec.observer, || events::RunEvent::PhaseFinished {
+        events::emit(&s.ctx.observer, || events::RunEvent::PhaseFinished {
             server: s.spec.name.clone(),
             phase,
         });

@@ -120,7 +120,7 @@ pub async fn judge_observed(s: &mut Session) {
     dedicated_samples(&wires).await;
     let timings = s.recorder.timings();
     for w in &wires {
-        s.add(latency::judge(
+        s.add(latency::latency(
             &timings,
             dual.then_some(w.era()),
             dual.then_some(w.era()),
@@ -155,7 +155,7 @@ async fn throughput(
     } else {
         "ping"
     };
-    let limiter = crate::client::connect::limiter_for(&s.spec);
+    let limiter = crate::client::connect::limiter_for(&s.spec, s.ctx.limiter.as_ref());
     let (budget, paced) = match limiter.interval() {
         Some(every) if w.transport() != crate::report::model::TransportKind::Stdio => {
             let rps = 1.0 / every.as_secs_f64();

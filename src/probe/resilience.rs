@@ -145,7 +145,7 @@ pub async fn run_late(s: &mut Session) {
     for w in &wires {
         let (abandoned, next) = recovery::probe_timeout(w).await;
         s.add(tag(
-            recovery::judge_timeout(&abandoned, &next),
+            recovery::timeout_recovery(&abandoned, &next),
             w.era(),
             dual,
         ));
@@ -154,7 +154,7 @@ pub async fn run_late(s: &mut Session) {
             continue;
         }
         let (big, next) = recovery::probe_oversized(w).await;
-        s.add(tag(recovery::judge_oversized(&big, &next), w.era(), dual));
+        s.add(tag(recovery::oversized_request(&big, &next), w.era(), dual));
     }
     match wires.iter().find(|w| w.era() == Era::Modern) {
         Some(w) if !w.declares("tools") => s.add(STATELESS.skip(
@@ -162,7 +162,7 @@ pub async fn run_late(s: &mut Session) {
             "The server declares no tools capability, and tools/list is what scout compares.",
         )),
         Some(w) => match stateless::probe(w).await {
-            Ok(run) => s.add(stateless::judge(&run)),
+            Ok(run) => s.add(stateless::stateless(&run)),
             Err(e) => s.add(STATELESS.skip(
                 SkipReason::NotAssessed,
                 format!("No second connection could be opened: {e}."),
@@ -175,7 +175,7 @@ pub async fn run_late(s: &mut Session) {
     }
     match wires.iter().find(|w| w.era() == Era::Legacy) {
         Some(w) if w.transport() == TransportKind::Http => match recovery::probe_session(w).await {
-            Ok(run) => s.add(recovery::judge_session(&run)),
+            Ok(run) => s.add(recovery::session_recovery(&run)),
             Err(e) => s.add(SESSION_RECOVERY.skip(
                 SkipReason::NotAssessed,
                 format!("No second connection could be opened: {e}."),

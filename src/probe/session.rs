@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::client::{Connection, Connector};
 use crate::report::finding::{Era, Finding, FindingBuilder};
 use crate::report::model::EraKind;
-use crate::spec::ServerSpec;
+use crate::spec::{RunContext, ServerSpec};
 use crate::telemetry::Recorder;
 
 /// What the catalog phase learnt on one wire, for the phases after it.
@@ -41,8 +41,9 @@ pub struct Session {
     pub connector: Option<Connector>,
     /// The wire discovery opened, before the handshake decided its era (taken by it).
     pub opened: Option<Connection>,
-    /// Sent as `X-MCP-Trace-ID` on every HTTP request (one per server run).
-    pub run_id: String,
+    /// What this run shares with the rest of the run: its id (sent as `X-MCP-Trace-ID` on
+    /// every HTTP request), the host's rate limiter and the progress observer.
+    pub ctx: RunContext,
     /// Internal errors: findings a phase tried to record that broke the finding invariants
     /// (no evidence, unknown evidence, a skip without a reason). They are not findings —
     /// scout cannot cite what showed them — but they are carried into the report
@@ -54,13 +55,16 @@ pub struct Session {
 }
 
 impl Session {
-    /// A fresh session for `spec`.
+    /// A fresh session for `spec`, a run of its own.
     pub fn new(spec: ServerSpec) -> Self {
-        let run_id = if spec.run_id.is_empty() {
-            uuid::Uuid::new_v4().to_string()
-        } else {
-            spec.run_id.clone()
-        };
+        Session::in_run(spec, RunContext::default())
+    }
+
+    /// A fresh session for `spec` within the run `ctx` (an empty run id: one is made up).
+    pub fn in_run(spec: ServerSpec, mut ctx: RunContext) -> Self {
+        if ctx.run_id.is_empty() {
+            ctx.run_id = uuid::Uuid::new_v4().to_string();
+        }
         Session {
             spec,
             recorder: Recorder::new(),
@@ -73,7 +77,7 @@ impl Session {
             blocked: None,
             connector: None,
             opened: None,
-            run_id,
+            ctx,
             internal_errors: Vec::new(),
             oauth: crate::probe::auth::State::default(),
         }
@@ -96,7 +100,7 @@ impl Session {
             blocked: self.blocked.clone(),
             connector: self.connector.clone(),
             opened: None,
-            run_id: self.run_id.clone(),
+            ctx: self.ctx.clone(),
             internal_errors: Vec::new(),
             oauth: self.oauth.clone(),
         }
@@ -127,7 +131,7 @@ impl Session {
         );
         match finding.build(|seq| recorder.contains(seq)) {
             Ok(f) => {
-                crate::telemetry::events::emit(&self.spec.observer, || {
+                crate::telemetry::events::emit(&self.ctx.observer, || {
                     crate::telemetry::events::RunEvent::Finding {
                         server: self.spec.name.clone(),
                         phase: f.phase,

@@ -25,6 +25,7 @@ crate::checks! { phase: Protocol;
         "Exit when stdin reaches end of file, and do not leave child processes holding stdout.";
 }
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::probe::Session;
@@ -32,6 +33,7 @@ use crate::probe::discovery::tail;
 use crate::report::exchange::{Direction, ExchangeKind};
 use crate::report::finding::SkipReason;
 use crate::transport::process::Ending;
+use crate::transport::stdio::StdioWire;
 
 /// `stdio.process` when the command could not be started or exited at once: `why` says
 /// which, with the tail of its stderr.
@@ -86,9 +88,23 @@ pub async fn finish(s: &mut Session) {
         return;
     };
 
-    // stdout cleanliness over every process of the run, judged only on lines that came. Past
-    // the recorder's caps, stray lines are counted but not kept: the count is every line,
-    // the evidence what was kept.
+    stdout_clean(s, &wires);
+    alive(s, &primary).await;
+    environment(s, &primary);
+
+    // Shut every process down; the first one is reported in detail.
+    let mut endings = Vec::new();
+    for w in &wires {
+        endings.push(w.close(grace).await);
+    }
+    stderr(s, &primary);
+    shutdown(s, &primary, &endings, grace);
+}
+
+/// `stdio.stdout_clean`: over every process of the run, judged only on lines that came.
+/// Past the recorder's caps, stray lines are counted but not kept: the count is every line,
+/// the evidence what was kept.
+fn stdout_clean(s: &mut Session, wires: &[Arc<StdioWire>]) {
     let violations: Vec<_> = wires.iter().flat_map(|w| w.violations()).collect();
     let total: usize = wires.iter().map(|w| w.violation_count()).sum();
     let lines = stdout_lines(s);
@@ -135,8 +151,10 @@ pub async fn finish(s: &mut Session) {
         };
         s.add(f);
     }
+}
 
-    // Still alive before we shut it down?
+/// `stdio.alive`: still running before scout shut it down?
+async fn alive(s: &mut Session, primary: &StdioWire) {
     match primary.process.try_exit().await {
         None => s.add(
             ALIVE
@@ -159,7 +177,11 @@ pub async fn finish(s: &mut Session) {
             })
         }
     }
+}
 
+/// `stdio.environment`: what the process was started with (names only for what was
+/// forwarded).
+fn environment(s: &mut Session, primary: &StdioWire) {
     let env = &primary.process.env;
     let mut parts = vec![format!("base: {}", env.base.join(", "))];
     if !env.forwarded.is_empty() {
@@ -182,12 +204,10 @@ pub async fn finish(s: &mut Session) {
         parts.push(format!("working directory: {}", d.display()));
     }
     s.add(ENVIRONMENT.info(parts.join("; ")).without_exchange());
+}
 
-    // Shut every process down; the first one is reported in detail.
-    let mut endings = Vec::new();
-    for w in &wires {
-        endings.push(w.close(grace).await);
-    }
+/// `stdio.stderr`: what the server wrote to stderr, kept for the reader.
+fn stderr(s: &mut Session, primary: &StdioWire) {
     let stderr = primary.process.stderr();
     if stderr.trim().is_empty() {
         s.add(
@@ -205,6 +225,16 @@ pub async fn finish(s: &mut Session) {
                 .without_exchange(),
         );
     }
+}
+
+/// `stdio.shutdown`: how the first process ended when scout closed its stdin (the others
+/// are counted in the detail).
+fn shutdown(
+    s: &mut Session,
+    primary: &StdioWire,
+    endings: &[crate::transport::stdio::Shutdown],
+    grace: Duration,
+) {
     let others = endings
         .iter()
         .skip(1)

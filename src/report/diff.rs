@@ -16,7 +16,10 @@
 //!   interrupted, skipped, or the check no longer reports): never counted as fixed.
 //! - scores and category scores of both runs; a delta only when both have a score.
 //!
-//! [`ReportDiff::new_fails`] is what `--fail-on-new` gates on: new *counted* fails.
+//! [`ReportDiff::new_fails`] is what `--fail-on-new` gates on: new *counted* fails of
+//! servers that are in both runs. A server only in the head run has nothing to be new
+//! against, so its problems are listed but never fail the diff's gate; when no server
+//! paired at all, [`ReportDiff::unpaired`] says so, so that the outputs can say it loudly.
 
 use std::collections::BTreeMap;
 
@@ -141,6 +144,12 @@ impl ServerDiff {
 pub struct ReportDiff {
     pub base_run_id: String,
     pub head_run_id: String,
+    /// What the outputs call the base and the head run (a branch, a commit, a file name;
+    /// the run ids until the caller names them).
+    pub base_label: String,
+    pub head_label: String,
+    /// Whether `--fail-on-new` gates on this diff (the outputs state the gate applied).
+    pub fail_on_new: bool,
     /// Servers of the head run in its order, then those only in the base run.
     pub servers: Vec<ServerDiff>,
 }
@@ -151,13 +160,28 @@ impl ReportDiff {
         self.servers.iter().find(|s| s.name == name)
     }
 
-    /// New counted fails (what `--fail-on-new` gates on), with their server.
+    /// New counted fails (what `--fail-on-new` gates on) of the servers in both runs, with
+    /// their server.
     pub fn new_fails(&self) -> Vec<(&str, &Finding)> {
         self.servers
             .iter()
+            .filter(|s| s.presence == Presence::Both)
             .flat_map(|s| s.new.iter().map(move |c| (s.name.as_str(), &c.finding)))
             .filter(|(_, f)| f.status == Status::Fail && f.counts())
             .collect()
+    }
+
+    /// True when both runs checked servers and not one of them paired: nothing was
+    /// compared (the servers were renamed, or the reports are of different configs).
+    pub fn unpaired(&self) -> bool {
+        let any = |p: Presence| self.servers.iter().any(|s| s.presence == p);
+        any(Presence::Added) && any(Presence::Removed) && !any(Presence::Both)
+    }
+
+    /// Whether the diff's gate passes: always without `--fail-on-new`, otherwise when no
+    /// paired server has a new counted fail.
+    pub fn gate_passed(&self) -> bool {
+        !self.fail_on_new || self.new_fails().is_empty()
     }
 }
 
@@ -325,6 +349,9 @@ pub fn diff(base: &Report, head: &Report) -> ReportDiff {
     ReportDiff {
         base_run_id: base.run_id.clone(),
         head_run_id: head.run_id.clone(),
+        base_label: base.run_id.clone(),
+        head_label: head.run_id.clone(),
+        fail_on_new: false,
         servers,
     }
 }
@@ -389,6 +416,7 @@ mod tests {
             gate: GateResult {
                 passed: true,
                 reasons: vec![],
+                thresholds: Vec::new(),
             },
         }
     }
@@ -577,7 +605,29 @@ mod tests {
         assert_eq!(removed.presence, Presence::Removed);
         assert!(removed.fixed.is_empty(), "a removed server fixes nothing");
         assert_eq!(ids(&removed.unverified), ["catalog.x"]);
-        assert_eq!(d.new_fails().len(), 1);
+        // The added server's fail is listed, but a server with nothing to compare with
+        // cannot have a *new* fail: the diff's gate does not fire on it.
+        assert_eq!(d.new_fails().len(), 0);
+        assert!(!d.unpaired(), "one server did pair");
+    }
+
+    #[test]
+    fn when_no_server_pairs_the_diff_says_so_and_its_gate_cannot_fail() {
+        let base = report(vec![at("a", "cmd-a", vec![]), at("b", "cmd-b", vec![])]);
+        let head = report(vec![
+            at("c", "cmd-c", vec![f("catalog.x", Status::Fail, None)]),
+            at("d", "cmd-d", vec![f("catalog.x", Status::Fail, None)]),
+        ]);
+        let mut d = diff(&base, &head);
+        assert!(d.unpaired());
+        assert!(d.new_fails().is_empty());
+        d.fail_on_new = true;
+        assert!(d.gate_passed());
+        // Paired, the same fail gates.
+        let mut paired = diff(&report(vec![at("c", "cmd-c", vec![])]), &head);
+        paired.fail_on_new = true;
+        assert!(!paired.unpaired());
+        assert!(!paired.gate_passed());
     }
 
     #[test]

@@ -20,11 +20,47 @@ pub struct GateConfig {
     pub fail_on: Option<Severity>,
 }
 
-/// The verdict, with one reason per broken threshold.
+/// What every output says when no threshold was set, so that a failing finding under a
+/// passing gate does not read as a bug.
+pub const NO_THRESHOLD: &str = "no threshold set: the gate passes unless scout could not finish (a server blocked, interrupted or not assessed, an internal error) or a catalogue drifted from scout.lock";
+
+impl GateConfig {
+    /// The thresholds in words, one per threshold (empty: none set).
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(min) = self.fail_under {
+            out.push(format!("score >= {min}"));
+        }
+        for (phase, min) in &self.fail_under_category {
+            out.push(format!("{phase} score >= {min}"));
+        }
+        if let Some(level) = self.fail_on {
+            out.push(format!("no counted fail at or above {}", level.as_str()));
+        }
+        out
+    }
+}
+
+/// The verdict, with one reason per broken threshold, and the thresholds it applied.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateResult {
     pub passed: bool,
     pub reasons: Vec<String>,
+    /// The thresholds applied, in words (`server: …` when servers had different ones);
+    /// empty when none was set (see [`NO_THRESHOLD`]).
+    #[serde(default)]
+    pub thresholds: Vec<String>,
+}
+
+impl GateResult {
+    /// The thresholds as one line: `thresholds: a; b`, or [`NO_THRESHOLD`].
+    pub fn thresholds_line(&self) -> String {
+        if self.thresholds.is_empty() {
+            NO_THRESHOLD.to_string()
+        } else {
+            format!("thresholds: {}", self.thresholds.join("; "))
+        }
+    }
 }
 
 /// Reasons one server breaks the gate (empty = it passes).
@@ -116,6 +152,7 @@ pub fn evaluate(servers: &[ServerReport], gate: &GateConfig, extra: Vec<String>)
     GateResult {
         passed: reasons.is_empty(),
         reasons,
+        thresholds: gate.describe(),
     }
 }
 

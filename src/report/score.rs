@@ -371,6 +371,7 @@ mod tests {
             gate: crate::report::GateResult {
                 passed: true,
                 reasons: vec![],
+                thresholds: Vec::new(),
             },
         };
         assert_eq!(lowest(&report), Some(80));

@@ -3,19 +3,18 @@
 //! Servers are concatenated and sorted by name; a server name that occurs in two shards is
 //! an error (the shards overlapped, or two different runs were mixed). Run ids are combined
 //! (`a+b`, sorted), the start is the earliest start and the duration spans to the latest
-//! end. Scores are recomputed from each server's findings with [`score::rescore`] (the
-//! same pure function the run used, so a merged report equals the unsharded one, and a
-//! blocked server never comes out with a score); the cross-server rules, which no shard can
-//! apply alone, are applied over the servers of every shard; the gate is re-evaluated over all servers
-//! with the given thresholds. Gate
-//! reasons that did not come from the servers (stale baseline entries) are not carried
-//! over: apply the baseline to the merged report again (`report::baseline`).
+//! end. The merged report then goes through the run's own finalise step
+//! ([`super::finalise`]): the cross-server rules, which no shard can apply alone, over the
+//! servers of every shard, then scores recomputed from each server's findings (so a merged
+//! report equals the unsharded one, and a blocked server never comes out with a score), and
+//! the gate with the given thresholds. Gate reasons that did not come from the servers
+//! (stale baseline entries) are not carried over: apply the baseline to the merged report
+//! again (`report::baseline`).
 
 use time::Duration;
 
-use crate::report::gate::{self, GateConfig};
+use crate::report::gate::{GateConfig, GateResult};
 use crate::report::model::Report;
-use crate::report::score;
 
 /// Why reports could not be merged.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -28,18 +27,6 @@ pub enum MergeError {
         "reports were written by different scout versions ({0} and {1}); merge reports of one run"
     )]
     VersionMismatch(String, String),
-}
-
-/// The rules over every server of a run, which no shard could apply alone: each sharded
-/// run kept what its servers expose, and the merged report gets the findings an unsharded
-/// run would have given. What was kept for this is dropped afterwards, as an unsharded
-/// report does not carry it.
-fn apply_cross_server_rules(servers: &mut [crate::report::model::ServerReport]) {
-    let exposures: Vec<_> = servers
-        .iter_mut()
-        .filter_map(|s| s.notes.exposure.take())
-        .collect();
-    crate::probe::security::cross::apply(servers, &exposures);
 }
 
 /// Merges shard reports into one, re-evaluating the gate with `gate`.
@@ -74,19 +61,38 @@ pub fn merge(reports: Vec<Report>, gate: &GateConfig) -> Result<Report, MergeErr
     if let Some(pair) = servers.windows(2).find(|w| w[0].name == w[1].name) {
         return Err(MergeError::DuplicateServer(pair[0].name.clone()));
     }
-    for s in &mut servers {
-        score::rescore(s);
-    }
-    apply_cross_server_rules(&mut servers);
-    let gate = gate::evaluate(&servers, gate, Vec::new());
-    Ok(Report {
+    // The rules over every server of a run, which no shard could apply alone: each sharded
+    // run kept what its servers expose, and the merged report gets the findings an
+    // unsharded run would have given. What was kept for this is dropped, as an unsharded
+    // report does not carry it.
+    let exposures: Vec<_> = servers
+        .iter_mut()
+        .filter_map(|s| s.notes.exposure.take())
+        .collect();
+    let mut report = Report {
         run_id: run_ids.join("+"),
         scout_version: version,
         started_at,
         duration_ms: (ended_at - started_at).whole_milliseconds().max(0) as u64,
         servers,
-        gate,
-    })
+        // Set by the finalise step.
+        gate: GateResult {
+            passed: false,
+            reasons: Vec::new(),
+            thresholds: Vec::new(),
+        },
+    };
+    super::finalise::finalise(
+        &mut report,
+        exposures,
+        super::finalise::Finalise {
+            whole_run: true,
+            ignore: &[],
+            baseline: None,
+            gates: super::finalise::Gates::One(gate),
+        },
+    );
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -135,6 +141,7 @@ mod tests {
             gate: crate::report::gate::GateResult {
                 passed: true,
                 reasons: vec![],
+                thresholds: Vec::new(),
             },
         }
     }

@@ -1,7 +1,9 @@
 //! Runs the servers of a config with bounded parallelism (`--jobs`) and shards, and gathers
-//! their reports into one [`Report`]: `[checks] ignore` applied and re-scored, servers sorted
-//! by name, the gate evaluated. One server's failure never stops the others.
+//! their reports into one [`Report`], finished by [`finalise`] (cross-server rules,
+//! `[checks] ignore`, the baseline, scores and the gate, once each). One server's failure
+//! never stops the others.
 
+pub mod finalise;
 pub mod merge;
 pub mod progress;
 pub mod shard;
@@ -14,11 +16,11 @@ use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinSet;
 
 use crate::probe;
-use crate::report::finding::Suppression;
-use crate::report::gate::{self, GateConfig, GateResult};
+use crate::report::gate::{GateConfig, GateResult};
 use crate::report::model::{EraKind, Report, ServerReport};
 use crate::report::score;
-use crate::spec::ServerSpec;
+use crate::spec::{RunContext, ServerSpec};
+use finalise::{Finalise, Gates};
 pub use shard::Shard;
 
 /// How long past its deadline a server run may take to shut down before the runner gives up.
@@ -67,18 +69,18 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     let clock = Instant::now();
     // One id for the whole run: the report's `run_id` and every request's X-MCP-Trace-ID.
     let run_id = uuid::Uuid::new_v4().to_string();
-    let mut plan = select(plan, options.shard);
-    for p in &mut plan {
-        p.spec.run_id = run_id.clone();
-        p.spec.observer = options.observer.clone();
-    }
+    let plan = select(plan, options.shard);
     // `--rps` holds per remote host across the whole run: servers on one host:port share
     // one limiter, which every HTTP request of theirs waits for.
-    let mut specs: Vec<ServerSpec> = plan.iter().map(|p| p.spec.clone()).collect();
-    share_per_host(&mut specs);
-    for (p, s) in plan.iter_mut().zip(specs) {
-        p.spec.limiter = s.limiter;
-    }
+    let specs: Vec<&ServerSpec> = plan.iter().map(|p| &p.spec).collect();
+    let contexts: Vec<RunContext> = share_per_host(&specs)
+        .into_iter()
+        .map(|limiter| RunContext {
+            run_id: run_id.clone(),
+            limiter,
+            observer: options.observer.clone(),
+        })
+        .collect();
     if plan.is_empty()
         && let Some(s) = options.shard
     {
@@ -98,7 +100,7 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
 
     let mut set = JoinSet::new();
     let mut names = std::collections::HashMap::new();
-    for p in plan {
+    for (p, ctx) in plan.into_iter().zip(contexts) {
         let permits = permits.clone();
         let cancel = cancel.clone();
         let progress = progress.clone();
@@ -116,7 +118,7 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
             }
             progress.started(&spec.name);
             let name = spec.name.clone();
-            let observer = spec.observer.clone();
+            let observer = ctx.observer.clone();
             crate::telemetry::events::emit(&observer, || {
                 crate::telemetry::events::RunEvent::ServerStarted {
                     server: name.clone(),
@@ -127,7 +129,9 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
             let limit = spec.deadline + SHUTDOWN_GRACE;
             let fallback = spec.clone();
             let (report, exposure) =
-                match tokio::time::timeout(limit, probe::run_server_exposing(spec, cancel)).await {
+                match tokio::time::timeout(limit, probe::run_server_exposing(spec, ctx, cancel))
+                    .await
+                {
                     Ok(r) => r,
                     Err(_) => {
                         let mut r = not_started(
@@ -176,91 +180,30 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
     }
     progress.clear();
 
-    // Rules over every server of the run (one server naming or shadowing another's tools).
-    // A shard sees only some of the servers: rather than judge a part as the whole, it
-    // keeps what each server exposes in its report, and `report merge` applies the rules
-    // over all shards.
-    exposures.sort_by(|a, b| a.server.cmp(&b.server));
-    if options.shard.is_none() {
-        probe::security::cross::apply(&mut servers, &exposures);
-    } else {
-        for e in exposures {
-            if let Some(s) = servers.iter_mut().find(|s| s.name == e.server) {
-                s.notes.exposure = Some(e);
-            }
-        }
-    }
-    for s in &mut servers {
-        apply_ignores(s, &options.ignore);
-    }
-    servers.sort_by(|a, b| a.name.cmp(&b.name));
-    let gate = evaluate(&servers, &gates);
     let mut report = Report {
         run_id,
         scout_version: env!("CARGO_PKG_VERSION").to_string(),
         started_at,
         duration_ms: u64::try_from(clock.elapsed().as_millis()).unwrap_or(u64::MAX),
         servers,
-        gate,
+        // Set by the finalise step.
+        gate: GateResult {
+            passed: false,
+            reasons: Vec::new(),
+            thresholds: Vec::new(),
+        },
     };
-    if let Some((baseline, allow_stale)) = &options.baseline {
-        apply_baseline(&mut report, &gates, baseline, *allow_stale);
-    }
+    finalise::finalise(
+        &mut report,
+        exposures,
+        Finalise {
+            whole_run: options.shard.is_none(),
+            ignore: &options.ignore,
+            baseline: options.baseline.as_ref().map(|(b, allow)| (b, *allow)),
+            gates: Gates::PerServer(&gates),
+        },
+    );
     report
-}
-
-/// Marks baselined findings, re-scores every server and re-evaluates the gate with each
-/// server's own thresholds; stale entries fail it unless `allow_stale`.
-pub fn apply_baseline(
-    report: &mut Report,
-    gates: &[(String, GateConfig)],
-    baseline: &crate::report::baseline::Baseline,
-    allow_stale: bool,
-) {
-    use crate::report::baseline;
-    let stale = baseline::apply(report, baseline);
-    for s in &mut report.servers {
-        score::rescore(s);
-    }
-    let mut gate = evaluate(&report.servers, gates);
-    gate.reasons
-        .extend(baseline::stale_reasons(&stale, allow_stale));
-    gate.passed = gate.reasons.is_empty();
-    report.gate = gate;
-}
-
-/// Marks the findings of ignored checks as suppressed and re-scores the server.
-pub fn apply_ignores(server: &mut ServerReport, ignore: &[(String, String)]) {
-    if ignore.is_empty() {
-        return;
-    }
-    for f in &mut server.findings {
-        if let Some((_, reason)) = ignore.iter().find(|(id, _)| *id == f.id) {
-            f.suppressed = Some(Suppression::Ignored {
-                reason: reason.clone(),
-            });
-        }
-    }
-    score::rescore(server);
-}
-
-/// The gate over every server, each with its own thresholds.
-pub fn evaluate(servers: &[ServerReport], gates: &[(String, GateConfig)]) -> GateResult {
-    let reasons: Vec<String> = servers
-        .iter()
-        .flat_map(|s| {
-            let g = gates
-                .iter()
-                .find(|(n, _)| *n == s.name)
-                .map(|(_, g)| g.clone())
-                .unwrap_or_default();
-            gate::server_reasons(s, &g)
-        })
-        .collect();
-    GateResult {
-        passed: reasons.is_empty(),
-        reasons,
-    }
 }
 
 /// The report of a server that never ran: every check skipped as not assessed, marked
@@ -322,10 +265,12 @@ fn crashed(name: &str, why: &str) -> ServerReport {
     }
 }
 
-/// Gives every remote HTTP server one limiter per `host:port`, shared by all servers on that
-/// host, at the lowest `rps` any of them is configured with. Servers that are not remote get
-/// none (their transport builds an unthrottled one).
-pub fn share_per_host(specs: &mut [crate::spec::ServerSpec]) {
+/// One limiter per `host:port` for every remote HTTP server, in the order of `specs`, shared
+/// by all servers on that host, at the lowest `rps` any of them is configured with. Servers
+/// that are not remote get none (their transport builds an unthrottled one).
+pub fn share_per_host(
+    specs: &[&crate::spec::ServerSpec],
+) -> Vec<Option<crate::transport::limiter::RateLimiter>> {
     let mut rates: std::collections::HashMap<String, f64> = std::collections::HashMap::new();
     for s in specs.iter() {
         if let Some(key) = remote_key(s) {
@@ -342,9 +287,10 @@ pub fn share_per_host(specs: &mut [crate::spec::ServerSpec]) {
         .into_iter()
         .map(|(k, rps)| (k, crate::transport::limiter::RateLimiter::new(Some(rps))))
         .collect();
-    for s in specs.iter_mut() {
-        s.limiter = remote_key(s).and_then(|k| limiters.get(&k).cloned());
-    }
+    specs
+        .iter()
+        .map(|s| remote_key(s).and_then(|k| limiters.get(&k).cloned()))
+        .collect()
 }
 
 /// The host key of a remote HTTP server (an unparsable URL gets a key of its own).
@@ -382,9 +328,8 @@ mod tests {
         b.rps = Some(4.0);
         let c = http("https://other.example.com/mcp");
         let d = http("http://127.0.0.1:9/mcp");
-        let mut specs = [a, b, c, d];
-        share_per_host(&mut specs);
-        let [a, b, c, d] = specs.map(|s| s.limiter);
+        let specs = [&a, &b, &c, &d];
+        let [a, b, c, d]: [_; 4] = share_per_host(&specs).try_into().expect("four");
         let (a, b, c) = (
             a.expect("shared"),
             b.expect("shared"),
@@ -423,6 +368,36 @@ mod tests {
         s
     }
 
+    fn evaluate(servers: &[ServerReport], gates: &[(String, GateConfig)]) -> GateResult {
+        finalise::evaluate(servers, Gates::PerServer(gates), Vec::new())
+    }
+
+    fn finalised(
+        servers: Vec<ServerReport>,
+        ignore: &[(String, String)],
+        gates: &[(String, GateConfig)],
+    ) -> Report {
+        let mut report = Report {
+            run_id: "r".into(),
+            scout_version: "0".into(),
+            started_at: OffsetDateTime::UNIX_EPOCH,
+            duration_ms: 0,
+            servers,
+            gate: evaluate(&[], &[]),
+        };
+        finalise::finalise(
+            &mut report,
+            Vec::new(),
+            Finalise {
+                whole_run: true,
+                ignore,
+                baseline: None,
+                gates: Gates::PerServer(gates),
+            },
+        );
+        report
+    }
+
     fn fail(id: &str) -> Finding {
         Finding {
             id: id.into(),
@@ -443,12 +418,14 @@ mod tests {
 
     #[test]
     fn ignores_are_applied_before_scoring() {
-        let mut s = server("a", vec![fail("protocol.batch")]);
+        let s = server("a", vec![fail("protocol.batch")]);
         assert_eq!(s.score, Some(0));
-        apply_ignores(&mut s, &[("protocol.batch".into(), "known".into())]);
+        let s = finalised(vec![s], &[("protocol.batch".into(), "known".into())], &[])
+            .servers
+            .remove(0);
         assert!(matches!(
             s.findings[0].suppressed,
-            Some(Suppression::Ignored { .. })
+            Some(crate::report::finding::Suppression::Ignored { .. })
         ));
         // Nothing counted is left, so the category is no longer assessed.
         assert_eq!(s.score, None);

@@ -357,64 +357,9 @@ pub async fn exchange(
     let pending = recorder.begin();
     let deadline = tokio::time::Instant::now() + req.timeout;
     if req.abandon && req.pad.is_none() {
-        let why = match tokio::time::timeout_at(deadline, abandon(&req)).await {
-            Ok(Ok(())) => ABANDONED.to_string(),
-            Ok(Err(e)) => format!("could not send the request to abandon: {e}"),
-            Err(_) => "timed out sending the request to abandon".to_string(),
-        };
-        let sent = why == ABANDONED;
-        let seq = pending.seq;
-        let ex = HttpExchange {
-            method: req.method.clone(),
-            url: req.url.clone(),
-            request_headers: req.headers.clone(),
-            request_body: req
-                .body
-                .as_deref()
-                .map(crate::telemetry::recorder::own_body_kept),
-            error: Some(why.clone()),
-            ..HttpExchange::default()
-        };
-        recorder.finish(pending, era, ExchangeKind::Http(ex));
-        return Reply {
-            evidence: vec![seq],
-            outcome: if sent {
-                Outcome::NoResponse
-            } else {
-                Outcome::TransportError(why)
-            },
-            response: None,
-            notifications: Vec::new(),
-            server_requests: Vec::new(),
-            http: None,
-            elapsed: started.elapsed(),
-            refused: false,
-        };
+        return send_abandoned(recorder, era, &req, pending, deadline, started).await;
     }
-    let method =
-        reqwest::Method::from_bytes(req.method.as_bytes()).unwrap_or(reqwest::Method::POST);
-    let mut rb = clients.client.request(method, &req.url);
-    for (k, v) in &req.headers {
-        rb = rb.header(k, v);
-    }
-    // The body is handed to the client without a copy, and the record keeps what the
-    // recorder would keep of it anyway (a large body costs its size once, not three times).
-    // For a padded body: how many bytes were handed to the connection, of how many.
-    let mut body_progress: Option<(Arc<AtomicUsize>, usize)> = None;
-    let request_body = match (req.body.take(), req.pad) {
-        (Some(b), Some(pad)) => {
-            let (body, total, kept, handed) = padded(b, pad);
-            rb = rb.header(reqwest::header::CONTENT_LENGTH, total).body(body);
-            body_progress = Some((handed, total));
-            Some(kept)
-        }
-        (Some(b), None) => {
-            let kept = crate::telemetry::recorder::own_body_kept(&b);
-            rb = rb.body(b);
-            Some(kept)
-        }
-        (None, _) => None,
-    };
+    let (rb, request_body, body_progress) = build_request(clients, &mut req);
     let mut ex = HttpExchange {
         method: req.method.clone(),
         url: req.url.clone(),
@@ -441,20 +386,7 @@ pub async fn exchange(
             return reply;
         }
         Ok(Err(e)) => {
-            let mut msg = error_chain(&e);
-            if let Some((handed, total)) = &body_progress {
-                let handed = handed.load(Ordering::SeqCst);
-                // Every byte handed to the connection is not every byte taken: a broken
-                // pipe happens only while writing, so the server closed before the end.
-                if handed < *total || io_error_in(&e, std::io::ErrorKind::BrokenPipe) {
-                    let how = if handed < *total {
-                        format!("{handed} of {total} bytes written")
-                    } else {
-                        format!("the pipe broke while the last of {total} bytes were written")
-                    };
-                    msg = format!("{BODY_NOT_TAKEN} ({how}): {msg}");
-                }
-            }
+            let msg = send_error(&e, body_progress.as_ref());
             ex.error = Some(msg.clone());
             reply.outcome = Outcome::TransportError(msg);
             reply.refused = connection_refused(&e);
@@ -515,58 +447,21 @@ pub async fn exchange(
 
     let mut sse = None;
     let mut lost: Option<(String, bool)> = None;
-    let mut final_end = end;
     if is_sse {
-        if !closed_early {
-            let mut notes = Vec::new();
-            stream_anomalies(
-                &mut parser,
-                &final_end,
-                &col,
-                &req,
-                started.elapsed(),
-                &mut notes,
-            );
-            col.anomalies.extend(notes);
-        } else {
-            parser.finish();
-            col.anomalies.append(&mut parser.anomalies);
-            if era == Some(Era::Modern) {
-                lost = Some((
-                    "the server closed the response stream before the response, and 2026-07-28 streams cannot be resumed".into(),
-                    false,
-                ));
-            } else {
-                match resume::resume(clients, recorder, era, &req, deadline, &mut col).await {
-                    Ok(last_end) => final_end = last_end,
-                    Err(failure) => lost = Some(failure),
-                }
-            }
+        let stream = StreamEnd {
+            end,
+            closed_early,
+            started,
+            deadline,
+        };
+        let (info, why_lost) =
+            finish_stream(clients, recorder, era, &req, stream, &mut parser, &mut col).await;
+        if closed_early {
             reply.evidence.extend(col.resume_evidence.iter().copied());
             response = col.response.clone();
         }
-        if let Some((why, true)) = &lost {
-            col.anomalies.push(why.clone());
-        }
-        if col.events_after_response > 0 {
-            col.anomalies.push(format!(
-                "{} event(s) after the response",
-                col.events_after_response
-            ));
-        }
-        sse = Some(SseInfo {
-            events: col.events,
-            anomalies: col.anomalies.clone(),
-            ended: final_end == End::Ended,
-            resumed: col.resumed,
-            // Ran out of time while resuming: a slow answer (the request's timeout may be
-            // shorter than the server's retry), not a lost one.
-            lost: lost
-                .as_ref()
-                .filter(|(_, timed_out)| !timed_out)
-                .map(|(why, _)| why.clone()),
-            retry_ms: col.retry_ms,
-        });
+        sse = Some(info);
+        lost = why_lost;
     }
     for m in std::mem::take(&mut col.messages) {
         if m.get("method").is_some() && m.get("id").is_some() {
@@ -575,24 +470,13 @@ pub async fn exchange(
             reply.notifications.push(m);
         }
     }
-    reply.outcome = if truncated {
-        Outcome::Truncated
-    } else if response
-        .as_ref()
-        .is_some_and(|r| r.get("result").is_some() || r.get("error").is_some())
-    {
-        Outcome::Answered
-    } else if let Some((why, resume_timed_out)) = &lost {
-        if *resume_timed_out {
-            Outcome::TimedOut
-        } else {
-            Outcome::TransportError(why.clone())
-        }
-    } else if timed_out && req.method != "GET" {
-        Outcome::TimedOut
-    } else {
-        Outcome::NoResponse
-    };
+    reply.outcome = outcome_of(
+        truncated,
+        timed_out,
+        response.as_ref(),
+        lost.as_ref(),
+        &req.method,
+    );
     reply.response = response;
     reply.http = Some(HttpInfo {
         status,
@@ -603,6 +487,209 @@ pub async fn exchange(
     });
     reply.elapsed = started.elapsed();
     reply
+}
+
+/// Sends a request meant to be abandoned (written whole, then closed unread) and records it.
+async fn send_abandoned(
+    recorder: &Recorder,
+    era: Option<Era>,
+    req: &HttpRequest,
+    pending: crate::telemetry::recorder::Pending,
+    deadline: tokio::time::Instant,
+    started: Instant,
+) -> Reply {
+    let why = match tokio::time::timeout_at(deadline, abandon(req)).await {
+        Ok(Ok(())) => ABANDONED.to_string(),
+        Ok(Err(e)) => format!("could not send the request to abandon: {e}"),
+        Err(_) => "timed out sending the request to abandon".to_string(),
+    };
+    let sent = why == ABANDONED;
+    let seq = pending.seq;
+    let ex = HttpExchange {
+        method: req.method.clone(),
+        url: req.url.clone(),
+        request_headers: req.headers.clone(),
+        request_body: req
+            .body
+            .as_deref()
+            .map(crate::telemetry::recorder::own_body_kept),
+        error: Some(why.clone()),
+        ..HttpExchange::default()
+    };
+    recorder.finish(pending, era, ExchangeKind::Http(ex));
+    Reply {
+        evidence: vec![seq],
+        outcome: if sent {
+            Outcome::NoResponse
+        } else {
+            Outcome::TransportError(why)
+        },
+        response: None,
+        notifications: Vec::new(),
+        server_requests: Vec::new(),
+        http: None,
+        elapsed: started.elapsed(),
+        refused: false,
+    }
+}
+
+/// For a padded body: how many bytes were handed to the connection, of how many.
+type BodyProgress = (Arc<AtomicUsize>, usize);
+
+/// The request builder for `req`, what the record keeps of its body, and, for a padded
+/// body, how much of it the connection took.
+fn build_request(
+    clients: &HttpClients,
+    req: &mut HttpRequest,
+) -> (
+    reqwest::RequestBuilder,
+    Option<String>,
+    Option<BodyProgress>,
+) {
+    let method =
+        reqwest::Method::from_bytes(req.method.as_bytes()).unwrap_or(reqwest::Method::POST);
+    let mut rb = clients.client.request(method, &req.url);
+    for (k, v) in &req.headers {
+        rb = rb.header(k, v);
+    }
+    // The body is handed to the client without a copy, and the record keeps what the
+    // recorder would keep of it anyway (a large body costs its size once, not three times).
+    let mut body_progress = None;
+    let request_body = match (req.body.take(), req.pad) {
+        (Some(b), Some(pad)) => {
+            let (body, total, kept, handed) = padded(b, pad);
+            rb = rb.header(reqwest::header::CONTENT_LENGTH, total).body(body);
+            body_progress = Some((handed, total));
+            Some(kept)
+        }
+        (Some(b), None) => {
+            let kept = crate::telemetry::recorder::own_body_kept(&b);
+            rb = rb.body(b);
+            Some(kept)
+        }
+        (None, _) => None,
+    };
+    (rb, request_body, body_progress)
+}
+
+/// The transport error of a request that got no response headers, saying when the server
+/// closed before taking the whole body.
+fn send_error(e: &reqwest::Error, body_progress: Option<&BodyProgress>) -> String {
+    let msg = error_chain(e);
+    let Some((handed, total)) = body_progress else {
+        return msg;
+    };
+    let handed = handed.load(Ordering::SeqCst);
+    // Every byte handed to the connection is not every byte taken: a broken pipe happens
+    // only while writing, so the server closed before the end.
+    if handed < *total || io_error_in(e, std::io::ErrorKind::BrokenPipe) {
+        let how = if handed < *total {
+            format!("{handed} of {total} bytes written")
+        } else {
+            format!("the pipe broke while the last of {total} bytes were written")
+        };
+        return format!("{BODY_NOT_TAKEN} ({how}): {msg}");
+    }
+    msg
+}
+
+/// How the first read of an SSE response ended.
+struct StreamEnd {
+    end: End,
+    /// The request's stream ended (or broke) before its response.
+    closed_early: bool,
+    started: Instant,
+    deadline: tokio::time::Instant,
+}
+
+/// Finishes an SSE response: resumes a stream closed before its response (handshake era
+/// only), gathers the stream's anomalies, and says whether the response was lost (and
+/// whether because the time ran out).
+async fn finish_stream(
+    clients: &HttpClients,
+    recorder: &Recorder,
+    era: Option<Era>,
+    req: &HttpRequest,
+    stream: StreamEnd,
+    parser: &mut SseParser,
+    col: &mut Collected,
+) -> (SseInfo, Option<(String, bool)>) {
+    let mut lost: Option<(String, bool)> = None;
+    let mut final_end = stream.end;
+    if !stream.closed_early {
+        let mut notes = Vec::new();
+        stream_anomalies(
+            parser,
+            &final_end,
+            col,
+            req,
+            stream.started.elapsed(),
+            &mut notes,
+        );
+        col.anomalies.extend(notes);
+    } else {
+        parser.finish();
+        col.anomalies.append(&mut parser.anomalies);
+        if era == Some(Era::Modern) {
+            lost = Some((
+                "the server closed the response stream before the response, and 2026-07-28 streams cannot be resumed".into(),
+                false,
+            ));
+        } else {
+            match resume::resume(clients, recorder, era, req, stream.deadline, col).await {
+                Ok(last_end) => final_end = last_end,
+                Err(failure) => lost = Some(failure),
+            }
+        }
+    }
+    if let Some((why, true)) = &lost {
+        col.anomalies.push(why.clone());
+    }
+    if col.events_after_response > 0 {
+        col.anomalies.push(format!(
+            "{} event(s) after the response",
+            col.events_after_response
+        ));
+    }
+    let info = SseInfo {
+        events: col.events,
+        anomalies: col.anomalies.clone(),
+        ended: final_end == End::Ended,
+        resumed: col.resumed,
+        // Ran out of time while resuming: a slow answer (the request's timeout may be
+        // shorter than the server's retry), not a lost one.
+        lost: lost
+            .as_ref()
+            .filter(|(_, timed_out)| !timed_out)
+            .map(|(why, _)| why.clone()),
+        retry_ms: col.retry_ms,
+    };
+    (info, lost)
+}
+
+/// What became of a request whose response headers came.
+fn outcome_of(
+    truncated: bool,
+    timed_out: bool,
+    response: Option<&Value>,
+    lost: Option<&(String, bool)>,
+    method: &str,
+) -> Outcome {
+    if truncated {
+        Outcome::Truncated
+    } else if response.is_some_and(|r| r.get("result").is_some() || r.get("error").is_some()) {
+        Outcome::Answered
+    } else if let Some((why, resume_timed_out)) = lost {
+        if *resume_timed_out {
+            Outcome::TimedOut
+        } else {
+            Outcome::TransportError(why.clone())
+        }
+    } else if timed_out && method != "GET" {
+        Outcome::TimedOut
+    } else {
+        Outcome::NoResponse
+    }
 }
 
 /// What the SSE streams of one request carried, over the POST and any resumptions.

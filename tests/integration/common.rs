@@ -12,7 +12,7 @@ use std::time::Duration;
 
 /// What a run produced.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     pub code: Option<i32>,
     pub stdout: String,
     pub stderr: String,
@@ -20,19 +20,20 @@ pub struct Run {
 
 impl Run {
     /// stdout and stderr together, for "never printed anywhere" assertions.
-    pub fn all_output(&self) -> String {
+    pub(crate) fn all_output(&self) -> String {
         format!("{}\n{}", self.stdout, self.stderr)
     }
 }
 
 /// A `scout` invocation being built.
-pub struct Scout {
+pub(crate) struct Scout {
     cmd: assert_cmd::Command,
 }
 
 /// True for variables a test must not inherit.
-pub fn is_scrubbed(name: &str) -> bool {
+pub(crate) fn is_scrubbed(name: &str) -> bool {
     name == "CI"
+        || name.starts_with("CI_")
         || name == "NO_COLOR"
         || name.starts_with("GITHUB_")
         || name.starts_with("SCOUT_")
@@ -44,7 +45,7 @@ pub fn is_scrubbed(name: &str) -> bool {
 
 /// A plain `std::process::Command` for `scout` with the same scrubbed environment, for tests
 /// that must talk to the running process (signals).
-pub fn command() -> std::process::Command {
+pub(crate) fn command() -> std::process::Command {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_scout"));
     for (name, _) in std::env::vars_os() {
         if is_scrubbed(&name.to_string_lossy()) {
@@ -56,7 +57,7 @@ pub fn command() -> std::process::Command {
 
 impl Scout {
     /// `scout` with the inherited environment scrubbed and a 60 s safety timeout.
-    pub fn new() -> Scout {
+    pub(crate) fn new() -> Scout {
         let mut cmd = assert_cmd::Command::new(env!("CARGO_BIN_EXE_scout"));
         for (name, _) in std::env::vars_os() {
             if is_scrubbed(&name.to_string_lossy()) {
@@ -68,7 +69,7 @@ impl Scout {
     }
 
     /// Appends arguments.
-    pub fn args<I, S>(mut self, args: I) -> Scout
+    pub(crate) fn args<I, S>(mut self, args: I) -> Scout
     where
         I: IntoIterator<Item = S>,
         S: AsRef<std::ffi::OsStr>,
@@ -78,14 +79,14 @@ impl Scout {
     }
 
     /// Sets one variable.
-    pub fn env(mut self, name: &str, value: &str) -> Scout {
+    pub(crate) fn env(mut self, name: &str, value: &str) -> Scout {
         self.cmd.env(name, value);
         self
     }
 
     /// Runs the way a GitHub Actions step does, in workspace `ws`: `GITHUB_ACTIONS`,
     /// `GITHUB_WORKSPACE` and the output and step-summary files `output` and `summary`.
-    pub fn github_actions(self, ws: &Path, output: &Path, summary: &Path) -> Scout {
+    pub(crate) fn github_actions(self, ws: &Path, output: &Path, summary: &Path) -> Scout {
         self.dir(ws)
             .env("GITHUB_ACTIONS", "true")
             .env("GITHUB_OUTPUT", &output.to_string_lossy())
@@ -94,13 +95,13 @@ impl Scout {
     }
 
     /// Runs in this directory.
-    pub fn dir(mut self, dir: &Path) -> Scout {
+    pub(crate) fn dir(mut self, dir: &Path) -> Scout {
         self.cmd.current_dir(dir);
         self
     }
 
     /// Runs to completion.
-    pub fn run(mut self) -> Run {
+    pub(crate) fn run(mut self) -> Run {
         let out = self.cmd.output().expect("scout runs");
         Run {
             code: out.status.code(),
@@ -111,7 +112,7 @@ impl Scout {
 }
 
 /// A fresh temporary folder holding `scout.toml` with `text` (when given).
-pub fn workspace(config: Option<&str>) -> tempfile::TempDir {
+pub(crate) fn workspace(config: Option<&str>) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
     if let Some(text) = config {
         std::fs::write(dir.path().join("scout.toml"), text).expect("write config");
@@ -120,12 +121,12 @@ pub fn workspace(config: Option<&str>) -> tempfile::TempDir {
 }
 
 /// The crate root (fixtures live below it).
-pub fn crate_root() -> PathBuf {
+pub(crate) fn crate_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A loopback port nothing listens on: bound, read, released.
-pub fn closed_port() -> u16 {
+pub(crate) fn closed_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = l.local_addr().expect("addr").port();
     drop(l);
@@ -133,7 +134,7 @@ pub fn closed_port() -> u16 {
 }
 
 /// `cmd` with every variable that could change scout's behaviour removed.
-pub fn scrubbed(mut cmd: Command) -> Command {
+pub(crate) fn scrubbed(mut cmd: Command) -> Command {
     for (key, _) in std::env::vars_os() {
         if is_scrubbed(&key.to_string_lossy()) {
             cmd.env_remove(&key);
@@ -143,7 +144,7 @@ pub fn scrubbed(mut cmd: Command) -> Command {
 }
 
 /// `tests/tools/<rel>`, or a panic telling the user to run the setup script.
-pub fn tool(rel: &str) -> PathBuf {
+pub(crate) fn tool(rel: &str) -> PathBuf {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/tools")
         .join(rel);
@@ -156,7 +157,7 @@ pub fn tool(rel: &str) -> PathBuf {
 }
 
 /// A program on PATH, or a panic telling the user to run the setup script.
-pub fn on_path(program: &str) -> PathBuf {
+pub(crate) fn on_path(program: &str) -> PathBuf {
     std::env::var_os("PATH")
         .into_iter()
         .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
@@ -169,21 +170,21 @@ pub fn on_path(program: &str) -> PathBuf {
 
 /// A `Command` for the scout binary built by this `cargo test`, with its environment scrubbed
 /// and its working directory at the crate root.
-pub fn scout() -> Command {
+pub(crate) fn scout() -> Command {
     let mut cmd = scrubbed(Command::new(env!("CARGO_BIN_EXE_scout")));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"));
     cmd
 }
 
 /// Path of a fixture server script.
-pub fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
 }
 
 /// The command line that runs a fixture over stdio.
-pub fn stdio_command(name: &str) -> Vec<String> {
+pub(crate) fn stdio_command(name: &str) -> Vec<String> {
     vec![
         "python3".into(),
         fixture(name).display().to_string(),
@@ -192,7 +193,7 @@ pub fn stdio_command(name: &str) -> Vec<String> {
 }
 
 /// A fixture serving Streamable HTTP on a free loopback port; killed and reaped on drop.
-pub struct HttpFixture {
+pub(crate) struct HttpFixture {
     child: Child,
     /// `http://127.0.0.1:<port>/mcp`
     pub url: String,
@@ -200,12 +201,12 @@ pub struct HttpFixture {
 
 impl HttpFixture {
     /// Starts `name` with `--port 0` and reads the URL it prints on stderr.
-    pub fn start(name: &str) -> HttpFixture {
+    pub(crate) fn start(name: &str) -> HttpFixture {
         HttpFixture::start_with_env(name, &[])
     }
 
     /// [`HttpFixture::start`] with extra environment variables for the fixture.
-    pub fn start_with_env(name: &str, env: &[(&str, &str)]) -> HttpFixture {
+    pub(crate) fn start_with_env(name: &str, env: &[(&str, &str)]) -> HttpFixture {
         let mut child = Command::new("python3")
             .arg(fixture(name))
             .args(["http", "--port", "0"])

@@ -156,6 +156,62 @@ fn has_jwt(text: &str) -> bool {
         .is_match(text)
 }
 
+/// Asserts from the HAR that no discovery request carried credentials and that every
+/// request to the server after the auth phase carried the token; returns how many did.
+fn requests_after_auth_carry_the_token(out: &Path, server: &Value, server_url: &str) -> usize {
+    let har_path = walk(out)
+        .into_iter()
+        .find(|p| p.extension().is_some_and(|e| e == "har"))
+        .expect("a HAR file");
+    let har = read_json(&har_path);
+    let entries = har["log"]["entries"].as_array().expect("entries").clone();
+    let seq_of = |e: &Value| e["_seq"].as_u64().expect("_seq");
+    let auth_header = |e: &Value| {
+        e["request"]["headers"]
+            .as_array()
+            .expect("headers")
+            .iter()
+            .find(|h| {
+                h["name"]
+                    .as_str()
+                    .is_some_and(|n| n.eq_ignore_ascii_case("authorization"))
+            })
+            .and_then(|h| h["value"].as_str().map(str::to_string))
+    };
+    let max_ev = |phase: &str| {
+        server["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["phase"] == phase)
+            .flat_map(|f| f["evidence"].as_array().cloned().unwrap_or_default())
+            .filter_map(|v| v.as_u64())
+            .max()
+            .expect("evidence")
+    };
+    let discovery_end = max_ev("discovery");
+    let auth_end = max_ev("auth");
+    let mut later = 0;
+    for e in &entries {
+        let seq = seq_of(e);
+        let url = e["request"]["url"].as_str().unwrap_or_default();
+        if seq <= discovery_end {
+            assert!(
+                auth_header(e).is_none(),
+                "a discovery request carried credentials: {e}"
+            );
+        } else if seq > auth_end && url.starts_with(server_url) {
+            assert_eq!(
+                auth_header(e).as_deref(),
+                Some("Bearer [REDACTED]"),
+                "a request after the auth phase went without the token: {e}"
+            );
+            later += 1;
+        }
+    }
+    later
+}
+
 /// Runs `scout check` against the oidc-provider stack with client credentials, a limited
 /// scope for the scope challenge, every report format and `-vv`.
 #[test]
@@ -243,56 +299,7 @@ fn the_real_stack_passes_every_auth_check_and_the_token_is_the_one_later_phases_
 
     // From the recorded exchanges (HAR): the bare requests never carry a token; every
     // request of the phases after auth does.
-    let har_path = walk(out.path())
-        .into_iter()
-        .find(|p| p.extension().is_some_and(|e| e == "har"))
-        .expect("a HAR file");
-    let har = read_json(&har_path);
-    let entries = har["log"]["entries"].as_array().expect("entries").clone();
-    let seq_of = |e: &Value| e["_seq"].as_u64().expect("_seq");
-    let auth_header = |e: &Value| {
-        e["request"]["headers"]
-            .as_array()
-            .expect("headers")
-            .iter()
-            .find(|h| {
-                h["name"]
-                    .as_str()
-                    .is_some_and(|n| n.eq_ignore_ascii_case("authorization"))
-            })
-            .and_then(|h| h["value"].as_str().map(str::to_string))
-    };
-    let max_ev = |phase: &str| {
-        server["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .filter(|f| f["phase"] == phase)
-            .flat_map(|f| f["evidence"].as_array().cloned().unwrap_or_default())
-            .filter_map(|v| v.as_u64())
-            .max()
-            .expect("evidence")
-    };
-    let discovery_end = max_ev("discovery");
-    let auth_end = max_ev("auth");
-    let mut later = 0;
-    for e in &entries {
-        let seq = seq_of(e);
-        let url = e["request"]["url"].as_str().unwrap_or_default();
-        if seq <= discovery_end {
-            assert!(
-                auth_header(e).is_none(),
-                "a discovery request carried credentials: {e}"
-            );
-        } else if seq > auth_end && url.starts_with(&stack.server.url) {
-            assert_eq!(
-                auth_header(e).as_deref(),
-                Some("Bearer [REDACTED]"),
-                "a request after the auth phase went without the token: {e}"
-            );
-            later += 1;
-        }
-    }
+    let later = requests_after_auth_carry_the_token(out.path(), &server, &stack.server.url);
     assert!(later > 20, "the later phases made requests: {later}");
 
     // From the server's side: every request it authorised (scope mcp, for this resource)

@@ -10,7 +10,7 @@ use scout::transport::process::ProcessConfig;
 
 /// A stdio spec for `tests/fixtures/<file>` (run with python3), with `env` set in the child
 /// and only the phases that connect, list and call selected.
-pub fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
+pub(crate) fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
     let path = format!("{}/tests/fixtures/{file}", env!("CARGO_MANIFEST_DIR"));
     let mut spec = ServerSpec::new(
         file.trim_end_matches(".py"),
@@ -36,19 +36,19 @@ pub fn fixture(file: &str, env: &[(&str, String)]) -> ServerSpec {
 }
 
 /// The same with a policy.
-pub fn with_policy(mut spec: ServerSpec, policy: PolicySpec) -> ServerSpec {
+pub(crate) fn with_policy(mut spec: ServerSpec, policy: PolicySpec) -> ServerSpec {
     spec.policy = policy;
     spec
 }
 
 /// Runs the selected phases against the fixture.
-pub async fn run(spec: ServerSpec) -> ServerReport {
+pub(crate) async fn run(spec: ServerSpec) -> ServerReport {
     let (_tx, rx) = tokio::sync::watch::channel(false);
     scout::probe::run_server(spec, rx).await
 }
 
 /// Every finding with `id`.
-pub fn all<'a>(r: &'a ServerReport, id: &str) -> Vec<&'a Finding> {
+pub(crate) fn all<'a>(r: &'a ServerReport, id: &str) -> Vec<&'a Finding> {
     r.findings.iter().filter(|f| f.id == id).collect()
 }
 
@@ -57,7 +57,7 @@ pub fn all<'a>(r: &'a ServerReport, id: &str) -> Vec<&'a Finding> {
 /// hold while the other wire failed. Each such finding must cite evidence that is in the
 /// report (unless it is a skip or info). Returns the first. Use [`expect_era`] for a defect
 /// that shows on one wire only.
-pub fn expect<'a>(
+pub(crate) fn expect<'a>(
     r: &'a ServerReport,
     id: &str,
     subject: Option<&str>,
@@ -112,7 +112,7 @@ fn check_evidence(r: &ServerReport, f: &Finding) {
 }
 
 /// Asserts that no finding whose id starts with `prefix` failed (a correct fixture).
-pub fn no_fails(r: &ServerReport, prefix: &str) {
+pub(crate) fn no_fails(r: &ServerReport, prefix: &str) {
     let fails: Vec<String> = r
         .findings
         .iter()
@@ -123,7 +123,7 @@ pub fn no_fails(r: &ServerReport, prefix: &str) {
 }
 
 /// Like [`expect`], on the wire of one era (`None`: findings without an era).
-pub fn expect_era<'a>(
+pub(crate) fn expect_era<'a>(
     r: &'a ServerReport,
     id: &str,
     subject: Option<&str>,
@@ -144,7 +144,7 @@ pub fn expect_era<'a>(
 }
 
 /// Asserts that no finding with `id` has `status`.
-pub fn never(r: &ServerReport, id: &str, status: Status) {
+pub(crate) fn never(r: &ServerReport, id: &str, status: Status) {
     let bad: Vec<_> = all(r, id)
         .into_iter()
         .filter(|f| f.status == status)
@@ -153,13 +153,13 @@ pub fn never(r: &ServerReport, id: &str, status: Status) {
 }
 
 /// `spec` running only `phases`.
-pub fn only(mut spec: ServerSpec, phases: &[Phase]) -> ServerSpec {
+pub(crate) fn only(mut spec: ServerSpec, phases: &[Phase]) -> ServerSpec {
     spec.only = phases.to_vec();
     spec
 }
 
 /// An HTTP server at `url` that scout does not start (nothing may listen there).
-pub fn url_spec(name: &str, url: impl Into<String>) -> ServerSpec {
+pub(crate) fn url_spec(name: &str, url: impl Into<String>) -> ServerSpec {
     ServerSpec::new(
         name,
         TargetSpec::Http {
@@ -172,7 +172,7 @@ pub fn url_spec(name: &str, url: impl Into<String>) -> ServerSpec {
 }
 
 /// The same fixture served over Streamable HTTP on a free loopback port (scout starts it).
-pub fn fixture_http(file: &str) -> ServerSpec {
+pub(crate) fn fixture_http(file: &str) -> ServerSpec {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -195,7 +195,7 @@ pub fn fixture_http(file: &str) -> ServerSpec {
 }
 
 /// [`fixture_http`] with `env` set in the server process (through `env NAME=VALUE …`).
-pub fn fixture_http_env(file: &str, env: &[(&str, &str)]) -> ServerSpec {
+pub(crate) fn fixture_http_env(file: &str, env: &[(&str, &str)]) -> ServerSpec {
     let mut spec = fixture_http(file);
     if let TargetSpec::Http {
         start: Some(cmd), ..

@@ -347,7 +347,7 @@ proptest! {
                 kind,
             });
         }
-        let _ = scout::probe::protocol::wire_schema::server_messages(&exchanges);
+        let _ = scout::probe::protocol::judge::wire_schema::server_messages(&exchanges);
         // The redactor reads the same bodies (JSON sniffed, not trusted by content type).
         let r = scout::telemetry::redact::Redactor::new();
         r.register("s3cr3t-token");

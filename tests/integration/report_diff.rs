@@ -205,7 +205,7 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
         .run();
     assert_eq!(back.code, Some(0), "{}", back.stderr);
     assert!(
-        back.stdout.starts_with("# scout report\n"),
+        back.stdout.starts_with("# scout report diff\n"),
         "Markdown on stdout"
     );
 
@@ -336,14 +336,25 @@ fn the_same_server_on_another_port_is_paired_and_its_new_fail_gates() {
         base["servers"][0]["name"], head["servers"][0]["name"],
         "two ports, two default names"
     );
-    let json = dir.path().join("diff.json");
+    let (json, md) = (dir.path().join("diff.json"), dir.path().join("comment.md"));
     let gated = Scout::new()
         .args(["report", "diff"])
         .args([&base_path, &head_path])
         .args(["--fail-on-new", "--json"])
         .args([&json])
+        .args(["--markdown"])
+        .args([&md])
         .run();
     assert_eq!(gated.code, Some(1), "the new fail gates: {}", gated.stderr);
+    // The top of the PR comment: titled as a diff, base and head named, the gate that
+    // --fail-on-new applied, and the head run's own gate with the thresholds it had.
+    let md = read(&md);
+    let top: String = md
+        .lines()
+        .take_while(|l| !l.starts_with("| "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!("diff_markdown_top", top);
     let d = read_json(&json);
     let servers = d["servers"].as_array().expect("servers");
     assert_eq!(servers.len(), 1, "one server, paired: {d}");

@@ -20,7 +20,7 @@ use scout::report::score;
 use time::macros::datetime;
 
 /// The thresholds the sample was gated with.
-pub fn gate_config() -> GateConfig {
+pub(crate) fn gate_config() -> GateConfig {
     GateConfig {
         fail_under: Some(80),
         fail_under_category: Vec::new(),
@@ -29,7 +29,7 @@ pub fn gate_config() -> GateConfig {
 }
 
 /// A finding with the registry's title and spec, as a phase would have built it.
-pub fn finding(id: &str, status: Status, detail: &str) -> Finding {
+pub(crate) fn finding(id: &str, status: Status, detail: &str) -> Finding {
     let check = scout::probe::registry::lookup(id).expect("sample uses registered ids");
     Finding {
         id: id.to_string(),
@@ -50,7 +50,7 @@ pub fn finding(id: &str, status: Status, detail: &str) -> Finding {
 }
 
 /// Small builder helpers so the fixture reads like a list.
-pub trait With {
+pub(crate) trait With {
     fn ev(self, seqs: &[Seq]) -> Self;
     fn subject(self, s: &str) -> Self;
     fn era(self, e: Era) -> Self;
@@ -129,7 +129,7 @@ fn stdio(seq: Seq, direction: Direction, era: Option<Era>, line: &str) -> Exchan
 }
 
 /// The `everything` server: HTTP, legacy, declared in `scout.toml` line 7.
-pub fn everything() -> ServerReport {
+pub(crate) fn everything() -> ServerReport {
     use Status::*;
     let exchanges = vec![
         http(
@@ -206,7 +206,7 @@ pub fn everything() -> ServerReport {
 }
 
 /// The `time` server: stdio, dual-era, no anchor, blocked when its process died.
-pub fn time_server() -> ServerReport {
+pub(crate) fn time_server() -> ServerReport {
     use Status::*;
     let exchanges = vec![
         stdio(
@@ -326,7 +326,7 @@ pub fn time_server() -> ServerReport {
 
 /// Wraps servers into a gated report with fixed run id and times, each server scored as a
 /// run scores it (a blocked server has no score).
-pub fn report_of(mut servers: Vec<ServerReport>, run_id: &str) -> Report {
+pub(crate) fn report_of(mut servers: Vec<ServerReport>, run_id: &str) -> Report {
     servers.iter_mut().for_each(score::rescore);
     let gate = gate::evaluate(&servers, &gate_config(), Vec::new());
     Report {
@@ -340,7 +340,7 @@ pub fn report_of(mut servers: Vec<ServerReport>, run_id: &str) -> Report {
 }
 
 /// The shared sample report.
-pub fn report() -> Report {
+pub(crate) fn report() -> Report {
     report_of(
         vec![everything(), time_server()],
         "6f1c2b9e-0000-4000-8000-000000000001",

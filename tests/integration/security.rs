@@ -17,7 +17,7 @@ use crate::phase_fixtures::{all, expect, fixture_http, run};
 
 /// The phases the security checks need: a connection, the handshake, the catalogue and
 /// the bare first contact (auth).
-pub fn security_only(mut spec: scout::spec::ServerSpec) -> scout::spec::ServerSpec {
+pub(crate) fn security_only(mut spec: scout::spec::ServerSpec) -> scout::spec::ServerSpec {
     spec.only = vec![
         Phase::Discovery,
         Phase::Auth,
@@ -29,7 +29,7 @@ pub fn security_only(mut spec: scout::spec::ServerSpec) -> scout::spec::ServerSp
 }
 
 /// Requests of the run with this HTTP method, as (Mcp-Session-Id sent, status).
-pub fn requests(r: &ServerReport, method: &str) -> Vec<(Option<String>, Option<u16>)> {
+pub(crate) fn requests(r: &ServerReport, method: &str) -> Vec<(Option<String>, Option<u16>)> {
     r.exchanges
         .iter()
         .filter_map(|e| match &e.kind {
@@ -46,7 +46,7 @@ pub fn requests(r: &ServerReport, method: &str) -> Vec<(Option<String>, Option<u
 }
 
 /// The session ids minted by the entropy probes (initialize requests with id scout-entropy-N).
-pub fn entropy_sessions(r: &ServerReport) -> Vec<String> {
+pub(crate) fn entropy_sessions(r: &ServerReport) -> Vec<String> {
     r.exchanges
         .iter()
         .filter_map(|e| match &e.kind {
@@ -316,7 +316,7 @@ async fn poisoning_in_instructions_prompts_and_resources_is_found() {
     assert!(f.detail.contains("U+200B"), "{}", f.detail);
 }
 
-pub fn config_file(dir: &Path, body: &str) -> std::path::PathBuf {
+pub(crate) fn config_file(dir: &Path, body: &str) -> std::path::PathBuf {
     let path = dir.join("scout.toml");
     std::fs::write(&path, body).expect("write config");
     path
@@ -330,16 +330,16 @@ fn stdio_server(name: &str, script: &str, env: &str) -> String {
 }
 
 /// A path as an argument.
-pub fn s(path: &Path) -> String {
+pub(crate) fn s(path: &Path) -> String {
     path.display().to_string()
 }
 
-pub fn report(path: &Path) -> Value {
+pub(crate) fn report(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("report written"))
         .expect("JSON report")
 }
 
-pub fn findings<'a>(report: &'a Value, server: &str, id: &str) -> Vec<&'a Value> {
+pub(crate) fn findings<'a>(report: &'a Value, server: &str, id: &str) -> Vec<&'a Value> {
     report["servers"]
         .as_array()
         .into_iter()
@@ -350,7 +350,7 @@ pub fn findings<'a>(report: &'a Value, server: &str, id: &str) -> Vec<&'a Value>
         .collect()
 }
 
-pub const CHECK_PHASES: &str = "discovery,auth,handshake,catalog,security";
+pub(crate) const CHECK_PHASES: &str = "discovery,auth,handshake,catalog,security";
 
 #[test]
 fn cross_server_rules_see_every_server_of_the_run() {

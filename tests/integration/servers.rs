@@ -31,7 +31,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(60);
 const STOP_GRACE: Duration = Duration::from_secs(3);
 
 /// `tests/servers/`, where `setup.sh` installs the servers.
-pub fn servers_dir() -> PathBuf {
+pub(crate) fn servers_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/servers")
 }
 
@@ -57,7 +57,7 @@ fn script(name: &str) -> String {
 ///
 /// Tests against real servers never skip silently: a test suite that "passes" because nothing
 /// was installed would hide every regression these tests exist to catch.
-pub fn require_setup() {
+pub(crate) fn require_setup() {
     let dir = servers_dir();
     let needed = [
         "node_modules/@modelcontextprotocol/server-everything/dist/index.js",
@@ -92,14 +92,14 @@ pub fn require_setup() {
 /// The listener is dropped before the server binds, so another process could take the port in
 /// between; the start then fails loudly rather than talking to a stranger, because
 /// [`HttpServer::start`] also requires its own child to be alive once the port answers.
-pub fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind a loopback port");
     listener.local_addr().expect("local address").port()
 }
 
 /// A real MCP server listening on loopback, stopped (process group killed, child reaped) on drop.
 #[derive(Debug)]
-pub struct HttpServer {
+pub(crate) struct HttpServer {
     /// The MCP endpoint, e.g. `http://127.0.0.1:40123/mcp`.
     pub url: String,
     /// The port the server listens on.
@@ -114,7 +114,7 @@ impl HttpServer {
     /// Starts `argv` (every `{port}` replaced by a free port) with `env` added to the inherited
     /// environment, in its own process group, and waits until the port accepts connections.
     /// `path` is the endpoint path on that port (`/mcp`, `/sse`).
-    pub fn start(argv: &[String], env: &[(&str, &str)], path: &str) -> Self {
+    pub(crate) fn start(argv: &[String], env: &[(&str, &str)], path: &str) -> Self {
         let port = free_port();
         let argv: Vec<String> = argv
             .iter()
@@ -125,7 +125,7 @@ impl HttpServer {
 
     /// Starts `argv` exactly as given, for a server whose port is fixed by its own arguments
     /// (as in a config's `start`), and waits until `port` accepts connections.
-    pub fn start_on(argv: &[String], port: u16, path: &str) -> Self {
+    pub(crate) fn start_on(argv: &[String], port: u16, path: &str) -> Self {
         Self::launch(argv, &[], port, path)
     }
 
@@ -159,17 +159,17 @@ impl HttpServer {
     }
 
     /// The server's pid (also its process-group id).
-    pub fn pid(&self) -> u32 {
+    pub(crate) fn pid(&self) -> u32 {
         self.child.id()
     }
 
     /// What the server has written to stdout and stderr so far.
-    pub fn output(&self) -> String {
+    pub(crate) fn output(&self) -> String {
         std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 
     /// Same origin, another path (e.g. `/mcp-strict` on the TypeScript server).
-    pub fn url_with_path(&self, path: &str) -> String {
+    pub(crate) fn url_with_path(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }
 
@@ -205,7 +205,7 @@ impl Drop for HttpServer {
 }
 
 /// SIGTERM to the child's process group, a grace period, then SIGKILL; always reaps the child.
-pub fn stop_group(child: &mut Child) {
+pub(crate) fn stop_group(child: &mut Child) {
     let Ok(raw) = i32::try_from(child.id()) else {
         return;
     };
@@ -228,7 +228,7 @@ pub fn stop_group(child: &mut Child) {
 // ------------------------------------------------------------------ HTTP servers
 
 /// server-everything (npm, TS SDK v1) in Streamable HTTP mode: legacy era only, sessions.
-pub fn everything_http() -> HttpServer {
+pub(crate) fn everything_http() -> HttpServer {
     require_setup();
     HttpServer::start(
         &[
@@ -242,7 +242,7 @@ pub fn everything_http() -> HttpServer {
 }
 
 /// server-everything in its legacy HTTP+SSE mode (2024-11-05 transport): `GET /sse`.
-pub fn everything_sse() -> HttpServer {
+pub(crate) fn everything_sse() -> HttpServer {
     require_setup();
     HttpServer::start(
         &["node".to_owned(), everything_js(), "sse".to_owned()],
@@ -263,30 +263,30 @@ fn py_http_argv(extra: &[&str]) -> Vec<String> {
 }
 
 /// Our Python SDK server (both eras), stateful, SSE responses.
-pub fn py_http() -> HttpServer {
+pub(crate) fn py_http() -> HttpServer {
     py_http_with(&[])
 }
 
 /// [`py_http`] with extra environment (e.g. `SCOUT_TEST_CALL_LOG`).
-pub fn py_http_with(env: &[(&str, &str)]) -> HttpServer {
+pub(crate) fn py_http_with(env: &[(&str, &str)]) -> HttpServer {
     require_setup();
     HttpServer::start(&py_http_argv(&[]), env, "/mcp")
 }
 
 /// Our Python SDK server, stateless, JSON responses.
-pub fn py_http_stateless_json() -> HttpServer {
+pub(crate) fn py_http_stateless_json() -> HttpServer {
     require_setup();
     HttpServer::start(&py_http_argv(&["--stateless", "--json"]), &[], "/mcp")
 }
 
 /// Our TypeScript SDK v2 server: `/mcp` speaks 2026-07-28 with a stateless 2025 fallback;
 /// `url_with_path("/mcp-strict")` speaks 2026-07-28 only.
-pub fn ts_http() -> HttpServer {
+pub(crate) fn ts_http() -> HttpServer {
     ts_http_with(&[])
 }
 
 /// [`ts_http`] with extra environment (e.g. `SCOUT_TEST_CALL_LOG`).
-pub fn ts_http_with(env: &[(&str, &str)]) -> HttpServer {
+pub(crate) fn ts_http_with(env: &[(&str, &str)]) -> HttpServer {
     require_setup();
     let argv = [
         "node".to_owned(),
@@ -300,13 +300,13 @@ pub fn ts_http_with(env: &[(&str, &str)]) -> HttpServer {
 // ------------------------------------------------------------------ stdio servers
 
 /// server-everything over stdio (legacy era only).
-pub fn everything_stdio() -> Vec<String> {
+pub(crate) fn everything_stdio() -> Vec<String> {
     require_setup();
     vec!["node".to_owned(), everything_js(), "stdio".to_owned()]
 }
 
 /// Our Python SDK server over stdio (both eras).
-pub fn py_stdio() -> Vec<String> {
+pub(crate) fn py_stdio() -> Vec<String> {
     require_setup();
     vec![
         venv_bin("python"),
@@ -316,7 +316,7 @@ pub fn py_stdio() -> Vec<String> {
 }
 
 /// Our TypeScript SDK v2 server over stdio (both eras).
-pub fn ts_stdio() -> Vec<String> {
+pub(crate) fn ts_stdio() -> Vec<String> {
     require_setup();
     vec![
         "node".to_owned(),
@@ -326,7 +326,7 @@ pub fn ts_stdio() -> Vec<String> {
 }
 
 /// PyPI `mcp-server-time` over stdio (both eras).
-pub fn time_stdio() -> Vec<String> {
+pub(crate) fn time_stdio() -> Vec<String> {
     require_setup();
     vec![
         venv_bin("mcp-server-time"),
@@ -339,7 +339,7 @@ pub fn time_stdio() -> Vec<String> {
 ///
 /// Cargo builds examples for `cargo test --all-targets` (what `scripts/test.sh` runs) but
 /// not for `cargo test --test integration` alone, hence the message.
-pub fn demo_stdio() -> Vec<String> {
+pub(crate) fn demo_stdio() -> Vec<String> {
     let scout = Path::new(env!("CARGO_BIN_EXE_scout"));
     let demo = scout
         .parent()
@@ -354,7 +354,7 @@ pub fn demo_stdio() -> Vec<String> {
 }
 
 /// Starts the demo server over HTTP on a free port.
-pub fn demo_http() -> HttpServer {
+pub(crate) fn demo_http() -> HttpServer {
     let mut argv = demo_stdio();
     argv.truncate(1);
     argv.extend(["http", "--port", "{port}"].map(str::to_owned));

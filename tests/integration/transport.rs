@@ -376,6 +376,7 @@ async fn secrets_child() {
         gate: scout::report::gate::GateResult {
             passed: true,
             reasons: Vec::new(),
+            thresholds: Vec::new(),
         },
     };
     let events = scout::emit::events::render(&report);

@@ -26,6 +26,8 @@ struct Seen {
     parser: Option<vt100::Parser>,
     /// Phase names seen on a live phase line (`  ⠋ protocol    3 pass · 0 warn · 0 fail`).
     phase_lines: std::collections::BTreeSet<String>,
+    /// Every byte scout wrote to the terminal, as written.
+    raw: Vec<u8>,
     ended: bool,
 }
 
@@ -69,10 +71,15 @@ impl Pty {
 
     /// [`Pty::spawn`] with extra environment variables.
     fn spawn_with(args: &[&str], dir: &Path, env: &[(&str, &str)]) -> Pty {
+        Pty::spawn_sized(args, dir, env, COLS)
+    }
+
+    /// [`Pty::spawn_with`] on a terminal `cols` columns wide.
+    fn spawn_sized(args: &[&str], dir: &Path, env: &[(&str, &str)], cols: u16) -> Pty {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: ROWS,
-                cols: COLS,
+                cols,
                 pixel_width: 0,
                 pixel_height: 0,
             })
@@ -102,7 +109,7 @@ impl Pty {
         let seen = Arc::new(Mutex::new(Seen {
             parser: Some(vt100::Parser::new(
                 std::num::NonZeroU16::new(ROWS).expect("rows"),
-                std::num::NonZeroU16::new(COLS).expect("cols"),
+                std::num::NonZeroU16::new(cols).expect("cols"),
                 0,
             )),
             ..Seen::default()
@@ -117,6 +124,7 @@ impl Pty {
                     Ok(n) => n,
                 };
                 let mut s = into.lock().expect("lock");
+                s.raw.extend_from_slice(&buf[..n]);
                 let Seen {
                     parser,
                     phase_lines,
@@ -288,6 +296,73 @@ fn check_shows_the_phase_list_then_the_same_report() {
     );
     assert_eq!(found, findings(&plain_screen), "live vs --no-tui");
     assert_eq!(found, findings(&piped.stdout), "live vs off a terminal");
+}
+
+/// What scout wrote, without colour and cursor codes, split into the lines a terminal
+/// starts anew (a carriage return or a line feed).
+fn written_lines(raw: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(raw);
+    let csi = regex::Regex::new(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[()][0-9A-Za-z]|\x1b[=>78]")
+        .expect("regex");
+    csi.replace_all(&text, "")
+        .split(['\n', '\r'])
+        .map(str::to_string)
+        .collect()
+}
+
+/// At 80 columns the final report is wrapped by scout at word boundaries, with a hanging
+/// indent, so the terminal never breaks a word: no line scout wrote is wider than the
+/// terminal unless it is one word (a URL longer than the screen), and the words of the
+/// report are those of the same report off a terminal, in the same order.
+#[test]
+fn at_80_columns_no_word_of_the_report_is_broken() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = fixture("poisoned_tool.py").display().to_string();
+    let check = [
+        "--no-tui",
+        "check",
+        "--stdio",
+        "--",
+        "python3",
+        server.as_str(),
+    ];
+    let mut pty = Pty::spawn_sized(&check, dir.path(), &[], 80);
+    pty.exit_code();
+    let raw = pty.seen.lock().expect("lock").raw.clone();
+    let lines = written_lines(&raw);
+    let wide: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.chars().count() > 80 && l.split_whitespace().count() > 1)
+        .collect();
+    assert!(
+        wide.is_empty(),
+        "lines wider than the terminal, which it would break mid-word:\n{}",
+        wide.iter()
+            .map(|l| l.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // Wrapped, not cut: the same words as the unwrapped report.
+    let piped = Scout::new().dir(dir.path()).args(check).run();
+    let words = |text: &str| -> Vec<String> {
+        text.split_whitespace()
+            // Timings and counts of exchanges differ from run to run.
+            .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
+            .map(str::to_string)
+            .collect()
+    };
+    // The report is the end of what the terminal showed (a progress line may come first).
+    let (shown, plain) = (words(&lines.join("\n")), words(&piped.stdout));
+    assert!(
+        plain.len() > 50 && shown.ends_with(&plain),
+        "the terminal report has other words than the plain one:\n{}\n---\n{}",
+        lines.join("\n"),
+        piped.stdout
+    );
+    assert!(
+        piped.stdout.lines().any(|l| l.chars().count() > 80),
+        "the plain report has no line over 80 columns, so this test would prove nothing"
+    );
 }
 
 /// Ctrl-C in the middle of a run of a slow server: the run stops (exit 3, a partial report,

@@ -163,12 +163,19 @@ async fn every_finding_reads_as_a_sentence_naming_its_subject() {
         gate: scout::report::gate::GateResult {
             passed: true,
             reasons: Vec::new(),
+            thresholds: Vec::new(),
         },
     };
     let rendered = [
         (
             "terminal",
-            text::render(&report, text::TextStyle { color: false }),
+            text::render(
+                &report,
+                text::TextStyle {
+                    color: false,
+                    width: None,
+                },
+            ),
         ),
         ("markdown", markdown::render(&report)),
     ];

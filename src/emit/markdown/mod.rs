@@ -68,6 +68,15 @@ pub fn full_report_note(run_url: Option<&str>, path: Option<&str>) -> Option<Str
 }
 
 /// Escapes text for use inside Markdown paragraphs and table cells.
+/// `s` with its first letter in upper case.
+fn capitalised(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
 pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
@@ -170,6 +179,56 @@ fn overview_row(report: &Report, s: &ServerReport, d: Option<&ServerDiff>) -> St
     line
 }
 
+/// The top of a diff's Markdown: its title, what was compared with what, a loud warning
+/// when no server paired, and the gate `--fail-on-new` applies (or that none does).
+fn diff_head(d: &ReportDiff) -> String {
+    let mut out = String::from("# scout report diff\n\n");
+    out.push_str(&format!(
+        "Base **{}** → head **{}**.\n\n",
+        esc(&clip(&d.base_label, 100)),
+        esc(&clip(&d.head_label, 100))
+    ));
+    if d.unpaired() {
+        out.push_str("> **⚠️ No server of the head run was paired with one of the base run** (by name, then by target): nothing was compared, and no finding counts as new. Give each server the same `name` in both runs.\n\n");
+    }
+    let new = d.new_fails().len();
+    if !d.fail_on_new {
+        out.push_str("**Diff gate: none**: `--fail-on-new` was not given, so new failures do not fail this job.\n\n");
+    } else if new == 0 {
+        out.push_str("**Diff gate (`--fail-on-new`): ✅ passed**: no new failing check on a server of both runs.\n\n");
+    } else {
+        out.push_str(&format!(
+            "**Diff gate (`--fail-on-new`): ❌ failed**: {new} new failing check(s) on servers of both runs.\n\n"
+        ));
+    }
+    out
+}
+
+/// The run's gate under `title`: the verdict, the reasons it failed, the thresholds.
+fn gate_block(report: &Report, title: &str) -> String {
+    let mut out = String::new();
+    if report.gate.passed {
+        out.push_str(&format!("**{title}: ✅ passed**\n\n"));
+    } else {
+        out.push_str(&format!("**{title}: ❌ failed**\n\n"));
+        for r in report.gate.reasons.iter().take(MAX_REASONS) {
+            out.push_str(&format!("- {}\n", esc(&clip(r, 500))));
+        }
+        if report.gate.reasons.len() > MAX_REASONS {
+            out.push_str(&format!(
+                "- … and {} more reason(s)\n",
+                report.gate.reasons.len() - MAX_REASONS
+            ));
+        }
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{}.\n\n",
+        esc(&capitalised(&report.gate.thresholds_line()))
+    ));
+    out
+}
+
 /// Renders the summary with the default options (no base run, [`MAX_BYTES`]).
 pub fn render(report: &Report) -> String {
     render_with(report, &Options::default())
@@ -184,28 +243,16 @@ pub fn render_with(report: &Report, opts: &Options) -> String {
     };
     let diff_of = |s: &ServerReport| opts.diff.and_then(|d| d.server(&s.name));
 
-    let mut head = String::from("# scout report\n\n");
-    if let Some(d) = opts.diff {
-        head.push_str(&format!(
-            "Compared with the base run `{}`.\n\n",
-            esc(&clip(&d.base_run_id, 100))
-        ));
-    }
-    if report.gate.passed {
-        head.push_str("**Gate: ✅ passed**\n\n");
+    let mut head = match opts.diff {
+        Some(d) => diff_head(d),
+        None => String::from("# scout report\n\n"),
+    };
+    let title = if opts.diff.is_some() {
+        "The head run's own gate"
     } else {
-        head.push_str("**Gate: ❌ failed**\n\n");
-        for r in report.gate.reasons.iter().take(MAX_REASONS) {
-            head.push_str(&format!("- {}\n", esc(&clip(r, 500))));
-        }
-        if report.gate.reasons.len() > MAX_REASONS {
-            head.push_str(&format!(
-                "- … and {} more reason(s)\n",
-                report.gate.reasons.len() - MAX_REASONS
-            ));
-        }
-        head.push('\n');
-    }
+        "Gate"
+    };
+    head.push_str(&gate_block(report, title));
 
     let footer = format!(
         "<sub>scout {} · run {}{}</sub>\n",
@@ -410,7 +457,13 @@ mod tests {
         assert_eq!(delta_text(Some(80), None), "");
         assert_eq!(bar(100), "`██████████`");
         assert_eq!(bar(0), "`░░░░░░░░░░`");
-        assert_eq!(bar(67), "`███████░░░`");
+        assert_eq!(bar(67), "`██████▌░░░`");
+        // Every 5 points show.
+        assert_eq!(bar(95), "`█████████▌`");
+        assert_ne!(bar(95), bar(100));
+        assert_ne!(bar(85), bar(90));
+        let all: std::collections::BTreeSet<String> = (0..=20).map(|i| bar(i * 5)).collect();
+        assert_eq!(all.len(), 21);
     }
 
     #[test]

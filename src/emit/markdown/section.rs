@@ -15,8 +15,16 @@ use crate::report::model::{CategoryScore, Report, ServerReport};
 
 /// A ten-cell bar for a category score.
 pub(super) fn bar(score: u8) -> String {
-    let full = (usize::from(score.min(100)) + 5) / 10;
-    format!("`{}{}`", "█".repeat(full), "░".repeat(10 - full))
+    // Ten cells of ten points, each full or half: every 5 points draw differently (95 is
+    // not 100, 85 is not 90).
+    let steps = usize::from(score.min(100)) / 5;
+    let (full, half) = (steps / 2, steps % 2);
+    format!(
+        "`{}{}{}`",
+        "█".repeat(full),
+        "▌".repeat(half),
+        "░".repeat(10 - full - half)
+    )
 }
 
 /// One table row: the failing or warning findings of one check id and subject.

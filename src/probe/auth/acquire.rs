@@ -165,200 +165,230 @@ pub(super) async fn acquire(
         .as_ref()
         .map(|c| c.resolved().clone())
         .unwrap_or_default();
-    let fail = |s: &mut Session, detail: String, ev: Vec<Seq>| {
-        let f = TOKEN_ACQUIRED.fail(detail.clone());
-        let f = if ev.is_empty() {
-            f.without_exchange()
-        } else {
-            f.evidence(ev)
-        };
-        s.add(f);
-        s.block(format!("scout could not get a token: {detail}"));
-        Err(())
-    };
     match grant {
         Grant::Static => {
-            let Some(t) = resolved.token else {
-                return fail(
-                    s,
-                    "the configured token could not be read".into(),
-                    Vec::new(),
-                );
-            };
             let from = auth
                 .token
                 .as_ref()
                 .map(|x| x.describe())
                 .unwrap_or_default();
-            Ok(Some(Got {
-                how: format!(
-                    "A ready bearer token from {from}: {}",
-                    describe_token(&t, None, None)
-                ),
-                token: t,
-                evidence: Vec::new(),
-            }))
+            acquire_static(s, resolved.token, &from)
         }
         Grant::ClientCredentials | Grant::Refresh => {
-            if grant == Grant::Refresh
-                && let Some(why) = auth.refresh_rotation_refusal()
-            {
-                return config_stop(s, why);
-            }
-            let (b, ev) = match bound(s, auth.issuer.as_deref()) {
-                Ok(x) => x,
-                Err(Refusal::Config(why)) => return config_stop(s, why),
-                Err(Refusal::Metadata(why)) => {
-                    let ev = discovery_evidence(s);
-                    return fail(s, why, ev);
-                }
-            };
-            let client_id = auth.client_id.clone().unwrap_or_default();
-            let client = configured_client(&b, &client_id, &resolved);
-            let method = client.method.as_str();
-            let endpoint = b.token_endpoint.clone();
-            let scope = auth.scope.as_deref();
-            let (outcome, what) = if grant == Grant::Refresh {
-                let rt = resolved.refresh_token.clone().unwrap_or_default();
-                (
-                    token::refresh(http, client, &rt, scope, resource).await,
-                    format!("the refresh token grant (client `{client_id}`, {method})"),
-                )
+            acquire_grant(s, http, resource, grant, &auth, &resolved).await
+        }
+        Grant::None => acquire_stored(s, http, url, resource).await,
+    }
+}
+
+/// Records the token failure, blocks the run, and gives up.
+fn fail(s: &mut Session, detail: String, ev: Vec<Seq>) -> Result<Option<Got>, ()> {
+    let f = TOKEN_ACQUIRED.fail(detail.clone());
+    let f = if ev.is_empty() {
+        f.without_exchange()
+    } else {
+        f.evidence(ev)
+    };
+    s.add(f);
+    s.block(format!("scout could not get a token: {detail}"));
+    Err(())
+}
+
+/// A ready bearer token from the configuration.
+fn acquire_static(s: &mut Session, token: Option<String>, from: &str) -> Result<Option<Got>, ()> {
+    let Some(t) = token else {
+        return fail(
+            s,
+            "the configured token could not be read".into(),
+            Vec::new(),
+        );
+    };
+    Ok(Some(Got {
+        how: format!(
+            "A ready bearer token from {from}: {}",
+            describe_token(&t, None, None)
+        ),
+        token: t,
+        evidence: Vec::new(),
+    }))
+}
+
+/// A token from the client-credentials or refresh-token grant at the bound issuer's token
+/// endpoint.
+async fn acquire_grant(
+    s: &mut Session,
+    http: &AuthHttp,
+    resource: &str,
+    grant: Grant,
+    auth: &AuthSpec,
+    resolved: &Resolved,
+) -> Result<Option<Got>, ()> {
+    if grant == Grant::Refresh
+        && let Some(why) = auth.refresh_rotation_refusal()
+    {
+        return config_stop(s, why);
+    }
+    let (b, ev) = match bound(s, auth.issuer.as_deref()) {
+        Ok(x) => x,
+        Err(Refusal::Config(why)) => return config_stop(s, why),
+        Err(Refusal::Metadata(why)) => {
+            let ev = discovery_evidence(s);
+            return fail(s, why, ev);
+        }
+    };
+    let client_id = auth.client_id.clone().unwrap_or_default();
+    let client = configured_client(&b, &client_id, resolved);
+    let method = client.method.as_str();
+    let endpoint = b.token_endpoint.clone();
+    let scope = auth.scope.as_deref();
+    let (outcome, what) = if grant == Grant::Refresh {
+        let rt = resolved.refresh_token.clone().unwrap_or_default();
+        (
+            token::refresh(http, client, &rt, scope, resource).await,
+            format!("the refresh token grant (client `{client_id}`, {method})"),
+        )
+    } else {
+        (
+            token::client_credentials(http, client, scope, resource).await,
+            format!("OAuth client credentials (client `{client_id}`, {method})"),
+        )
+    };
+    match outcome {
+        Ok(t) => {
+            let mut evidence = ev;
+            evidence.extend(t.evidence.iter().copied());
+            let kept = if grant == Grant::Refresh {
+                keep_rotated(auth, t.refresh_token.as_deref())
             } else {
-                (
-                    token::client_credentials(http, client, scope, resource).await,
-                    format!("OAuth client credentials (client `{client_id}`, {method})"),
+                Ok(String::new())
+            };
+            let note = match kept {
+                Ok(note) => note,
+                Err(why) => return fail(s, why, evidence),
+            };
+            let how = format!(
+                "A token from {what} at {endpoint} (issuer {}) for resource {resource}: {}{note}",
+                b.issuer,
+                describe_token(&t.token, t.expires_in, t.scope.as_deref())
+            );
+            Ok(Some(Got {
+                token: t.token,
+                how,
+                evidence,
+            }))
+        }
+        Err(e) => {
+            let mut evidence = ev;
+            evidence.extend(e.evidence.iter().copied());
+            fail(s, format!("{what}: {}", e.message), evidence)
+        }
+    }
+}
+
+/// The token `scout auth login` stored for this server, renewed with its refresh token at
+/// the issuer that issued it when it has expired.
+async fn acquire_stored(
+    s: &mut Session,
+    http: &AuthHttp,
+    url: &str,
+    resource: &str,
+) -> Result<Option<Got>, ()> {
+    let Some(saved) = stored(url) else {
+        let headers = match &s.spec.target {
+            TargetSpec::Http { headers, .. } => headers
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            TargetSpec::Stdio(..) => String::new(),
+        };
+        let why = if headers.is_empty() {
+            "no credentials are configured for this server (and none stored by `scout auth login`)"
+                .to_string()
+        } else {
+            format!(
+                "no bearer token is configured; the authenticated client sends the fixed headers ({headers}) instead"
+            )
+        };
+        s.add(TOKEN_ACQUIRED.skip(SkipReason::NotApplicable, why));
+        return Ok(None);
+    };
+    http.secret(&saved.access_token);
+    if let Some(r) = &saved.refresh_token {
+        http.secret(r);
+    }
+    if !saved.expired(store::now()) {
+        return Ok(Some(Got {
+            how: format!(
+                "The token `scout auth login` stored for this server (issuer {}, client `{}`): {}",
+                saved.issuer,
+                saved.client_id,
+                describe_token(
+                    &saved.access_token,
+                    saved.expires_at.map(|t| t.saturating_sub(store::now())),
+                    saved.scope.as_deref()
                 )
-            };
-            match outcome {
-                Ok(t) => {
-                    let mut evidence = ev;
-                    evidence.extend(t.evidence.iter().copied());
-                    let kept = if grant == Grant::Refresh {
-                        keep_rotated(&auth, t.refresh_token.as_deref())
-                    } else {
-                        Ok(String::new())
-                    };
-                    let note = match kept {
-                        Ok(note) => note,
-                        Err(why) => return fail(s, why, evidence),
-                    };
-                    let how = format!(
-                        "A token from {what} at {endpoint} (issuer {}) for resource {resource}: {}{note}",
-                        b.issuer,
-                        describe_token(&t.token, t.expires_in, t.scope.as_deref())
-                    );
-                    Ok(Some(Got {
-                        token: t.token,
-                        how,
-                        evidence,
-                    }))
-                }
-                Err(e) => {
-                    let mut evidence = ev;
-                    evidence.extend(e.evidence.iter().copied());
-                    fail(s, format!("{what}: {}", e.message), evidence)
-                }
-            }
+            ),
+            token: saved.access_token,
+            evidence: Vec::new(),
+        }));
+    }
+    let Some(rt) = saved.refresh_token.clone() else {
+        return fail(
+            s,
+            "the token `scout auth login` stored for this server has expired and came without a refresh token; run `scout auth login` again".into(),
+            Vec::new(),
+        );
+    };
+    // The stored refresh token belongs to the issuer that issued it: renewed only there.
+    let b = match bound(s, Some(&saved.issuer)) {
+        Ok((b, _)) => b,
+        Err(r) => {
+            let why = format!(
+                "the token `scout auth login` stored for this server has expired, and scout will not renew it: {}; run `scout auth login` again",
+                r.message()
+            );
+            let ev = discovery_evidence(s);
+            return fail(s, why, ev);
         }
-        Grant::None => {
-            let Some(saved) = stored(url) else {
-                let headers = match &s.spec.target {
-                    TargetSpec::Http { headers, .. } => headers
-                        .iter()
-                        .map(|(k, _)| k.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    TargetSpec::Stdio(..) => String::new(),
-                };
-                let why = if headers.is_empty() {
-                    "no credentials are configured for this server (and none stored by `scout auth login`)".to_string()
-                } else {
-                    format!(
-                        "no bearer token is configured; the authenticated client sends the fixed headers ({headers}) instead"
-                    )
-                };
-                s.add(TOKEN_ACQUIRED.skip(SkipReason::NotApplicable, why));
-                return Ok(None);
+    };
+    let client = token::Client {
+        token_endpoint: &b.token_endpoint,
+        client_id: &saved.client_id,
+        client_secret: None,
+    };
+    match token::refresh(http, client, &rt, saved.scope.as_deref(), resource).await {
+        Ok(t) => {
+            let now = store::now();
+            let renewed = store::StoredToken {
+                token_endpoint: b.token_endpoint.clone(),
+                access_token: t.token.clone(),
+                refresh_token: t.refresh_token.clone().or(Some(rt)),
+                expires_at: t.expires_in.map(|e| now + e),
+                scope: t.scope.clone().or(saved.scope.clone()),
+                saved_at: now,
+                ..saved.clone()
             };
-            http.secret(&saved.access_token);
-            if let Some(r) = &saved.refresh_token {
-                http.secret(r);
+            if let Some(dir) = store::dir() {
+                let _ = store::save(&dir, &renewed);
             }
-            if !saved.expired(store::now()) {
-                return Ok(Some(Got {
-                    how: format!(
-                        "The token `scout auth login` stored for this server (issuer {}, client `{}`): {}",
-                        saved.issuer,
-                        saved.client_id,
-                        describe_token(
-                            &saved.access_token,
-                            saved.expires_at.map(|t| t.saturating_sub(store::now())),
-                            saved.scope.as_deref()
-                        )
-                    ),
-                    token: saved.access_token,
-                    evidence: Vec::new(),
-                }));
-            }
-            let Some(rt) = saved.refresh_token.clone() else {
-                return fail(
-                    s,
-                    "the token `scout auth login` stored for this server has expired and came without a refresh token; run `scout auth login` again".into(),
-                    Vec::new(),
-                );
-            };
-            // The stored refresh token belongs to the issuer that issued it: renewed only there.
-            let b = match bound(s, Some(&saved.issuer)) {
-                Ok((b, _)) => b,
-                Err(r) => {
-                    let why = format!(
-                        "the token `scout auth login` stored for this server has expired, and scout will not renew it: {}; run `scout auth login` again",
-                        r.message()
-                    );
-                    let ev = discovery_evidence(s);
-                    return fail(s, why, ev);
-                }
-            };
-            let client = token::Client {
-                token_endpoint: &b.token_endpoint,
-                client_id: &saved.client_id,
-                client_secret: None,
-            };
-            match token::refresh(http, client, &rt, saved.scope.as_deref(), resource).await {
-                Ok(t) => {
-                    let now = store::now();
-                    let renewed = store::StoredToken {
-                        token_endpoint: b.token_endpoint.clone(),
-                        access_token: t.token.clone(),
-                        refresh_token: t.refresh_token.clone().or(Some(rt)),
-                        expires_at: t.expires_in.map(|e| now + e),
-                        scope: t.scope.clone().or(saved.scope.clone()),
-                        saved_at: now,
-                        ..saved.clone()
-                    };
-                    if let Some(dir) = store::dir() {
-                        let _ = store::save(&dir, &renewed);
-                    }
-                    Ok(Some(Got {
-                        how: format!(
-                            "The token `scout auth login` stored had expired; scout renewed it with the stored refresh token at {}: {}",
-                            b.token_endpoint,
-                            describe_token(&t.token, t.expires_in, t.scope.as_deref())
-                        ),
-                        token: t.token,
-                        evidence: t.evidence,
-                    }))
-                }
-                Err(e) => fail(
-                    s,
-                    format!(
-                        "the stored login expired and renewing it failed: {}; run `scout auth login` again",
-                        e.message
-                    ),
-                    e.evidence,
+            Ok(Some(Got {
+                how: format!(
+                    "The token `scout auth login` stored had expired; scout renewed it with the stored refresh token at {}: {}",
+                    b.token_endpoint,
+                    describe_token(&t.token, t.expires_in, t.scope.as_deref())
                 ),
-            }
+                token: t.token,
+                evidence: t.evidence,
+            }))
         }
+        Err(e) => fail(
+            s,
+            format!(
+                "the stored login expired and renewing it failed: {}; run `scout auth login` again",
+                e.message
+            ),
+            e.evidence,
+        ),
     }
 }

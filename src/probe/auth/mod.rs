@@ -356,5 +356,5 @@ pub(crate) fn run_limiter(s: &Session) -> crate::transport::limiter::RateLimiter
         .as_ref()
         .and_then(|c| c.http_clients())
         .map(|h| h.limiter())
-        .unwrap_or_else(|| crate::client::connect::limiter_for(&s.spec))
+        .unwrap_or_else(|| crate::client::connect::limiter_for(&s.spec, s.ctx.limiter.as_ref()))
 }

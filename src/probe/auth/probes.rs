@@ -32,7 +32,7 @@ use crate::transport::{Probe, Reply};
 
 /// The first request, as recorded, to send again.
 #[derive(Debug, Clone)]
-pub struct Replay {
+pub(super) struct Replay {
     pub method: String,
     pub url: String,
     pub headers: Vec<(String, String)>,
@@ -317,7 +317,7 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
         Some(h) => h,
         None => match AuthHttp::new(
             s.recorder.clone(),
-            &s.run_id,
+            &s.ctx.run_id,
             s.spec.timeout,
             url,
             s.spec.treat_as_remote,
@@ -379,34 +379,7 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
     }
 
     if let (Some(got), Some(b)) = (&got, &baseline) {
-        let mut ev = got.evidence.clone();
-        ev.push(b.seq);
-        if b.status == Some(401) {
-            s.add(
-                TOKEN_ACQUIRED
-                    .fail(format!(
-                        "{}; but the server refused it: {} with it got HTTP 401 (req#{}).",
-                        got.how, replay.rpc, b.seq
-                    ))
-                    .evidence(ev),
-            );
-            s.block(format!(
-                "the server refused the token scout got ({}): HTTP 401 on req#{}",
-                got.how, b.seq
-            ));
-        } else {
-            s.add(
-                TOKEN_ACQUIRED
-                    .info(format!(
-                        "{}. {} with it got {} (req#{}); every later request of the authenticated client carries it.",
-                        got.how,
-                        replay.rpc,
-                        b.describe(),
-                        b.seq
-                    ))
-                    .evidence(ev),
-            );
-        }
+        token_acquired(s, got, b, &replay.rpc);
     }
 
     // Inside a session and on a stateless request, when the credential works.
@@ -450,9 +423,80 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
     s.add(combine(&GARBAGE_TOKEN, garbage_parts));
 
     // A made-up token in the query string, never a real one: a URL ends up in logs.
-    match &baseline {
+    query_token(s, &http, &replay, first, baseline.as_ref(), &contexts).await;
+    audience(
+        s,
+        &http,
+        &replay,
+        &resource,
+        grant,
+        baseline.as_ref(),
+        &contexts,
+    )
+    .await;
+    scope_challenge(s, &http, &replay, &resource, baseline.as_ref()).await;
+    for w in &contexts.opened {
+        let _ = w.close().await;
+    }
+    s.add(challenge(
+        first,
+        s.oauth.prm.as_ref(),
+        contexts.revision.as_deref(),
+    ));
+    // Fixed headers may be the credentials (an API key): the handshake will tell.
+    let headers = matches!(&s.spec.target, TargetSpec::Http { headers, .. } if !headers.is_empty());
+    if got.is_none() && s.blocked.is_none() && !headers {
+        let why = credentials_message(s);
+        s.block(why);
+    }
+}
+
+/// `auth.token_acquired` once the token was tried on the first request (`b`): refused with
+/// HTTP 401 blocks the run; otherwise what scout got, for the record.
+fn token_acquired(s: &mut Session, got: &super::acquire::Got, b: &Fetched, rpc: &str) {
+    let mut ev = got.evidence.clone();
+    ev.push(b.seq);
+    if b.status == Some(401) {
+        s.add(
+            TOKEN_ACQUIRED
+                .fail(format!(
+                    "{}; but the server refused it: {} with it got HTTP 401 (req#{}).",
+                    got.how, rpc, b.seq
+                ))
+                .evidence(ev),
+        );
+        s.block(format!(
+            "the server refused the token scout got ({}): HTTP 401 on req#{}",
+            got.how, b.seq
+        ));
+    } else {
+        s.add(
+            TOKEN_ACQUIRED
+                .info(format!(
+                    "{}. {} with it got {} (req#{}); every later request of the authenticated client carries it.",
+                    got.how,
+                    rpc,
+                    b.describe(),
+                    b.seq
+                ))
+                .evidence(ev),
+        );
+    }
+}
+
+/// `auth.query_token`: a made-up token in the query string, on the first request and in
+/// each context, compared with what the working credential got.
+async fn query_token(
+    s: &mut Session,
+    http: &AuthHttp,
+    replay: &Replay,
+    first: &BareAnswer,
+    baseline: Option<&Fetched>,
+    contexts: &Contexts,
+) {
+    match baseline {
         Some(b) => {
-            let q = send(&http, &replay, None, Some(&token::garbage_token())).await;
+            let q = send(http, replay, None, Some(&token::garbage_token())).await;
             let without = Fetched {
                 seq: first.seq,
                 status: first.status,
@@ -468,7 +512,7 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
                 let none = c.without(Vec::new()).await;
                 let parts_q = match replay_of(s, none.seq) {
                     Some(r) => {
-                        let q = send(&http, &r, None, Some(&token::garbage_token())).await;
+                        let q = send(http, &r, None, Some(&token::garbage_token())).await;
                         judge_query(&q, &c.baseline, &none, &c.rpc)
                     }
                     None => continue,
@@ -483,31 +527,6 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
                 "scout has no working credential to compare a token in the query string with",
             ));
         }
-    }
-    audience(
-        s,
-        &http,
-        &replay,
-        &resource,
-        grant,
-        baseline.as_ref(),
-        &contexts,
-    )
-    .await;
-    scope_challenge(s, &http, &replay, &resource, baseline.as_ref()).await;
-    for w in &contexts.opened {
-        let _ = w.close().await;
-    }
-    s.add(judge_challenge(
-        first,
-        s.oauth.prm.as_ref(),
-        contexts.revision.as_deref(),
-    ));
-    // Fixed headers may be the credentials (an API key): the handshake will tell.
-    let headers = matches!(&s.spec.target, TargetSpec::Http { headers, .. } if !headers.is_empty());
-    if got.is_none() && s.blocked.is_none() && !headers {
-        let why = credentials_message(s);
-        s.block(why);
     }
 }
 
@@ -527,7 +546,7 @@ fn predates_resource_metadata(revision: &str) -> bool {
 
 /// `auth.challenge`, from the bare first contact, graded by the revision the server
 /// negotiated (`None` when no conversation with a credential was possible).
-pub fn judge_challenge(
+pub(super) fn challenge(
     first: &BareAnswer,
     prm: Option<&Discovery>,
     revision: Option<&str>,
@@ -598,13 +617,13 @@ pub fn judge_challenge(
 }
 
 /// `auth.garbage_token` for one request that carried a random bearer token.
-pub fn judge_garbage(g: &Fetched, baseline: Option<&Fetched>, rpc: &str) -> FindingBuilder {
+pub(super) fn judge_garbage(g: &Fetched, baseline: Option<&Fetched>, rpc: &str) -> FindingBuilder {
     judge_refused(g, baseline, rpc, "a random bearer token")
 }
 
 /// `auth.garbage_token` for one request that carried `what` (a made-up credential, or none)
 /// instead of the valid credential: it must get 401.
-pub fn judge_refused(
+pub(super) fn judge_refused(
     g: &Fetched,
     baseline: Option<&Fetched>,
     rpc: &str,
@@ -678,7 +697,7 @@ fn challenge_error(f: &Fetched) -> Option<String> {
 /// with the valid credential, `without` the same request without any credential.
 /// Resource servers MAY read tokens from the query (RFC 6750 §2.3) and the spec's MUST NOT
 /// binds the client, so what a server shows here is a warning at most.
-pub fn judge_query(
+pub(super) fn judge_query(
     q: &Fetched,
     baseline: &Fetched,
     without: &Fetched,
@@ -828,7 +847,12 @@ async fn audience(
 }
 
 /// `auth.audience` for one request that carried the token issued for another resource.
-pub fn judge_audience(a: &Fetched, b: &Fetched, rpc: &str, aud: &[String]) -> FindingBuilder {
+pub(super) fn judge_audience(
+    a: &Fetched,
+    b: &Fetched,
+    rpc: &str,
+    aud: &[String],
+) -> FindingBuilder {
     let ev = [a.seq, b.seq];
     let with = format!("with its own token: {}, req#{}", b.describe(), b.seq);
     let f = match a.status {
@@ -916,7 +940,12 @@ async fn scope_challenge(
 }
 
 /// `auth.scope_challenge`, from the answer to the limited token.
-pub fn judge_scope(r: &Fetched, baseline: &Fetched, limited: &str, rpc: &str) -> FindingBuilder {
+pub(super) fn judge_scope(
+    r: &Fetched,
+    baseline: &Fetched,
+    limited: &str,
+    rpc: &str,
+) -> FindingBuilder {
     let header = r
         .headers_named("www-authenticate")
         .collect::<Vec<_>>()
@@ -995,17 +1024,14 @@ mod tests {
         let ok = bare(Some(
             r#"Bearer resource_metadata="http://h/.well-known/oauth-protected-resource/mcp", scope="mcp""#,
         ));
-        assert_eq!(judge_challenge(&ok, None, None).status(), Status::Pass);
+        assert_eq!(challenge(&ok, None, None).status(), Status::Pass);
         let err = bare(Some(
             r#"Bearer error="invalid_token", resource_metadata="http://h/prm", scope="mcp""#,
         ));
-        assert_eq!(judge_challenge(&err, None, None).status(), Status::Warn);
+        assert_eq!(challenge(&err, None, None).status(), Status::Warn);
+        assert_eq!(challenge(&bare(None), None, None).status(), Status::Fail);
         assert_eq!(
-            judge_challenge(&bare(None), None, None).status(),
-            Status::Fail
-        );
-        assert_eq!(
-            judge_challenge(&bare(Some("Bearer scope=\"mcp\"")), None, None).status(),
+            challenge(&bare(Some("Bearer scope=\"mcp\"")), None, None).status(),
             Status::Fail,
             "no metadata anywhere"
         );
@@ -1016,7 +1042,7 @@ mod tests {
         // Previously a major fail ("no Bearer challenge"): authorization is optional and
         // HTTP servers only SHOULD follow the OAuth profile.
         for www in ["ApiKey header=\"X-API-Key\"", "Basic realm=\"x\""] {
-            let f = judge_challenge(&bare(Some(www)), None, None)
+            let f = challenge(&bare(Some(www)), None, None)
                 .build(|_| true)
                 .expect("finding");
             assert_eq!(f.status, Status::Warn, "{www}");
@@ -1045,20 +1071,20 @@ mod tests {
         // 2025-06-18: "MCP servers MUST use the HTTP header WWW-Authenticate … to indicate
         // the location of the resource server metadata URL".
         assert_eq!(
-            judge_challenge(&no_pointer, Some(&prm), Some("2025-06-18")).status(),
+            challenge(&no_pointer, Some(&prm), Some("2025-06-18")).status(),
             Status::Fail
         );
         // From 2025-11-25 a well-known URI is enough.
         for r in ["2025-11-25", "2026-07-28"] {
             assert_eq!(
-                judge_challenge(&no_pointer, Some(&prm), Some(r)).status(),
+                challenge(&no_pointer, Some(&prm), Some(r)).status(),
                 Status::Warn,
                 "{r}"
             );
         }
         // Before Protected Resource Metadata existed there is nothing to point at.
         assert_eq!(
-            judge_challenge(&no_pointer, Some(&prm), Some("2025-03-26")).status(),
+            challenge(&no_pointer, Some(&prm), Some("2025-03-26")).status(),
             Status::Pass
         );
     }

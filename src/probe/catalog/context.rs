@@ -20,7 +20,7 @@ pub fn estimate_tokens(c: &Catalog) -> u64 {
 }
 
 /// `catalog.context_size`: info, or a warn above `threshold` tokens.
-pub fn judge_context_size(c: &Catalog, threshold: u64, evidence: &[Seq]) -> FindingBuilder {
+pub fn context_size(c: &Catalog, threshold: u64, evidence: &[Seq]) -> FindingBuilder {
     let tokens = estimate_tokens(c);
     let detail = format!(
         "the catalogue ({} tools, {} resources, {} templates, {} prompts) costs about {tokens} tokens of an agent's context (JSON bytes / {BYTES_PER_TOKEN})",
@@ -54,13 +54,7 @@ mod tests {
         // [{"name":"xxx…"}] is 396 + 12 bytes, the three empty lists 2 bytes each:
         // 414 bytes = 104 tokens at 4 bytes a token (rounded up).
         assert_eq!(estimate_tokens(&c), 104);
-        assert_eq!(
-            built(judge_context_size(&c, 1000, &[1])).status,
-            Status::Info
-        );
-        assert_eq!(
-            built(judge_context_size(&c, 100, &[1])).status,
-            Status::Warn
-        );
+        assert_eq!(built(context_size(&c, 1000, &[1])).status, Status::Info);
+        assert_eq!(built(context_size(&c, 100, &[1])).status, Status::Warn);
     }
 }

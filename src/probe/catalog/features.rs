@@ -11,7 +11,7 @@ use crate::report::finding::FindingBuilder;
 use crate::transport::Reply;
 
 /// `catalog.resources`: both lists answered and every entry has its required fields.
-pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
+pub fn resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
     let ev: Vec<Seq> = resources
         .evidence
         .iter()
@@ -83,7 +83,7 @@ pub fn judge_resources(resources: &Paged, templates: &Paged) -> FindingBuilder {
 }
 
 /// `catalog.prompts`: the list answered and every prompt and argument is well formed.
-pub fn judge_prompts(paged: &Paged) -> FindingBuilder {
+pub fn prompts(paged: &Paged) -> FindingBuilder {
     let ev = paged.evidence.iter().copied();
     if let Some(r) = &paged.failed {
         return PROMPTS
@@ -182,23 +182,23 @@ mod tests {
     fn resources_prompts_completions() {
         let r = paged(vec![json!({"uri": "x://1", "name": "one"})]);
         let t = paged(vec![json!({"uriTemplate": "x://{id}", "name": "t"})]);
-        assert_eq!(built(judge_resources(&r, &t)).status, Status::Pass);
+        assert_eq!(built(resources(&r, &t)).status, Status::Pass);
         let bad = paged(vec![json!({"uri": "x://1"})]);
-        assert_eq!(built(judge_resources(&bad, &t)).status, Status::Fail);
+        assert_eq!(built(resources(&bad, &t)).status, Status::Fail);
         // Templates that fail to list (other than "no such method") warn.
         let mut broken = paged(vec![]);
         broken.failed = Some(err(2, -32603));
-        assert_eq!(built(judge_resources(&r, &broken)).status, Status::Warn);
+        assert_eq!(built(resources(&r, &broken)).status, Status::Warn);
         broken.failed = Some(err(2, -32601));
-        assert_eq!(built(judge_resources(&r, &broken)).status, Status::Pass);
+        assert_eq!(built(resources(&r, &broken)).status, Status::Pass);
         let p = paged(vec![
             json!({"name": "greet", "arguments": [{"name": "who", "required": true}]}),
         ]);
-        assert_eq!(built(judge_prompts(&p)).status, Status::Pass);
+        assert_eq!(built(prompts(&p)).status, Status::Pass);
         let p = paged(vec![
             json!({"name": "greet", "arguments": [{"required": "yes"}]}),
         ]);
-        assert_eq!(built(judge_prompts(&p)).status, Status::Fail);
+        assert_eq!(built(prompts(&p)).status, Status::Fail);
         let many: Vec<String> = (0..101).map(|i| i.to_string()).collect();
         assert_eq!(
             built(judge_completion(&ok(

@@ -13,14 +13,13 @@ pub mod x_mcp_header;
 
 use serde_json::{Value, json};
 
-pub use context::{BYTES_PER_TOKEN, estimate_tokens, judge_context_size};
-pub use features::{judge_completion, judge_prompts, judge_resources};
-pub use paging::{MAX_PAGES, Paged, declared, describe, judge_pagination, list_all};
+pub use context::{BYTES_PER_TOKEN, context_size, estimate_tokens};
+pub use features::{judge_completion, prompts, resources};
+pub use paging::{MAX_PAGES, Paged, declared, describe, list_all, pagination};
 pub use tools::{
-    good_tool_name, judge_annotations, judge_descriptions, judge_output_schemas, judge_tool_names,
-    judge_tool_schemas, judge_tools_list,
+    annotations, descriptions, good_tool_name, output_schema, tool_names, tool_schema, tools_list,
 };
-pub use x_mcp_header::{judge_x_mcp_header, x_mcp_header_problems};
+pub use x_mcp_header::{x_mcp_header, x_mcp_header_problems};
 
 use crate::client::Connection;
 use crate::policy;
@@ -171,7 +170,7 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
     completions(s, wire, limiter, &catalog).await;
 
     // ---- context size
-    s.add(judge_context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
+    s.add(context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
     catalog.evidence = size_evidence;
     catalog
 }
@@ -230,7 +229,7 @@ async fn list_tools(
             None
         }
         Some(paged) if paged.malformed.is_some() => {
-            s.add(judge_tools_list(&paged).era(era));
+            s.add(tools_list(&paged).era(era));
             for c in &tool_checks[1..] {
                 s.add(
                     c.skip(
@@ -244,7 +243,7 @@ async fn list_tools(
         }
         Some(paged) => {
             let tools = paged.items.clone();
-            let mut f = judge_tools_list(&paged);
+            let mut f = tools_list(&paged);
             // The garbage cursor goes out beside the 2026-07-28 second listing: neither
             // depends on the other.
             let again = async {
@@ -282,14 +281,14 @@ async fn list_tools(
                 }
             }
             s.add(f.era(era));
-            s.add(judge_pagination("tools/list", &paged, &garbage).era(era));
+            s.add(pagination("tools/list", &paged, &garbage).era(era));
             let all = |fs: Vec<FindingBuilder>| fs.into_iter().map(move |f| f.era(era));
-            s.add_all(all(judge_tool_schemas(&tools, &paged.evidence)));
-            s.add_all(all(judge_output_schemas(&tools, &version, &paged.evidence)));
-            s.add_all(all(judge_tool_names(&tools, &paged.evidence)));
-            s.add_all(all(judge_annotations(&tools, &paged.evidence)));
+            s.add_all(all(tool_schema(&tools, &paged.evidence)));
+            s.add_all(all(output_schema(&tools, &version, &paged.evidence)));
+            s.add_all(all(tool_names(&tools, &paged.evidence)));
+            s.add_all(all(annotations(&tools, &paged.evidence)));
             if era == Era::Modern {
-                s.add_all(all(judge_x_mcp_header(&tools, &paged.evidence)));
+                s.add_all(all(x_mcp_header(&tools, &paged.evidence)));
             } else {
                 s.add(
                     X_MCP_HEADER
@@ -300,7 +299,7 @@ async fn list_tools(
                         .era(era),
                 );
             }
-            s.add_all(all(judge_descriptions(&tools, &paged.evidence)));
+            s.add_all(all(descriptions(&tools, &paged.evidence)));
             Some((tools, paged.evidence))
         }
     }
@@ -342,7 +341,7 @@ async fn list_resources(
         .chain(&templates.evidence)
         .copied()
         .collect();
-    s.add(judge_resources(&paged, &templates).era(era));
+    s.add(resources(&paged, &templates).era(era));
     Some((paged.items, templates.items, evidence))
 }
 
@@ -366,7 +365,7 @@ async fn list_prompts(
             None
         }
         Some(paged) => {
-            s.add(judge_prompts(&paged).era(era));
+            s.add(prompts(&paged).era(era));
             Some((paged.items, paged.evidence))
         }
     }

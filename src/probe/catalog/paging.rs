@@ -204,7 +204,7 @@ pub fn declared(caps: &Value, name: &str) -> bool {
 }
 
 /// `catalog.pagination`: the pages ended without a loop, and a garbage cursor was refused.
-pub fn judge_pagination(method: &str, paged: &Paged, garbage: &Reply) -> FindingBuilder {
+pub fn pagination(method: &str, paged: &Paged, garbage: &Reply) -> FindingBuilder {
     if let Some(problem) = &paged.problem {
         return PAGINATION
             .fail(problem.clone())
@@ -250,13 +250,9 @@ mod tests {
 
     #[test]
     fn pagination_judgement() {
-        let f = built(judge_pagination(
-            "tools/list",
-            &paged(vec![]),
-            &err(2, -32602),
-        ));
+        let f = built(pagination("tools/list", &paged(vec![]), &err(2, -32602)));
         assert_eq!((f.status, f.evidence), (Status::Pass, vec![1, 2]));
-        let f = built(judge_pagination(
+        let f = built(pagination(
             "tools/list",
             &paged(vec![]),
             &ok(2, json!({"tools": []})),
@@ -265,7 +261,7 @@ mod tests {
         let mut looping = paged(vec![]);
         looping.problem = Some("loops".into());
         assert_eq!(
-            built(judge_pagination("tools/list", &looping, &err(2, -32602))).status,
+            built(pagination("tools/list", &looping, &err(2, -32602))).status,
             Status::Fail
         );
     }

@@ -12,7 +12,7 @@ use crate::report::finding::{FindingBuilder, SkipReason};
 
 /// `catalog.tools_list`: the list answered with a `tools` array on every page; every entry
 /// is an object with a string name.
-pub fn judge_tools_list(paged: &super::Paged) -> FindingBuilder {
+pub fn tools_list(paged: &super::Paged) -> FindingBuilder {
     let (tools, evidence) = (&paged.items, &paged.evidence);
     if let Some(what) = &paged.malformed {
         return TOOLS_LIST
@@ -44,7 +44,7 @@ pub(super) fn name_of(tool: &Value) -> String {
 }
 
 /// `catalog.tool_schema`: one finding per tool with a problem, or one pass.
-pub fn judge_tool_schemas(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
+pub fn tool_schema(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
     let mut out = Vec::new();
     for t in tools {
         let ev = evidence.iter().copied();
@@ -102,11 +102,7 @@ fn output_root_object(version: &str) -> bool {
 }
 
 /// `catalog.output_schema`: every outputSchema that is present is valid.
-pub fn judge_output_schemas(
-    tools: &[Value],
-    version: &str,
-    evidence: &[Seq],
-) -> Vec<FindingBuilder> {
+pub fn output_schema(tools: &[Value], version: &str, evidence: &[Seq]) -> Vec<FindingBuilder> {
     let mut out = Vec::new();
     let mut seen = 0;
     for t in tools {
@@ -156,7 +152,7 @@ pub fn good_tool_name(name: &str) -> bool {
 }
 
 /// `catalog.tool_names`: duplicates fail; malformed names warn (a SHOULD).
-pub fn judge_tool_names(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
+pub fn tool_names(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
     let ev = || evidence.iter().copied();
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -216,7 +212,7 @@ const HINTS: [&str; 4] = [
 
 /// `catalog.annotations`: hints are booleans (a fail otherwise); tools without annotations
 /// are destructive by the spec's defaults (one warn naming them).
-pub fn judge_annotations(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
+pub fn annotations(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
     let ev = || evidence.iter().copied();
     let mut out = Vec::new();
     let mut missing = Vec::new();
@@ -284,7 +280,7 @@ pub fn judge_annotations(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilde
 }
 
 /// `catalog.descriptions`: every tool and every top-level argument has a description.
-pub fn judge_descriptions(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
+pub fn descriptions(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
     let described = |v: &Value| {
         v.get("description")
             .and_then(Value::as_str)
@@ -352,10 +348,10 @@ mod tests {
             malformed: Some("tools/list page 1 answered with a result that has no `tools` array (the member is missing)".into()),
             ..paged(vec![])
         };
-        let f = built(judge_tools_list(&missing));
+        let f = built(tools_list(&missing));
         assert_eq!(f.status, Status::Fail);
         assert!(f.detail.contains("no `tools` array"), "{}", f.detail);
-        let empty = built(judge_tools_list(&paged(vec![])));
+        let empty = built(tools_list(&paged(vec![])));
         assert_eq!(empty.status, Status::Pass);
         assert!(empty.detail.contains("0 tool(s)"));
     }
@@ -368,10 +364,10 @@ mod tests {
         let missing = json!({"name": "d"});
         let remote = json!({"name": "e", "inputSchema": {"type": "object", "properties": {"x": {"$ref": "http://127.0.0.1:9/x.json"}}}});
         assert_eq!(
-            statuses(judge_tool_schemas(std::slice::from_ref(&good), &[1])),
+            statuses(tool_schema(std::slice::from_ref(&good), &[1])),
             vec![(Status::Pass, None)]
         );
-        let s = statuses(judge_tool_schemas(
+        let s = statuses(tool_schema(
             &[good, not_object, invalid, missing, remote],
             &[1],
         ));
@@ -391,7 +387,7 @@ mod tests {
         let t =
             |o: Value| json!({"name": "t", "inputSchema": {"type": "object"}, "outputSchema": o});
         assert_eq!(
-            statuses(judge_output_schemas(
+            statuses(output_schema(
                 &[t(json!({"type": "object"}))],
                 "2025-11-25",
                 &[1]
@@ -400,7 +396,7 @@ mod tests {
             Status::Pass
         );
         assert_eq!(
-            statuses(judge_output_schemas(
+            statuses(output_schema(
                 &[t(json!({"type": "array"}))],
                 "2025-11-25",
                 &[1]
@@ -409,7 +405,7 @@ mod tests {
             Status::Fail
         );
         assert_eq!(
-            statuses(judge_output_schemas(
+            statuses(output_schema(
                 &[t(json!({"type": "array"}))],
                 "2026-07-28",
                 &[1]
@@ -418,12 +414,7 @@ mod tests {
             Status::Pass
         );
         assert_eq!(
-            statuses(judge_output_schemas(
-                &[json!({"name": "x"})],
-                "2026-07-28",
-                &[1]
-            ))[0]
-                .0,
+            statuses(output_schema(&[json!({"name": "x"})], "2026-07-28", &[1]))[0].0,
             Status::Skip
         );
     }
@@ -432,11 +423,11 @@ mod tests {
     fn tool_names_judgement() {
         let t = |n: &str| json!({"name": n});
         assert_eq!(
-            statuses(judge_tool_names(&[t("a.b-c_1")], &[1])),
+            statuses(tool_names(&[t("a.b-c_1")], &[1])),
             vec![(Status::Pass, None)]
         );
         let long = "x".repeat(129);
-        let s = statuses(judge_tool_names(
+        let s = statuses(tool_names(
             &[t("dup"), t("dup"), t("has space"), t(&long)],
             &[1],
         ));
@@ -453,10 +444,10 @@ mod tests {
         let bare = json!({"name": "b"});
         let stringly = json!({"name": "c", "annotations": {"readOnlyHint": "true"}});
         assert_eq!(
-            statuses(judge_annotations(std::slice::from_ref(&good), &[1]))[0].0,
+            statuses(annotations(std::slice::from_ref(&good), &[1]))[0].0,
             Status::Pass
         );
-        let s = statuses(judge_annotations(&[good, bare, stringly], &[1]));
+        let s = statuses(annotations(&[good, bare, stringly], &[1]));
         assert_eq!(
             s,
             vec![(Status::Fail, Some("c".into())), (Status::Warn, None)]
@@ -468,10 +459,10 @@ mod tests {
         let good = json!({"name": "a", "description": "d", "inputSchema": {"properties": {"x": {"description": "x"}}}});
         let bad = json!({"name": "b", "inputSchema": {"properties": {"y": {}}}});
         assert_eq!(
-            statuses(judge_descriptions(std::slice::from_ref(&good), &[1]))[0].0,
+            statuses(descriptions(std::slice::from_ref(&good), &[1]))[0].0,
             Status::Pass
         );
-        let f = built(judge_descriptions(&[good, bad], &[1]).remove(0));
+        let f = built(descriptions(&[good, bad], &[1]).remove(0));
         assert_eq!(f.status, Status::Warn);
         assert!(
             f.detail.contains("tool `b`") && f.detail.contains("`b.y`"),

@@ -142,7 +142,7 @@ pub fn split_dropped(
 }
 
 /// `catalog.x_mcp_header` (2026-07-28): invalid declarations make a client drop the tool.
-pub fn judge_x_mcp_header(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
+pub fn x_mcp_header(tools: &[Value], evidence: &[Seq]) -> Vec<FindingBuilder> {
     let mut out = Vec::new();
     let mut declared = 0;
     for t in tools {
@@ -192,10 +192,7 @@ mod tests {
     fn x_mcp_header_judgement() {
         let ok_tool = json!({"name": "a", "inputSchema": {"type": "object", "properties": {
             "region": {"type": "string", "x-mcp-header": "Region"}}}});
-        assert_eq!(
-            statuses(judge_x_mcp_header(&[ok_tool], &[1]))[0].0,
-            Status::Pass
-        );
+        assert_eq!(statuses(x_mcp_header(&[ok_tool], &[1]))[0].0, Status::Pass);
         let bad = json!({"name": "b", "inputSchema": {"type": "object", "properties": {
             "a": {"type": "string", "x-mcp-header": "Dup"},
             "b": {"type": "integer", "x-mcp-header": "dup"},
@@ -205,11 +202,11 @@ mod tests {
         let problems = x_mcp_header_problems(&bad["inputSchema"]);
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert_eq!(
-            statuses(judge_x_mcp_header(&[bad], &[1]))[0],
+            statuses(x_mcp_header(&[bad], &[1]))[0],
             (Status::Fail, Some("b".into()))
         );
         assert_eq!(
-            statuses(judge_x_mcp_header(&[json!({"name": "c"})], &[1]))[0].0,
+            statuses(x_mcp_header(&[json!({"name": "c"})], &[1]))[0].0,
             Status::Skip
         );
     }

@@ -42,7 +42,7 @@ const SETTLE: Duration = Duration::from_millis(100);
 /// Opens the transport (starting the server first when a `start` command is configured)
 /// and records whether it answered; blocks the run when it did not.
 pub async fn run(s: &mut Session) {
-    let connector = match Connector::new(&s.spec, s.recorder.clone(), &s.run_id) {
+    let connector = match Connector::in_run(&s.spec, s.recorder.clone(), &s.ctx) {
         Ok(c) => c,
         Err(e) => {
             let why = format!("scout could not prepare the connection: {e}");
@@ -136,7 +136,7 @@ async fn http(s: &mut Session, connector: &Connector, url: &str) {
             ..Probe::request("server/discover", serde_json::json!({}))
         })
         .await;
-    s.add(judge_tls(url, &reply));
+    s.add(tls(url, &reply));
     match (&reply.outcome, reply.status()) {
         (_, Some(status)) => s.add(
             REACHABLE
@@ -174,7 +174,7 @@ fn untrusted_hint(error: &str) -> &'static str {
 /// `discovery.tls` from the first contact (`first`, the request sent to `url`). An https URL
 /// passes only once that request got an HTTP answer (a TLS session was made); a URL's scheme
 /// alone shows nothing. Loopback is not applicable; plain http to another host fails.
-pub fn judge_tls(url: &str, first: &Reply) -> FindingBuilder {
+pub fn tls(url: &str, first: &Reply) -> FindingBuilder {
     let parsed = url::Url::parse(url);
     let Ok(u) = parsed else {
         return TLS.skip(SkipReason::NotAssessed, format!("{url} is not a valid URL"));
@@ -252,22 +252,22 @@ mod tests {
     #[test]
     fn tls_passes_only_on_an_https_answer() {
         let url = "https://mcp.example.com/mcp";
-        assert_eq!(judge_tls(url, &answered(401)).status(), Status::Pass);
+        assert_eq!(tls(url, &answered(401)).status(), Status::Pass);
         // The scheme alone shows nothing (https://127.0.0.1:1/mcp once passed).
         let refused = Reply {
             http: None,
             outcome: Outcome::TransportError("connection refused".into()),
             ..answered(0)
         };
-        let f = judge_tls(url, &refused).build(|_| true).expect("valid");
+        let f = tls(url, &refused).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Skip);
         assert_eq!(f.skip_reason, Some(SkipReason::NotAssessed));
         assert_eq!(
-            judge_tls("http://mcp.example.com/mcp", &refused).status(),
+            tls("http://mcp.example.com/mcp", &refused).status(),
             Status::Fail
         );
         assert_eq!(
-            judge_tls("http://127.0.0.1:3001/mcp", &answered(200)).status(),
+            tls("http://127.0.0.1:3001/mcp", &answered(200)).status(),
             Status::Skip
         );
     }

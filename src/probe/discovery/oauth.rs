@@ -59,7 +59,7 @@ pub async fn run(s: &mut Session, url: &str) {
     }
     let http = match AuthHttp::new(
         s.recorder.clone(),
-        &s.run_id,
+        &s.ctx.run_id,
         s.spec.timeout,
         url,
         s.spec.treat_as_remote,
@@ -93,7 +93,7 @@ pub async fn run(s: &mut Session, url: &str) {
         metadata::resource_metadata_urls(url, header_url.as_deref()),
     )
     .await;
-    let (finding, issuer) = judge_resource(
+    let (finding, issuer) = protected_resource(
         url,
         first.seq,
         header_url.as_deref(),
@@ -116,11 +116,11 @@ pub async fn run(s: &mut Session, url: &str) {
     };
     let asd = metadata::discover(&http, metadata::authorization_server_urls(&issuer)).await;
     let remote = s.spec.treat_as_remote;
-    s.add(judge_server(&issuer, servers.len(), &asd, remote));
+    s.add(authorization_server(&issuer, servers.len(), &asd, remote));
     match &asd.found {
         Some(doc) => {
-            s.add(judge_pkce(doc));
-            s.add(judge_registration(doc));
+            s.add(pkce(doc));
+            s.add(registration(doc));
         }
         None => {
             let why = format!("the metadata of {issuer} was not found");
@@ -135,7 +135,7 @@ pub async fn run(s: &mut Session, url: &str) {
 /// `discovery.protected_resource`, and the authorization server to follow (the first one
 /// listed, when the document names any). `other_scheme` names the challenge's schemes when
 /// the server asked for credentials with a scheme that is not Bearer (an API key, say).
-pub fn judge_resource(
+pub fn protected_resource(
     url: &str,
     first_seq: crate::report::exchange::Seq,
     header_url: Option<&str>,
@@ -311,7 +311,7 @@ fn path_suffixed(url: &str) -> Option<String> {
 }
 
 /// `discovery.authorization_server`.
-pub fn judge_server(
+pub fn authorization_server(
     issuer: &str,
     listed: usize,
     asd: &Discovery,
@@ -393,7 +393,7 @@ pub fn judge_server(
 }
 
 /// `discovery.pkce`.
-pub fn judge_pkce(doc: &Document) -> FindingBuilder {
+pub fn pkce(doc: &Document) -> FindingBuilder {
     let f = match doc.strings("code_challenge_methods_supported") {
         None => PKCE.fail(format!(
             "The metadata at {} has no `code_challenge_methods_supported`: the spec says clients must refuse to proceed.",
@@ -414,7 +414,7 @@ pub fn judge_pkce(doc: &Document) -> FindingBuilder {
 }
 
 /// `discovery.registration` (an observation).
-pub fn judge_registration(doc: &Document) -> FindingBuilder {
+pub fn registration(doc: &Document) -> FindingBuilder {
     let cimd = doc
         .fields
         .get("client_id_metadata_document_supported")
@@ -479,20 +479,20 @@ mod tests {
                 json!({"resource": resource, "authorization_servers": ["http://127.0.0.1:8"]}),
             ))
         };
-        let (f, issuer) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9/mcp"), None);
+        let (f, issuer) = protected_resource(url, 1, None, &prm("http://127.0.0.1:9/mcp"), None);
         assert_eq!(f.status(), Status::Pass);
         assert_eq!(issuer.as_deref(), Some("http://127.0.0.1:8"));
-        let (f, _) = judge_resource(url, 1, None, &prm("HTTP://127.0.0.1:9/mcp/"), None);
+        let (f, _) = protected_resource(url, 1, None, &prm("HTTP://127.0.0.1:9/mcp/"), None);
         assert_eq!(f.status(), Status::Pass, "canonical comparison");
-        let (f, _) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9"), None);
+        let (f, _) = protected_resource(url, 1, None, &prm("http://127.0.0.1:9"), None);
         assert_eq!(f.status(), Status::Warn, "a parent");
-        let (f, _) = judge_resource(url, 1, None, &prm("http://127.0.0.1:9/other"), None);
+        let (f, _) = protected_resource(url, 1, None, &prm("http://127.0.0.1:9/other"), None);
         assert_eq!(f.status(), Status::Fail);
         let empty = found(doc(
             "http://x/prm",
             json!({"resource": url, "authorization_servers": []}),
         ));
-        let (f, issuer) = judge_resource(url, 1, None, &empty, None);
+        let (f, issuer) = protected_resource(url, 1, None, &empty, None);
         assert_eq!(f.status(), Status::Fail);
         assert!(issuer.is_none());
         let none = Discovery {
@@ -504,7 +504,7 @@ mod tests {
             }],
             found: None,
         };
-        let (f, _) = judge_resource(url, 1, None, &none, None);
+        let (f, _) = protected_resource(url, 1, None, &none, None);
         assert_eq!(f.status(), Status::Fail);
     }
 
@@ -520,7 +520,7 @@ mod tests {
                 json!({"resource": resource, "authorization_servers": ["http://127.0.0.1:8"]}),
             );
             d.label = label;
-            judge_resource(url, 1, None, &found(d), None).0.status()
+            protected_resource(url, 1, None, &found(d), None).0.status()
         };
         let root = "http://127.0.0.1:9/.well-known/oauth-protected-resource";
         let suffixed = "http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp";
@@ -558,9 +558,9 @@ mod tests {
             found: None,
         };
         let url = "http://127.0.0.1:9/mcp";
-        let (f, _) = judge_resource(url, 1, None, &none, Some("ApiKey"));
+        let (f, _) = protected_resource(url, 1, None, &none, Some("ApiKey"));
         assert_eq!(f.status(), Status::Warn);
-        let (f, _) = judge_resource(url, 1, None, &none, None);
+        let (f, _) = protected_resource(url, 1, None, &none, None);
         assert_eq!(f.status(), Status::Fail);
     }
 
@@ -572,24 +572,24 @@ mod tests {
                    "code_challenge_methods_supported": ["S256"]}),
         ));
         assert_eq!(
-            judge_server("http://127.0.0.1:8", 1, &good, false).status(),
+            authorization_server("http://127.0.0.1:8", 1, &good, false).status(),
             Status::Pass
         );
         // Loopback treated as remote: plain http endpoints fail.
         assert_eq!(
-            judge_server("http://127.0.0.1:8", 1, &good, true).status(),
+            authorization_server("http://127.0.0.1:8", 1, &good, true).status(),
             Status::Fail
         );
         assert_eq!(
-            judge_server("http://127.0.0.1:9", 1, &good, false).status(),
+            authorization_server("http://127.0.0.1:9", 1, &good, false).status(),
             Status::Fail,
             "issuer mismatch"
         );
         let d = good.found.clone().expect("doc");
-        assert_eq!(judge_pkce(&d).status(), Status::Pass);
+        assert_eq!(pkce(&d).status(), Status::Pass);
         let plain = doc("u", json!({"code_challenge_methods_supported": ["plain"]}));
-        assert_eq!(judge_pkce(&plain).status(), Status::Fail);
-        assert_eq!(judge_pkce(&doc("u", json!({}))).status(), Status::Fail);
-        assert_eq!(judge_registration(&d).status(), Status::Info);
+        assert_eq!(pkce(&plain).status(), Status::Fail);
+        assert_eq!(pkce(&doc("u", json!({}))).status(), Status::Fail);
+        assert_eq!(registration(&d).status(), Status::Info);
     }
 }

@@ -94,7 +94,7 @@ pub fn resource_contents_problems(r: &Value) -> Vec<String> {
 }
 
 /// `execution.content_blocks` for one result (`None` when the result has no blocks).
-pub fn judge_content_blocks(
+pub fn content_blocks(
     name: &str,
     result: &Value,
     version: &str,
@@ -177,8 +177,7 @@ mod tests {
             content_block_problems(&json!({"type": "video"}), v).len(),
             1
         );
-        let f =
-            judge_content_blocks("t", &json!({"content": [{"type": "text"}]}), v, &[5]).map(built);
+        let f = content_blocks("t", &json!({"content": [{"type": "text"}]}), v, &[5]).map(built);
         assert_eq!(
             f.map(|f| (f.status, f.evidence)),
             Some((Status::Fail, vec![5]))

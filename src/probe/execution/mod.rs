@@ -14,14 +14,10 @@ pub mod tools;
 
 use serde_json::{Value, json};
 
-pub use content::{content_block_problems, judge_content_blocks, resource_contents_problems};
-pub use progress::{judge_cancellation, judge_progress, late_progress};
-pub use reads::{
-    judge_prompt_get, judge_resource_read, prompt_arguments, prompt_problems, read_problems,
-};
-pub use tools::{
-    judge_invalid_arguments, judge_structured_output, judge_tool_call, judge_unknown_tool,
-};
+pub use content::{content_block_problems, content_blocks, resource_contents_problems};
+pub use progress::{judge_cancellation, late_progress, progress};
+pub use reads::{prompt_arguments, prompt_get, prompt_problems, read_problems, resource_read};
+pub use tools::{judge_invalid_arguments, judge_tool_call, judge_unknown_tool, structured_output};
 
 use crate::client::Connection;
 use crate::policy::{self, Decision, args};
@@ -215,11 +211,11 @@ async fn execute_wire(
         let Some(result) = reply.result() else {
             continue;
         };
-        if let Some(f) = judge_content_blocks(&name, result, &version, &reply.evidence) {
+        if let Some(f) = content_blocks(&name, result, &version, &reply.evidence) {
             blocks_seen = true;
             s.add(f.era(era));
         }
-        if let Some(f) = judge_structured_output(&a.tool, result, &version, &reply.evidence) {
+        if let Some(f) = structured_output(&a.tool, result, &version, &reply.evidence) {
             structured_seen = true;
             s.add(f.era(era));
         }
@@ -378,7 +374,7 @@ async fn call_tools(
             let token = token(i);
             let name = policy::tool_name(&a.tool).to_string();
             let late = async {
-                let mut finding = judge_progress(&token, reply);
+                let mut finding = progress(&token, reply);
                 // stdio: progress for this token that arrives after the result lands in the
                 // wire's inbox; give a late sender a moment, then look.
                 if let Some(stdio) = wire.stdio() {
@@ -513,7 +509,7 @@ async fn read_resources(
         ev.extend(reply.evidence.iter().copied());
         problems.extend(read_problems(uri, reply));
     }
-    judge_resource_read(
+    resource_read(
         catalog.resources.len().min(MAX_READS),
         &problems,
         ev,
@@ -575,7 +571,7 @@ async fn get_prompts(
             problems.extend(prompt_problems(name, reply, version));
         }
     }
-    judge_prompt_get(
+    prompt_get(
         catalog.prompts.len().min(MAX_READS),
         &problems,
         &refused,

@@ -115,7 +115,7 @@ pub const TOKEN_PREFIX: &str = "scout-progress-";
 /// `execution.progress`: every notification that came with the call echoes the token and
 /// progress strictly increases (a warning otherwise); the call itself must still answer. "None after the result" is judged by the caller on stdio
 /// (where late messages land in the wire's inbox), with [`late_progress`].
-pub fn judge_progress(token: &str, reply: &Reply) -> FindingBuilder {
+pub fn progress(token: &str, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.iter().copied();
     let progress: Vec<&Value> = reply
         .notifications
@@ -183,24 +183,24 @@ mod tests {
     fn progress_judgement() {
         let note = |tok: &str, p: f64| json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": tok, "progress": p}});
         let mut r = ok(9, json!({"content": []}));
-        assert_eq!(built(judge_progress("k", &r)).status, Status::Info);
+        assert_eq!(built(progress("k", &r)).status, Status::Info);
         r.notifications = vec![note("k", 1.0), note("k", 2.5)];
-        assert_eq!(built(judge_progress("k", &r)).status, Status::Pass);
+        assert_eq!(built(progress("k", &r)).status, Status::Pass);
         // Misbehaving notifications warn: the agent still gets its result.
         r.notifications = vec![note("k", 2.0), note("k", 2.0)];
-        assert_eq!(built(judge_progress("k", &r)).status, Status::Warn);
+        assert_eq!(built(progress("k", &r)).status, Status::Warn);
         r.notifications = vec![note("other", 1.0)];
-        assert_eq!(built(judge_progress("k", &r)).status, Status::Warn);
+        assert_eq!(built(progress("k", &r)).status, Status::Warn);
         // Progress for another of scout's concurrent calls is that call's, not a wrong token.
         let (mine, theirs) = ("scout-progress-legacy-1", "scout-progress-legacy-0");
         r.notifications = vec![note(theirs, 1.0), note(mine, 1.0), note(mine, 2.0)];
-        assert_eq!(built(judge_progress(mine, &r)).status, Status::Pass);
+        assert_eq!(built(progress(mine, &r)).status, Status::Pass);
         r.notifications = vec![note(theirs, 1.0)];
-        assert_eq!(built(judge_progress(mine, &r)).status, Status::Info);
+        assert_eq!(built(progress(mine, &r)).status, Status::Info);
         // A call that breaks because it carries a token fails.
         let mut broken = ok(9, json!({}));
         broken.response = None;
         broken.outcome = crate::transport::Outcome::TransportError("closed".into());
-        assert_eq!(built(judge_progress("k", &broken)).status, Status::Fail);
+        assert_eq!(built(progress("k", &broken)).status, Status::Fail);
     }
 }

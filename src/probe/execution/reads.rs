@@ -29,7 +29,7 @@ pub fn read_problems(uri: &str, reply: &Reply) -> Vec<String> {
 
 /// `execution.resource_read`: listed resources read; a missing URI is an error with the
 /// era's code (-32002 in the handshake revisions, -32602 in 2026-07-28).
-pub fn judge_resource_read(
+pub fn resource_read(
     read: usize,
     problems: &[String],
     mut ev: Vec<u64>,
@@ -157,7 +157,7 @@ fn not_served(method: &str, subject: &str, capability: &str, reply: &Reply) -> S
 /// `refused` (errors to generated arguments) warn. When no listed prompt was fetched, an
 /// unknown prompt answered -32601 is the only sign of prompts/get, and it says the method is
 /// not there: a failure, not a wrong error code.
-pub fn judge_prompt_get(
+pub fn prompt_get(
     fetched: usize,
     problems: &[String],
     refused: &[String],
@@ -201,31 +201,19 @@ mod tests {
 
     #[test]
     fn a_missing_resources_read_fails_when_nothing_showed_the_method() {
-        let f = built(judge_resource_read(
-            0,
-            &[],
-            vec![],
-            Era::Legacy,
-            &err(1, -32601),
-        ));
+        let f = built(resource_read(0, &[], vec![], Era::Legacy, &err(1, -32601)));
         assert_eq!(f.status, Status::Fail, "{}", f.detail);
-        let f = built(judge_resource_read(
-            1,
-            &[],
-            vec![1],
-            Era::Legacy,
-            &err(2, -32601),
-        ));
+        let f = built(resource_read(1, &[], vec![1], Era::Legacy, &err(2, -32601)));
         assert_eq!(f.status, Status::Warn, "{}", f.detail);
     }
 
     #[test]
     fn a_missing_prompts_get_fails_when_nothing_showed_the_method() {
         // Nothing listed: the unknown prompt's -32601 says prompts/get is not there.
-        let f = built(judge_prompt_get(0, &[], &[], vec![], &err(1, -32601)));
+        let f = built(prompt_get(0, &[], &[], vec![], &err(1, -32601)));
         assert_eq!(f.status, Status::Fail, "{}", f.detail);
         // Listed prompts were served: -32601 for the unknown one is only the wrong code.
-        let f = built(judge_prompt_get(2, &[], &[], vec![1], &err(2, -32601)));
+        let f = built(prompt_get(2, &[], &[], vec![1], &err(2, -32601)));
         assert_eq!(f.status, Status::Warn, "{}", f.detail);
     }
 
@@ -233,51 +221,23 @@ mod tests {
     fn resource_read_codes_per_era() {
         let read = || vec![1u64];
         assert_eq!(
-            built(judge_resource_read(
-                1,
-                &[],
-                read(),
-                Era::Legacy,
-                &err(2, -32002)
-            ))
-            .status,
+            built(resource_read(1, &[], read(), Era::Legacy, &err(2, -32002))).status,
             Status::Pass
         );
         assert_eq!(
-            built(judge_resource_read(
-                1,
-                &[],
-                read(),
-                Era::Modern,
-                &err(2, -32602)
-            ))
-            .status,
+            built(resource_read(1, &[], read(), Era::Modern, &err(2, -32602))).status,
             Status::Pass
         );
         assert_eq!(
-            built(judge_resource_read(
-                1,
-                &[],
-                read(),
-                Era::Modern,
-                &err(2, -32002)
-            ))
-            .status,
+            built(resource_read(1, &[], read(), Era::Modern, &err(2, -32002))).status,
             Status::Warn
         );
         assert_eq!(
-            built(judge_resource_read(
-                1,
-                &[],
-                read(),
-                Era::Legacy,
-                &err(2, -32603)
-            ))
-            .status,
+            built(resource_read(1, &[], read(), Era::Legacy, &err(2, -32603))).status,
             Status::Warn
         );
         assert_eq!(
-            built(judge_resource_read(
+            built(resource_read(
                 1,
                 &[],
                 read(),
@@ -313,11 +273,11 @@ mod tests {
         );
         assert_eq!(prompt_problems("p", &bad, "2025-11-25").len(), 1);
         assert_eq!(
-            built(judge_prompt_get(1, &[], &[], vec![3], &err(4, -32602))).status,
+            built(prompt_get(1, &[], &[], vec![3], &err(4, -32602))).status,
             Status::Pass
         );
         assert_eq!(
-            built(judge_prompt_get(
+            built(prompt_get(
                 1,
                 &[],
                 &[],
@@ -329,7 +289,7 @@ mod tests {
         );
         let refused = ["`p` answered scout's generated arguments with -32603".to_string()];
         assert_eq!(
-            built(judge_prompt_get(1, &[], &refused, vec![3], &err(4, -32602))).status,
+            built(prompt_get(1, &[], &refused, vec![3], &err(4, -32602))).status,
             Status::Warn
         );
         assert_eq!(

@@ -107,7 +107,7 @@ fn first_text(result: &Value) -> String {
 
 /// `execution.structured_output` for a tool with an outputSchema (`None` otherwise, or for an
 /// isError result: the spec does not say those must match the schema).
-pub fn judge_structured_output(
+pub fn structured_output(
     tool: &Value,
     result: &Value,
     version: &str,
@@ -292,7 +292,7 @@ mod tests {
     fn structured_output_judgement() {
         let tool = json!({"name": "add", "outputSchema": {"type": "object", "properties": {"sum": {"type": "integer"}}, "required": ["sum"]}});
         let j = |r: Value| {
-            judge_structured_output(&tool, &r, "2025-11-25", &[6])
+            structured_output(&tool, &r, "2025-11-25", &[6])
                 .map(built)
                 .map(|f| f.status)
         };
@@ -313,8 +313,7 @@ mod tests {
         assert_eq!(j(json!({"content": []})), Some(Status::Fail));
         assert_eq!(j(json!({"content": [], "isError": true})), None);
         assert_eq!(
-            judge_structured_output(&json!({"name": "x"}), &json!({}), "2025-11-25", &[6])
-                .map(|_| ()),
+            structured_output(&json!({"name": "x"}), &json!({}), "2025-11-25", &[6]).map(|_| ()),
             None
         );
     }

@@ -44,6 +44,7 @@ use serde_json::{Value, json};
 use crate::client::lifecycle::{self, DiscoverVerdict};
 use crate::client::{Connection, LEGACY_VERSION, MODERN_VERSION};
 use crate::probe::Session;
+use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::{EraKind, TransportKind};
 use crate::transport::{MetaMode, Outcome, Probe, Reply, SessionMode};
@@ -73,38 +74,9 @@ pub async fn run(s: &mut Session) {
         },
     };
 
-    // 1. server/discover, unless told to go straight to initialize.
-    let mut modern: Option<Connection> = None;
-    let mut discover_reply: Option<Reply> = None;
     let mut how = Vec::new();
     let mut evidence = Vec::new();
-    if s.spec.skip_era_check {
-        how.push("era check skipped (--skip-era-check): opened with initialize".to_string());
-    } else {
-        let d = lifecycle::discover(&first).await;
-        evidence.extend(d.evidence.iter().copied());
-        match lifecycle::judge_discover(&d) {
-            DiscoverVerdict::Result => {
-                how.push("server/discover returned a DiscoverResult".into());
-                modern = Some(lifecycle::modern_from(&first, &d));
-            }
-            DiscoverVerdict::ModernError(code) => {
-                how.push(format!(
-                    "server/discover was answered with the 2026-07-28 error {code}"
-                ));
-                modern = Some(lifecycle::modern_from(&first, &d));
-            }
-            DiscoverVerdict::NotModern(why) => {
-                how.push(format!(
-                    "server/discover got {why}: not a 2026-07-28 server"
-                ));
-            }
-        }
-        discover_reply = Some(d);
-    }
-
-    // 2. initialize: on the same wire for a legacy server, on a fresh one (a second
-    //    process on stdio, a new session on HTTP) when discover worked.
+    let (modern, discover_reply) = open_modern(s, &first, &mut how, &mut evidence).await;
     let legacy_base = if modern.is_some() {
         match first.fresh().await {
             Ok(c) => Some(c),
@@ -116,35 +88,16 @@ pub async fn run(s: &mut Session) {
     } else {
         Some(first.clone())
     };
-    let mut legacy: Option<Connection> = None;
-    let mut init_reply: Option<Reply> = None;
-    let mut initialized_reply: Option<Reply> = None;
-    if let Some(base) = legacy_base {
-        let (c, init, note) = lifecycle::open_legacy(&base).await;
-        evidence.extend(init.evidence.iter().copied());
-        if c.is_some() {
-            how.push("initialize succeeded".into());
-        } else {
-            how.push(format!("initialize failed ({})", describe(&init)));
+    let Legacy {
+        legacy,
+        init_reply,
+        initialized_reply,
+    } = match legacy_base {
+        Some(base) => {
+            open_legacy(&connector, &base, modern.is_none(), &mut how, &mut evidence).await
         }
-        // Streamable HTTP refused: maybe an old HTTP+SSE server (2024-11-05), whose POST
-        // answers 4xx without a JSON-RPC body.
-        if c.is_none() && modern.is_none() && lifecycle::looks_like_old_sse(&base, &init) {
-            if let Some((c2, init2, note2)) = lifecycle::try_legacy_sse(&connector).await {
-                evidence.extend(init2.evidence.iter().copied());
-                how.push("the URL is an HTTP+SSE (2024-11-05) stream: connected through its endpoint event".into());
-                legacy = c2;
-                init_reply = Some(init2);
-                initialized_reply = note2;
-            } else {
-                init_reply = Some(init);
-            }
-        } else {
-            legacy = c;
-            init_reply = Some(init);
-            initialized_reply = note;
-        }
-    }
+        None => Legacy::default(),
+    };
 
     s.era = match (&modern, &legacy) {
         (Some(_), Some(_)) => EraKind::Dual,
@@ -205,7 +158,7 @@ pub async fn run(s: &mut Session) {
     match (&modern, &discover_reply) {
         (Some(m), Some(d)) => {
             check_discover(s, d, dual);
-            check_stateless(s, d, dual);
+            stateless(s, d, dual);
             version_negotiation_modern(s, m, d, dual).await;
         }
         _ => {
@@ -222,7 +175,7 @@ pub async fn run(s: &mut Session) {
                 check_initialized(s, n, dual, l.transport());
             }
             version_negotiation_legacy(s, l, init, dual).await;
-            check_session(s, l, init, dual).await;
+            session(s, l, init, dual).await;
         }
         (None, Some(init)) if modern.is_none() => {
             s.add(
@@ -245,11 +198,98 @@ pub async fn run(s: &mut Session) {
     // ping and the capability lists are independent requests, and the wires of a dual-era
     // server independent connections: all of them go out together.
     let found = futures_util::future::join_all(wires.iter().map(|w| async move {
-        let (ping, caps) = futures_util::join!(check_ping(w, dual), check_capabilities(w, dual));
+        let (ping, caps) = futures_util::join!(ping(w, dual), check_capabilities(w, dual));
         [ping, caps]
     }))
     .await;
     s.add_all(found.into_iter().flatten());
+}
+
+/// Step 1: `server/discover`, unless told to go straight to initialize. The modern wire
+/// when the server speaks 2026-07-28, and the discover reply.
+async fn open_modern(
+    s: &Session,
+    first: &Connection,
+    how: &mut Vec<String>,
+    evidence: &mut Vec<Seq>,
+) -> (Option<Connection>, Option<Reply>) {
+    if s.spec.skip_era_check {
+        how.push("era check skipped (--skip-era-check): opened with initialize".to_string());
+        return (None, None);
+    }
+    let d = lifecycle::discover(first).await;
+    evidence.extend(d.evidence.iter().copied());
+    let modern = match lifecycle::judge_discover(&d) {
+        DiscoverVerdict::Result => {
+            how.push("server/discover returned a DiscoverResult".into());
+            Some(lifecycle::modern_from(first, &d))
+        }
+        DiscoverVerdict::ModernError(code) => {
+            how.push(format!(
+                "server/discover was answered with the 2026-07-28 error {code}"
+            ));
+            Some(lifecycle::modern_from(first, &d))
+        }
+        DiscoverVerdict::NotModern(why) => {
+            how.push(format!(
+                "server/discover got {why}: not a 2026-07-28 server"
+            ));
+            None
+        }
+    };
+    (modern, Some(d))
+}
+
+/// What step 2, `initialize`, opened.
+#[derive(Default)]
+struct Legacy {
+    legacy: Option<Connection>,
+    init_reply: Option<Reply>,
+    initialized_reply: Option<Reply>,
+}
+
+/// Step 2: `initialize`, on the same wire for a legacy server, on a fresh one (a second
+/// process on stdio, a new session on HTTP) when discover worked; and, when Streamable
+/// HTTP is refused by a server that is not modern, the old HTTP+SSE transport.
+async fn open_legacy(
+    connector: &crate::client::connect::Connector,
+    base: &Connection,
+    not_modern: bool,
+    how: &mut Vec<String>,
+    evidence: &mut Vec<Seq>,
+) -> Legacy {
+    let (c, init, note) = lifecycle::open_legacy(base).await;
+    evidence.extend(init.evidence.iter().copied());
+    if c.is_some() {
+        how.push("initialize succeeded".into());
+    } else {
+        how.push(format!("initialize failed ({})", describe(&init)));
+    }
+    // Streamable HTTP refused: maybe an old HTTP+SSE server (2024-11-05), whose POST
+    // answers 4xx without a JSON-RPC body.
+    if c.is_none() && not_modern && lifecycle::looks_like_old_sse(base, &init) {
+        if let Some((c2, init2, note2)) = lifecycle::try_legacy_sse(connector).await {
+            evidence.extend(init2.evidence.iter().copied());
+            how.push(
+                "the URL is an HTTP+SSE (2024-11-05) stream: connected through its endpoint event"
+                    .into(),
+            );
+            return Legacy {
+                legacy: c2,
+                init_reply: Some(init2),
+                initialized_reply: note2,
+            };
+        }
+        return Legacy {
+            init_reply: Some(init),
+            ..Legacy::default()
+        };
+    }
+    Legacy {
+        legacy: c,
+        init_reply: Some(init),
+        initialized_reply: note,
+    }
 }
 
 /// Tags a finding with `era` when the server is dual-era.
@@ -315,7 +355,7 @@ fn check_discover(s: &mut Session, d: &Reply, dual: bool) {
     s.add(tagged(b.evidence(ev), Era::Modern, dual));
 }
 
-fn check_stateless(s: &mut Session, d: &Reply, dual: bool) {
+fn stateless(s: &mut Session, d: &Reply, dual: bool) {
     let ev = d.evidence.clone();
     let minted = d.http.as_ref().and_then(|h| h.header("mcp-session-id"));
     let b = match (d.result(), minted) {
@@ -392,12 +432,12 @@ fn check_initialize(s: &mut Session, init: &Reply, dual: bool) {
 }
 
 fn check_initialized(s: &mut Session, n: &Reply, dual: bool, transport: TransportKind) {
-    s.add(tagged(judge_initialized(n, transport), Era::Legacy, dual));
+    s.add(tagged(initialized(n, transport), Era::Legacy, dual));
 }
 
 /// `handshake.initialized`: no JSON-RPC reply; over Streamable HTTP 202 with an empty body.
 /// A POST that never got an HTTP status (a timeout, a reset) is no answer, never a pass.
-pub fn judge_initialized(n: &Reply, transport: TransportKind) -> FindingBuilder {
+pub fn initialized(n: &Reply, transport: TransportKind) -> FindingBuilder {
     let ev = n.evidence.clone();
     let old_sse = transport == TransportKind::LegacySse;
     let b = match (n.http.as_ref(), &n.response) {
@@ -454,7 +494,7 @@ async fn version_negotiation_legacy(s: &mut Session, l: &Connection, init: &Repl
     fresh.close().await;
 }
 
-async fn check_session(s: &mut Session, l: &Connection, init: &Reply, dual: bool) {
+async fn session(s: &mut Session, l: &Connection, init: &Reply, dual: bool) {
     if l.transport() != TransportKind::Http {
         s.add(tagged(
             SESSION.skip(
@@ -561,7 +601,7 @@ fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
     s.add(tagged(b, w.era(), dual));
 }
 
-async fn check_ping(w: &Connection, dual: bool) -> crate::report::finding::FindingBuilder {
+async fn ping(w: &Connection, dual: bool) -> crate::report::finding::FindingBuilder {
     if w.era() == Era::Modern {
         let r = w.send(Probe::request("ping", json!({}))).await;
         let b = match (r.error_code(), r.status()) {
@@ -671,11 +711,11 @@ mod tests {
     #[test]
     fn initialized_needs_an_answer_over_http() {
         assert_eq!(
-            judge_initialized(&http(202, ""), TransportKind::Http).status(),
+            initialized(&http(202, ""), TransportKind::Http).status(),
             Status::Pass
         );
         assert_eq!(
-            judge_initialized(&http(200, ""), TransportKind::Http).status(),
+            initialized(&http(200, ""), TransportKind::Http).status(),
             Status::Warn
         );
         // A POST that timed out before any status is no answer, so no pass.
@@ -685,11 +725,11 @@ mod tests {
             ..http(0, "")
         };
         assert_eq!(
-            judge_initialized(&hung, TransportKind::Http).status(),
+            initialized(&hung, TransportKind::Http).status(),
             Status::Fail
         );
         assert_eq!(
-            judge_initialized(&hung, TransportKind::LegacySse).status(),
+            initialized(&hung, TransportKind::LegacySse).status(),
             Status::Fail
         );
         // stdio: nothing written back within the quiet period is the correct silence.
@@ -698,7 +738,7 @@ mod tests {
             ..hung
         };
         assert_eq!(
-            judge_initialized(&quiet, TransportKind::Stdio).status(),
+            initialized(&quiet, TransportKind::Stdio).status(),
             Status::Pass
         );
     }

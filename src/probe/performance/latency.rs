@@ -166,7 +166,7 @@ fn worst(stats: &[MethodStats]) -> Option<&MethodStats> {
 }
 
 /// Judges the timings of one wire (`era` tags the finding on a dual-era server).
-pub fn judge(timings: &[Timing], era: Option<Era>, wire_era: Option<Era>) -> FindingBuilder {
+pub fn latency(timings: &[Timing], era: Option<Era>, wire_era: Option<Era>) -> FindingBuilder {
     let stats = stats(timings, wire_era);
     let tag = |f: FindingBuilder| match era {
         Some(e) => f.era(e),
@@ -284,7 +284,7 @@ mod tests {
         let mut ts: Vec<Timing> = (0..5).map(|i| t("tools/list", 1500, i)).collect();
         ts.extend((10..20).map(|i| t("tools/call", 9000, i)));
         ts.push(t("prompts/list", 5000, 30));
-        let f = judge(&ts, None, Some(Era::Legacy))
+        let f = latency(&ts, None, Some(Era::Legacy))
             .build(|_| true)
             .expect("valid");
         assert_eq!(f.status, Status::Warn, "{}", f.detail);
@@ -295,14 +295,14 @@ mod tests {
         }
         // Tool calls alone are reported, never judged.
         let calls: Vec<Timing> = (0..10).map(|i| t("tools/call", 9000, i)).collect();
-        let info = judge(&calls, None, Some(Era::Legacy))
+        let info = latency(&calls, None, Some(Era::Legacy))
             .build(|_| true)
             .expect("valid");
         assert_eq!(info.status, Status::Info);
         // An observation has no subject: which method was slowest is timing noise and must
         // not change a finding's identity between two runs.
         assert_eq!(info.subject, None);
-        assert_eq!(judge(&[], None, None).status(), Status::Skip);
+        assert_eq!(latency(&[], None, None).status(), Status::Skip);
     }
 
     #[test]
@@ -326,7 +326,7 @@ mod tests {
         first.first = true;
         ts.push(queued);
         ts.push(first);
-        let f = judge(&ts, None, Some(Era::Legacy))
+        let f = latency(&ts, None, Some(Era::Legacy))
             .build(|_| true)
             .expect("valid");
         assert_eq!(f.status, Status::Pass, "{}", f.detail);
@@ -342,28 +342,34 @@ mod tests {
         // With the old fixed sample of 5, the same queued answer counted would have warned.
         let mut few: Vec<Timing> = ts[..5].to_vec();
         few.push(ts[20].clone());
-        assert_eq!(judge(&few, None, Some(Era::Legacy)).status(), Status::Pass);
+        assert_eq!(
+            latency(&few, None, Some(Era::Legacy)).status(),
+            Status::Pass
+        );
         few[5].overlapped = false;
-        assert_eq!(judge(&few, None, Some(Era::Legacy)).status(), Status::Warn);
+        assert_eq!(
+            latency(&few, None, Some(Era::Legacy)).status(),
+            Status::Warn
+        );
     }
 
     #[test]
     fn fewer_than_twenty_samples_say_p95_is_the_slowest() {
         let ts: Vec<Timing> = (1..=6).map(|i| t("tools/list", i, i)).collect();
-        let f = judge(&ts, None, Some(Era::Legacy))
+        let f = latency(&ts, None, Some(Era::Legacy))
             .build(|_| true)
             .expect("valid");
         assert_eq!(f.status, Status::Pass, "{}", f.detail);
         assert!(f.detail.contains("the slowest"), "{}", f.detail);
         let ts: Vec<Timing> = (1..=20).map(|i| t("tools/list", 1, i)).collect();
-        let f = judge(&ts, None, Some(Era::Legacy))
+        let f = latency(&ts, None, Some(Era::Legacy))
             .build(|_| true)
             .expect("valid");
         assert!(!f.detail.contains("the slowest"), "{}", f.detail);
         // Only timings that do not count: not assessed, and said why.
         let mut only_first = t("tools/list", 1, 1);
         only_first.first = true;
-        let f = judge(&[only_first], None, Some(Era::Legacy));
+        let f = latency(&[only_first], None, Some(Era::Legacy));
         assert_eq!(f.status(), Status::Skip);
     }
 }

@@ -31,7 +31,7 @@ fn is_answer(v: &Value) -> bool {
 }
 
 /// Judges `cold_start` from the run's exchanges (in any order).
-pub fn cold_start(exchanges: &[Arc<Exchange>]) -> FindingBuilder {
+pub(super) fn cold_start(exchanges: &[Arc<Exchange>]) -> FindingBuilder {
     let mut ex: Vec<&Exchange> = exchanges.iter().map(Arc::as_ref).collect();
     ex.sort_by_key(|e| e.seq);
     let Some(first) = ex.first() else {
@@ -199,7 +199,7 @@ fn kib(b: usize) -> f64 {
 /// Judges `payload_size`: the largest JSON-RPC result body recorded so far. A `ui://`
 /// resource is not judged (the host renders it; the model never reads it): when one is over
 /// the budget, a second, informational finding about it says so.
-pub fn payload_size(exchanges: &[Arc<Exchange>]) -> Vec<FindingBuilder> {
+pub(super) fn payload_size(exchanges: &[Arc<Exchange>]) -> Vec<FindingBuilder> {
     let mut ex: Vec<&Exchange> = exchanges.iter().map(Arc::as_ref).collect();
     ex.sort_by_key(|e| e.seq);
     let all = results(&ex);

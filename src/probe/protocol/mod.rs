@@ -2,16 +2,13 @@
 //! request and judges the answer against the revision in use.
 //!
 //! The phase is split in two halves so that the verdicts can be tested without a server:
-//! [`probes`] sends the requests (concurrently, each with its own timeout) and the judge
-//! modules ([`jsonrpc`], [`http`], [`modern`], [`sse`], [`wire_schema`]) are pure functions
-//! from the [`Reply`] values (and the wire they came from) to findings.
+//! `send` sends the requests (concurrently, each with its own timeout) and the judge
+//! modules under [`judge`] ([`judge::jsonrpc`], [`judge::http`], [`judge::modern`],
+//! [`judge::sse`], [`judge::wire_schema`]) are pure functions from the [`Reply`] values (and
+//! the wire they came from) to findings.
 
-pub mod http;
-pub mod jsonrpc;
-pub mod modern;
-mod probes;
-pub mod sse;
-pub mod wire_schema;
+pub mod judge;
+mod send;
 
 use serde_json::Value;
 
@@ -21,7 +18,7 @@ use crate::report::finding::Era;
 use crate::report::model::TransportKind;
 use crate::transport::{Outcome, Reply};
 
-pub use wire_schema::{whole_run_findings, wire_schema_findings};
+pub use judge::wire_schema::{whole_run_findings, wire_schema_findings};
 
 crate::checks! { phase: Protocol;
     JSONRPC_IDS = "protocol.jsonrpc_ids", Major, "Request ids are echoed with their type", spec_url::B25,
@@ -94,7 +91,7 @@ crate::checks! { phase: Protocol;
 
 /// The first half of the phase, carried to the second (see [`run_early`]).
 pub struct Deferred {
-    wires: Vec<(crate::client::Connection, probes::Early)>,
+    wires: Vec<(crate::client::Connection, send::Early)>,
 }
 
 /// The phase's first half: on every HTTP wire the probes that change nothing and cannot
@@ -113,7 +110,7 @@ pub async fn run_early(
     let early = futures_util::future::join_all(
         conns
             .iter()
-            .map(|conn| probes::probe_wire_early(s, conn, stop.clone())),
+            .map(|conn| send::probe_wire_early(s, conn, stop.clone())),
     )
     .await;
     Deferred {
@@ -147,7 +144,7 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
     let mut lates = Vec::new();
     if any_stdio {
         for (conn, e) in conns.iter().zip(halves) {
-            lates.push(probes::probe_wire_late(s, conn, e).await);
+            lates.push(send::probe_wire_late(s, conn, e).await);
         }
     } else {
         let shared: &crate::probe::Session = s;
@@ -155,7 +152,7 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
             conns
                 .iter()
                 .zip(halves)
-                .map(|(conn, e)| probes::probe_wire_late(shared, conn, e)),
+                .map(|(conn, e)| send::probe_wire_late(shared, conn, e)),
         )
         .await;
     }
@@ -164,7 +161,7 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
     let once = crate::probe::classes::malformed_once(&s.spec);
     let mut sent_on = None;
     for (conn, late) in conns.iter().zip(lates) {
-        let found = probes::probe_wire_garbage(s, conn, late, sent_on).await;
+        let found = send::probe_wire_garbage(s, conn, late, sent_on).await;
         s.add_all(found);
         if once {
             sent_on = sent_on.or(Some(conn.era()));
@@ -336,7 +333,7 @@ pub(crate) mod testing {
 
     /// An HTTP reply with a JSON body (parsed into `response` when it is a JSON-RPC
     /// message with an id, as the transport does).
-    pub fn http_json(seq: u64, status: u16, body: &str) -> Reply {
+    pub(crate) fn http_json(seq: u64, status: u16, body: &str) -> Reply {
         let parsed: Option<Value> = serde_json::from_str(body).ok();
         let answered = parsed
             .as_ref()
@@ -364,7 +361,7 @@ pub(crate) mod testing {
     }
 
     /// An HTTP reply with some other content type.
-    pub fn http_text(seq: u64, status: u16, ct: Option<&str>, body: &str) -> Reply {
+    pub(crate) fn http_text(seq: u64, status: u16, ct: Option<&str>, body: &str) -> Reply {
         Reply {
             evidence: vec![seq],
             outcome: Outcome::NoResponse,
@@ -386,7 +383,7 @@ pub(crate) mod testing {
     }
 
     /// An SSE response carrying `response` after a priming event.
-    pub fn http_sse(seq: u64, response: &str) -> Reply {
+    pub(crate) fn http_sse(seq: u64, response: &str) -> Reply {
         let body = format!("id: p\ndata: \n\nevent: message\ndata: {response}\n\n");
         Reply {
             evidence: vec![seq],
@@ -412,7 +409,7 @@ pub(crate) mod testing {
     }
 
     /// A stdio reply: the sent line and the received line as evidence.
-    pub fn stdio(seqs: &[u64], response: Option<&str>) -> Reply {
+    pub(crate) fn stdio(seqs: &[u64], response: Option<&str>) -> Reply {
         Reply {
             evidence: seqs.to_vec(),
             outcome: if response.is_some() {
@@ -430,7 +427,7 @@ pub(crate) mod testing {
     }
 
     /// A probe that got nothing before its timeout.
-    pub fn timed_out(seqs: &[u64]) -> Reply {
+    pub(crate) fn timed_out(seqs: &[u64]) -> Reply {
         Reply {
             evidence: seqs.to_vec(),
             outcome: Outcome::TimedOut,

@@ -21,7 +21,7 @@ pub const ABANDONED_ID: &str = "scout-abandoned";
 /// Sends `tools/list` and abandons it (stdio: without waiting for its answer; HTTP: written
 /// whole on a connection of its own, `https://` included, which is closed unread once the
 /// write completed), then an ordinary request.
-pub async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
+pub(super) async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
     let stdio = w.transport() == TransportKind::Stdio;
     let abandoned = w
         .send(Probe {
@@ -48,7 +48,7 @@ fn era_tag(e: Era) -> &'static str {
 /// Judges `timeout_recovery`: only a request scout really stopped waiting for counts as
 /// abandoned (one written without waiting, `NoResponse` with no HTTP answer, or one that
 /// timed out).
-pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
+pub(super) fn timeout_recovery(abandoned: &Reply, next: &Reply) -> FindingBuilder {
     let ev = cite([abandoned, next]);
     let given_up = match abandoned.outcome {
         Outcome::TimedOut => true,
@@ -82,7 +82,7 @@ pub fn judge_timeout(abandoned: &Reply, next: &Reply) -> FindingBuilder {
 
 /// Sends the read-only follow-up request with a [`OVERSIZED_BYTES`] padding string in its
 /// params, then an ordinary request.
-pub async fn probe_oversized(w: &Connection) -> (Reply, Reply) {
+pub(super) async fn probe_oversized(w: &Connection) -> (Reply, Reply) {
     // The padding is streamed (over HTTP), never held in memory at once.
     let mut probe = crate::transport::Probe::request(
         follow_up(w),
@@ -96,7 +96,7 @@ pub async fn probe_oversized(w: &Connection) -> (Reply, Reply) {
 
 /// Judges `oversized_request`: refusing (413, any 4xx, a JSON-RPC error) or serving the
 /// big request is fine; a crash, a hang or a server that stops serving is not.
-pub fn judge_oversized(big: &Reply, next: &Reply) -> FindingBuilder {
+pub(super) fn oversized_request(big: &Reply, next: &Reply) -> FindingBuilder {
     let ev = cite([big, next]);
     let mib = OVERSIZED_BYTES / (1024 * 1024);
     if !served(next) {
@@ -150,7 +150,7 @@ pub fn judge_oversized(big: &Reply, next: &Reply) -> FindingBuilder {
 }
 
 /// What `session_recovery` saw on a throw-away session.
-pub struct SessionRun {
+pub(super) struct SessionRun {
     pub init: Reply,
     pub delete: Option<Reply>,
     /// A request carrying the ended session's id.
@@ -172,7 +172,7 @@ impl SessionRun {
 
 /// Opens a throw-away session on a fresh wire, ends it with DELETE, sends a request with
 /// the ended id, then a new `initialize` and a request on the new session.
-pub async fn probe_session(w: &Connection) -> Result<SessionRun, String> {
+pub(super) async fn probe_session(w: &Connection) -> Result<SessionRun, String> {
     let fresh = w.fresh().await.map_err(|e| e.to_string())?;
     let version = w.protocol_version().to_string();
     let init = lifecycle::initialize(&fresh, &version).await;
@@ -219,7 +219,7 @@ pub async fn probe_session(w: &Connection) -> Result<SessionRun, String> {
 }
 
 /// Judges `session_recovery` from [`probe_session`].
-pub fn judge_session(run: &SessionRun) -> FindingBuilder {
+pub(super) fn session_recovery(run: &SessionRun) -> FindingBuilder {
     let ev = cite(run.all());
     let skip = |reason, why: String| SESSION_RECOVERY.skip(reason, why).evidence(ev.clone());
     if run.init.result().is_none() {
@@ -278,7 +278,7 @@ pub fn judge_session(run: &SessionRun) -> FindingBuilder {
 }
 
 /// Skips `session_recovery` where it does not apply (no handshake-era HTTP wire).
-pub fn session_not_applicable(transport: TransportKind) -> FindingBuilder {
+pub(super) fn session_not_applicable(transport: TransportKind) -> FindingBuilder {
     SESSION_RECOVERY.skip(
         SkipReason::NotApplicable,
         match transport {
@@ -291,7 +291,7 @@ pub fn session_not_applicable(transport: TransportKind) -> FindingBuilder {
 }
 
 /// A short account of what a reply was, for details.
-pub fn describe(r: &Reply) -> String {
+pub(super) fn describe(r: &Reply) -> String {
     match &r.outcome {
         Outcome::TimedOut => "timed out".into(),
         Outcome::TransportError(e) => format!("failed at the transport ({e})"),
@@ -340,18 +340,18 @@ mod tests {
     #[test]
     fn timeout_recovery_needs_a_real_abandon() {
         let timed_out = reply(1, Outcome::TimedOut, None);
-        let f = judge_timeout(&timed_out, &ok(2));
+        let f = timeout_recovery(&timed_out, &ok(2));
         assert_eq!(f.status(), Status::Pass);
         let dead = reply(2, Outcome::TimedOut, None);
-        assert_eq!(judge_timeout(&timed_out, &dead).status(), Status::Fail);
+        assert_eq!(timeout_recovery(&timed_out, &dead).status(), Status::Fail);
         // stdio: written without waiting for the answer.
         let unawaited = reply(1, Outcome::NoResponse, None);
-        assert_eq!(judge_timeout(&unawaited, &ok(2)).status(), Status::Pass);
+        assert_eq!(timeout_recovery(&unawaited, &ok(2)).status(), Status::Pass);
         // Answered within the short timeout: nothing was abandoned, so no verdict.
-        assert_eq!(judge_timeout(&ok(1), &ok(2)).status(), Status::Skip);
+        assert_eq!(timeout_recovery(&ok(1), &ok(2)).status(), Status::Skip);
         // HTTP answered without a JSON-RPC response: not abandoned either.
         assert_eq!(
-            judge_timeout(&status(1, 202), &ok(2)).status(),
+            timeout_recovery(&status(1, 202), &ok(2)).status(),
             Status::Skip
         );
     }
@@ -359,7 +359,7 @@ mod tests {
     #[test]
     fn oversized_refusals_pass_and_crashes_fail() {
         assert_eq!(
-            judge_oversized(&status(1, 413), &ok(2)).status(),
+            oversized_request(&status(1, 413), &ok(2)).status(),
             Status::Pass
         );
         let err = reply(
@@ -367,15 +367,15 @@ mod tests {
             Outcome::Answered,
             Some(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"too big"}})),
         );
-        assert_eq!(judge_oversized(&err, &ok(2)).status(), Status::Pass);
-        assert_eq!(judge_oversized(&ok(1), &ok(2)).status(), Status::Pass);
+        assert_eq!(oversized_request(&err, &ok(2)).status(), Status::Pass);
+        assert_eq!(oversized_request(&ok(1), &ok(2)).status(), Status::Pass);
         assert_eq!(
-            judge_oversized(&status(1, 500), &ok(2)).status(),
+            oversized_request(&status(1, 500), &ok(2)).status(),
             Status::Warn
         );
         let gone = reply(1, Outcome::TransportError("process exited".into()), None);
         let next = reply(2, Outcome::TransportError("stdin is closed".into()), None);
-        let f = judge_oversized(&gone, &next)
+        let f = oversized_request(&gone, &next)
             .build(|_| true)
             .expect("valid");
         assert_eq!(f.status, Status::Fail);
@@ -390,11 +390,11 @@ mod tests {
             )),
             None,
         );
-        assert_eq!(judge_oversized(&cut, &ok(2)).status(), Status::Pass);
+        assert_eq!(oversized_request(&cut, &ok(2)).status(), Status::Pass);
         let broken = reply(1, Outcome::TransportError("connection reset".into()), None);
-        assert_eq!(judge_oversized(&broken, &ok(2)).status(), Status::Warn);
+        assert_eq!(oversized_request(&broken, &ok(2)).status(), Status::Warn);
         let hang = reply(1, Outcome::TimedOut, None);
-        assert_eq!(judge_oversized(&hang, &ok(2)).status(), Status::Fail);
+        assert_eq!(oversized_request(&hang, &ok(2)).status(), Status::Fail);
     }
 
     #[test]
@@ -406,16 +406,16 @@ mod tests {
             reinit: Some(ok(4)),
             after: Some(ok(5)),
         };
-        let f = judge_session(&run).build(|_| true).expect("valid");
+        let f = session_recovery(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Pass);
         assert_eq!(f.evidence, vec![1, 2, 3, 4, 5]);
         run.after = None;
         run.reinit = Some(status(4, 400));
-        assert_eq!(judge_session(&run).status(), Status::Fail);
+        assert_eq!(session_recovery(&run).status(), Status::Fail);
         run.stale = Some(ok(3));
-        assert_eq!(judge_session(&run).status(), Status::Skip);
+        assert_eq!(session_recovery(&run).status(), Status::Skip);
         run.stale = None;
         run.delete = Some(status(2, 405));
-        assert_eq!(judge_session(&run).status(), Status::Skip);
+        assert_eq!(session_recovery(&run).status(), Status::Skip);
     }
 }

@@ -11,7 +11,7 @@ use crate::transport::Reply;
 
 /// What `stateless` sent: `tools/list` first on a fresh wire, then twice on the run's wire
 /// with a `server/discover` between them.
-pub struct StatelessRun {
+pub(super) struct StatelessRun {
     pub fresh: Reply,
     pub first: Reply,
     pub between: Reply,
@@ -19,7 +19,7 @@ pub struct StatelessRun {
 }
 
 /// Sends the requests of [`StatelessRun`].
-pub async fn probe(w: &Connection) -> Result<StatelessRun, String> {
+pub(super) async fn probe(w: &Connection) -> Result<StatelessRun, String> {
     let other = w.independent().await.map_err(|e| e.to_string())?;
     let fresh = other.request("tools/list", json!({})).await;
     let first = w.request("tools/list", json!({})).await;
@@ -40,7 +40,7 @@ fn tools(r: &Reply) -> Option<&Value> {
 }
 
 /// Judges [`StatelessRun`].
-pub fn judge(run: &StatelessRun) -> FindingBuilder {
+pub(super) fn stateless(run: &StatelessRun) -> FindingBuilder {
     let ev = cite([&run.fresh, &run.first, &run.between, &run.second]);
     let (Some(a), Some(b), Some(c)) = (tools(&run.fresh), tools(&run.first), tools(&run.second))
     else {
@@ -142,28 +142,28 @@ mod tests {
             between: list(3, json!([])),
             second: list(4, t.clone()),
         };
-        let f = judge(&run).build(|_| true).expect("valid");
+        let f = stateless(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Pass, "cursors may differ: {}", f.detail);
         assert_eq!(f.evidence, vec![1, 2, 3, 4]);
         run.second = list(4, json!([{"name": "echo"}, {"name": "extra"}]));
-        assert_eq!(judge(&run).status(), Status::Fail);
+        assert_eq!(stateless(&run).status(), Status::Fail);
         // The same tools in another order: previously a fail, now a warning (the set
         // must not vary; the order is only a SHOULD).
         run.second = list(4, json!([{"name": "extra"}, {"name": "echo"}]));
         run.first = list(2, json!([{"name": "echo"}, {"name": "extra"}]));
         run.fresh = list(1, json!([{"name": "echo"}, {"name": "extra"}]));
-        let f = judge(&run).build(|_| true).expect("valid");
+        let f = stateless(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Warn, "{}", f.detail);
         assert!(f.detail.contains("order"), "{}", f.detail);
         // A duplicate is not the same set.
         run.second = list(4, json!([{"name": "echo"}, {"name": "echo"}]));
-        assert_eq!(judge(&run).status(), Status::Fail);
+        assert_eq!(stateless(&run).status(), Status::Fail);
         run.second = list(4, t.clone());
         run.first = list(2, t);
         run.fresh = list(1, json!([]));
-        let f = judge(&run);
+        let f = stateless(&run);
         assert_eq!(f.status(), Status::Fail);
         run.first.response = None;
-        assert_eq!(judge(&run).status(), Status::Skip);
+        assert_eq!(stateless(&run).status(), Status::Skip);
     }
 }

@@ -378,7 +378,7 @@ struct SecretHits {
 /// Credentials in what the server sent, scout's own values left out (by value: the
 /// operator's token echoed back is not the server's leak). Every credential found is
 /// registered with `redactor`, so the report masks it wherever it appears.
-fn judge_secrets(received: &[Received], redactor: &Redactor) -> Vec<FindingBuilder> {
+fn secrets_in_output(received: &[Received], redactor: &Redactor) -> Vec<FindingBuilder> {
     let mut hits: Vec<(&'static str, SecretHits)> = Vec::new();
     for r in received {
         for text in searchable(&r.text) {
@@ -561,7 +561,7 @@ fn tells_which_path(text: &str) -> bool {
 }
 
 /// Internals in the server's errors: stack traces and absolute home paths.
-fn judge_leakage(received: &[Received]) -> Vec<FindingBuilder> {
+fn error_leakage(received: &[Received]) -> Vec<FindingBuilder> {
     let mut leak_hits: Vec<(&'static str, Vec<Seq>)> = Vec::new();
     let mut errors_seen: Vec<Seq> = Vec::new();
     for r in received {
@@ -624,7 +624,7 @@ fn note_hit(hits: &mut Vec<(&'static str, Vec<Seq>)>, what: &'static str, seq: S
 }
 
 /// Credentials in every received message, internals in every error. Credentials found are
-/// registered with `redactor` (see [`judge_secrets`]).
+/// registered with `redactor` (see [`secrets_in_output`]).
 pub fn judge_messages(received: &[Received], redactor: &Redactor) -> Vec<FindingBuilder> {
     if received.is_empty() {
         return vec![
@@ -638,8 +638,8 @@ pub fn judge_messages(received: &[Received], redactor: &Redactor) -> Vec<Finding
             ),
         ];
     }
-    let mut out = judge_secrets(received, redactor);
-    out.extend(judge_leakage(received));
+    let mut out = secrets_in_output(received, redactor);
+    out.extend(error_leakage(received));
     out
 }
 

@@ -22,7 +22,6 @@ use crate::probe::Session;
 use crate::report::exchange::Seq;
 use crate::report::finding::{FindingBuilder, Status};
 use crate::report::model::ServerReport;
-use crate::report::score;
 
 use crate::report::exposure::Exposure;
 
@@ -161,8 +160,9 @@ pub fn judge(exposures: &[Exposure]) -> BTreeMap<String, Vec<FindingBuilder>> {
     out
 }
 
-/// Adds the cross-server findings to the reports and scores them again. A server that gets
-/// one loses its "nothing found" pass for `tool_poisoning`, which would now be untrue.
+/// Adds the cross-server findings to the reports (the run's finalise step scores them
+/// next). A server that gets one loses its "nothing found" pass for `tool_poisoning`, which
+/// would now be untrue.
 pub fn apply(servers: &mut [ServerReport], exposures: &[Exposure]) {
     if exposures.len() < 2 {
         return;
@@ -190,8 +190,6 @@ pub fn apply(servers: &mut [ServerReport], exposures: &[Exposure]) {
             .findings
             .retain(|f| !(f.id == TOOL_POISONING.id && f.status == Status::Pass));
         report.findings.extend(added);
-        // The same scoring as the run's: an interrupted or blocked server keeps no score.
-        score::rescore(report);
     }
 }
 

@@ -73,5 +73,5 @@ pub fn judge(s: &mut Session) {
     s.add_all(content::judge_catalog(s));
     let received = content::received(s);
     s.add_all(content::judge_messages(&received, s.recorder.redactor()));
-    s.add_all(pinning::judge(s));
+    s.add_all(pinning::catalog_pinning(s));
 }

@@ -63,7 +63,7 @@ pub struct Replies<'a> {
 }
 
 /// Judges one wire's probes.
-pub fn judge(r: Replies<'_>, ctx: &Context) -> FindingBuilder {
+pub fn origin(r: Replies<'_>, ctx: &Context) -> FindingBuilder {
     let mut ev: Vec<Seq> = r
         .control
         .evidence
@@ -239,7 +239,7 @@ pub async fn run(s: &Session) -> Vec<FindingBuilder> {
             must_403: wire.era() == Era::Modern || wire.protocol_version() >= "2025-11-25",
             host_value: host_value.clone(),
         };
-        let f = judge(
+        let f = self::origin(
             Replies {
                 control: &control,
                 origin: &origin,
@@ -271,7 +271,7 @@ mod tests {
 
     fn judge3(origin: &Reply, host: Option<&Reply>, c: &Context) -> FindingBuilder {
         let control = http_json(1, 200, OK);
-        judge(
+        super::origin(
             Replies {
                 control: &control,
                 origin,
@@ -327,7 +327,7 @@ mod tests {
     fn nothing_is_judged_when_the_plain_request_fails_too() {
         let control = http_text(1, 400, None, "Bad Request: Server not initialized");
         let origin = http_text(2, 400, None, "Bad Request: Server not initialized");
-        let f = judge(
+        let f = super::origin(
             Replies {
                 control: &control,
                 origin: &origin,

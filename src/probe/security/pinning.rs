@@ -66,7 +66,7 @@ fn shown(lock: &std::path::Path) -> String {
 }
 
 /// Compares the run's catalogue with the lock.
-pub fn judge(s: &Session) -> Vec<FindingBuilder> {
+pub fn catalog_pinning(s: &Session) -> Vec<FindingBuilder> {
     let (lock, pinned) = match &s.spec.pin {
         PinSpec::NoLock => {
             return vec![CATALOG_PINNING.skip(

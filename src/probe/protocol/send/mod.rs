@@ -5,9 +5,9 @@
 //! on HTTP; on stdio they run one after the other because "no reply" is judged by looking
 //! at the lines that arrived between two probes.
 
-mod http_probes;
-mod jsonrpc_probes;
-mod modern_probes;
+mod http;
+mod jsonrpc;
+mod modern;
 
 use std::time::Duration;
 
@@ -15,10 +15,11 @@ use base64::Engine as _;
 use futures_util::future::{BoxFuture, FutureExt, join_all};
 use serde_json::{Value, json};
 
+use super::judge;
 use super::{ACCEPT_HEADER, BOGUS_SESSION, CONTENT_TYPE};
 use super::{
     DELETE, GET_STREAM, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, ROUTING_HEADERS,
-    VERSION_HEADER, Wire, http, jsonrpc, modern, sse, wire_schema,
+    VERSION_HEADER, Wire,
 };
 use crate::client::Connection;
 use crate::probe::Session;
@@ -205,11 +206,11 @@ pub(in crate::probe) async fn probe_wire_early(
     let conn = raw_conn;
     let w = wire_of(raw_conn);
     if w.is_stdio() {
-        return Early(http_probes::get_group(s, conn, &w, stop).await);
+        return Early(self::http::get_group(s, conn, &w, stop).await);
     }
     let (mut out, n) = futures_util::join!(
-        http_probes::get_group(s, conn, &w, stop),
-        jsonrpc_probes::notification_group(s, conn, &w)
+        self::http::get_group(s, conn, &w, stop),
+        self::jsonrpc::notification_group(s, conn, &w)
     );
     merge(&mut out, n);
     Early(out)
@@ -240,13 +241,13 @@ pub(in crate::probe) async fn probe_wire_late(
     let conn = raw_conn;
     let w = wire_of(raw_conn);
     let mut groups: Vec<BoxFuture<'_, Out>> = vec![
-        jsonrpc_probes::jsonrpc_group(s, conn, &w).boxed(),
-        jsonrpc_probes::batch_group(s, conn, &w).boxed(),
-        http_probes::http_group(s, conn, &w).boxed(),
-        modern_probes::modern_group(s, conn, &w).boxed(),
+        self::jsonrpc::jsonrpc_group(s, conn, &w).boxed(),
+        self::jsonrpc::batch_group(s, conn, &w).boxed(),
+        self::http::http_group(s, conn, &w).boxed(),
+        self::modern::modern_group(s, conn, &w).boxed(),
     ];
     if w.is_stdio() {
-        groups.insert(1, jsonrpc_probes::notification_group(s, conn, &w).boxed());
+        groups.insert(1, self::jsonrpc::notification_group(s, conn, &w).boxed());
     }
     let outs = run_groups(&w, groups).await;
     let mut all = early.0;
@@ -278,7 +279,7 @@ pub(in crate::probe) async fn probe_wire_garbage(
     let w = wire_of(raw_conn);
     let mut all = late.0;
     match sent_on {
-        None => merge(&mut all, jsonrpc_probes::garbage_group(s, conn, &w).await),
+        None => merge(&mut all, self::jsonrpc::garbage_group(s, conn, &w).await),
         Some(era) => all
             .findings
             .push(crate::probe::classes::sent_once(&super::PARSE_ERROR, era)),
@@ -295,7 +296,7 @@ pub(in crate::probe) async fn probe_wire_garbage(
         .filter(|x| !x.id.is_null())
         .map(|x| (&x.reply, x.id.clone()))
         .collect();
-    findings.push(jsonrpc::ids(&w, &typed_refs, &others));
+    findings.push(judge::jsonrpc::jsonrpc_ids(&w, &typed_refs, &others));
     let posts: Vec<&Reply> = replies
         .iter()
         .chain(typed.iter())
@@ -303,7 +304,7 @@ pub(in crate::probe) async fn probe_wire_garbage(
         .collect();
     let all: Vec<&Reply> = posts.iter().copied().chain(gets.iter()).collect();
     if w.is_http() {
-        findings.push(http::content_type(&w, &all));
+        findings.push(judge::http::content_type(&w, &all));
     } else {
         let why = if w.is_legacy_sse() {
             "HTTP+SSE (2024-11-05) answers on its event stream; the POST's own answer is unspecified"
@@ -312,6 +313,6 @@ pub(in crate::probe) async fn probe_wire_garbage(
         };
         findings.push(CONTENT_TYPE.skip(SkipReason::NotApplicable, why));
     }
-    findings.push(sse::sse(&w, &posts));
+    findings.push(judge::sse::sse(&w, &posts));
     findings.into_iter().map(|f| f.era(w.era)).collect()
 }

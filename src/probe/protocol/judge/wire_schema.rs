@@ -11,8 +11,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
-use super::{WIRE_SCHEMA, Wire, modern};
+use super::modern;
 use crate::probe::Session;
+use crate::probe::protocol::{WIRE_SCHEMA, Wire};
 use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 
@@ -405,7 +406,7 @@ fn violations(m: &Message, w: &Wire) -> Vec<(Grade, String)> {
 }
 
 /// `wire_schema` findings for one wire's messages: one per distinct violation kind.
-pub fn judge(w: &Wire, msgs: &[&Message]) -> Vec<FindingBuilder> {
+pub fn wire_schema(w: &Wire, msgs: &[&Message]) -> Vec<FindingBuilder> {
     if msgs.is_empty() {
         return vec![WIRE_SCHEMA.skip(
             SkipReason::NotAssessed,
@@ -469,7 +470,7 @@ pub fn wire_schema_findings(s: &Session) -> Vec<FindingBuilder> {
     let mut out = Vec::new();
     for w in &wires {
         let msgs = messages_for(&all, w, wires.len());
-        out.extend(judge(w, &msgs).into_iter().map(|f| f.era(w.era)));
+        out.extend(wire_schema(w, &msgs).into_iter().map(|f| f.era(w.era)));
     }
     out
 }
@@ -484,9 +485,9 @@ pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
     for w in &wires {
         let msgs = messages_for(&all, w, wires.len());
         let from_modern = [
-            &super::RESULT_TYPE,
-            &super::CACHE_HINTS,
-            &super::ERROR_CODES,
+            &crate::probe::protocol::RESULT_TYPE,
+            &crate::probe::protocol::CACHE_HINTS,
+            &crate::probe::protocol::ERROR_CODES,
         ];
         if w.is_modern() {
             out.push(modern::result_type(w, &msgs).era(w.era));
@@ -503,7 +504,7 @@ pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
                 );
             }
         }
-        out.extend(judge(w, &msgs).into_iter().map(|f| f.era(w.era)));
+        out.extend(wire_schema(w, &msgs).into_iter().map(|f| f.era(w.era)));
     }
     out
 }
@@ -568,7 +569,7 @@ mod tests {
         let msgs = server_messages(&[ex]);
         assert_eq!(msgs.len(), 1);
         assert_eq!(msgs[0].method.as_deref(), Some("tools/list"));
-        let f = judge(&legacy(), &msgs.iter().collect::<Vec<_>>());
+        let f = wire_schema(&legacy(), &msgs.iter().collect::<Vec<_>>());
         assert_eq!(f.len(), 1);
         assert_eq!(f[0].status(), Status::Pass);
     }
@@ -595,10 +596,10 @@ mod tests {
         );
         let msgs = server_messages(&[ok, idless, badtool]);
         // 2025-11-25 made the error id optional in the schema: only the tool violation.
-        let f = judge(&legacy(), &msgs.iter().collect::<Vec<_>>());
+        let f = wire_schema(&legacy(), &msgs.iter().collect::<Vec<_>>());
         assert_eq!(f.len(), 1, "{f:?}");
         let w = Wire::new(Era::Legacy, TransportKind::Http, "2025-06-18");
-        let f = judge(&w, &msgs.iter().collect::<Vec<_>>());
+        let f = wire_schema(&w, &msgs.iter().collect::<Vec<_>>());
         assert_eq!(f.len(), 2, "{f:?}");
         let built: Vec<_> = f
             .into_iter()
@@ -677,7 +678,7 @@ mod tests {
         let msgs = server_messages(&ex);
         assert_eq!(msgs.iter().map(|m| m.seq).collect::<Vec<_>>(), vec![6]);
         let w = Wire::new(Era::Legacy, TransportKind::Stdio, "2025-11-25");
-        let f = judge(&w, &msgs.iter().collect::<Vec<_>>());
+        let f = wire_schema(&w, &msgs.iter().collect::<Vec<_>>());
         assert_eq!(
             f[0].status(),
             Status::Fail,
@@ -698,7 +699,7 @@ mod tests {
         ex.era = Some(Era::Modern);
         let msgs = server_messages(&[ex]);
         let w = Wire::new(Era::Modern, TransportKind::Http, "2026-07-28");
-        let f = judge(&w, &msgs.iter().collect::<Vec<_>>());
+        let f = wire_schema(&w, &msgs.iter().collect::<Vec<_>>());
         assert_eq!(f[0].status(), Status::Fail);
         let built = f[0].clone().build(|_| true).expect("valid");
         assert!(
@@ -717,7 +718,7 @@ mod tests {
         let msgs = server_messages(&ex);
         assert_eq!(msgs[0].method.as_deref(), Some("initialize"));
         let w = Wire::new(Era::Legacy, TransportKind::Stdio, "2025-11-25");
-        let f = judge(&w, &msgs.iter().collect::<Vec<_>>());
+        let f = wire_schema(&w, &msgs.iter().collect::<Vec<_>>());
         assert_eq!(f[0].status(), Status::Fail);
     }
 }

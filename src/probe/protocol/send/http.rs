@@ -41,7 +41,8 @@ pub(super) async fn get_group(
             ..Probe::default()
         })
         .await;
-    out.findings.push(http::get_stream(w, &g, modern_only));
+    out.findings
+        .push(judge::http::get_stream(w, &g, modern_only));
     out.gets.push(g);
     out
 }
@@ -69,7 +70,7 @@ pub(super) async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out 
     if w.is_modern() {
         if modern_only {
             let d = conn.send(del(SessionMode::None)).await;
-            out.findings.push(http::delete(w, &d, None, true));
+            out.findings.push(judge::http::delete(w, &d, None, true));
             out.replies.push(Sent {
                 reply: d,
                 id: Value::Null,
@@ -86,7 +87,8 @@ pub(super) async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out 
                 ..plain(w, IdKind::Str("scout-bogus".into()))
             })
             .await;
-        out.findings.push(http::bogus_session(w, &bogus, None));
+        out.findings
+            .push(judge::http::bogus_session(w, &bogus, None));
         let mismatch = conn
             .send(Probe {
                 meta: MetaMode::Custom(envelope("2025-11-25")),
@@ -101,8 +103,11 @@ pub(super) async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out 
                 ..plain(w, IdKind::Str("scout-version-unsupported".into()))
             })
             .await;
-        out.findings
-            .push(http::version_header_modern(w, &mismatch, &unsupported));
+        out.findings.push(judge::http::version_header_modern(
+            w,
+            &mismatch,
+            &unsupported,
+        ));
         out.replies.push(Sent {
             reply: bogus,
             id: json!("scout-bogus"),
@@ -174,9 +179,9 @@ async fn legacy_session_probes(conn: &Connection, w: &Wire) -> Out {
                 None
             };
             out.findings
-                .push(http::delete(w, &d, ended.as_ref(), false));
+                .push(judge::http::delete(w, &d, ended.as_ref(), false));
             out.findings
-                .push(http::bogus_session(w, &never, ended.as_ref()));
+                .push(judge::http::bogus_session(w, &never, ended.as_ref()));
             out.replies.push(Sent {
                 reply: d,
                 id: Value::Null,
@@ -220,7 +225,7 @@ async fn legacy_session_probes(conn: &Connection, w: &Wire) -> Out {
                 ..plain(w, IdKind::Str("scout-bad-version".into()))
             })
             .await;
-        out.findings.push(http::version_header_legacy(w, &r));
+        out.findings.push(judge::http::version_header_legacy(w, &r));
         out.replies.push(Sent {
             reply: r,
             id: json!("scout-bad-version"),

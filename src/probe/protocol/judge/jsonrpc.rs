@@ -5,7 +5,7 @@
 use crate::report::model::TransportKind;
 use serde_json::Value;
 
-use super::{
+use crate::probe::protocol::{
     BATCH, INVALID_REQUEST, JSONRPC_IDS, NOTIFICATION, NULL_ID, PARSE_ERROR, UNKNOWN_METHOD, Wire,
     body_json, cite, code_of, describe, has_result,
 };
@@ -16,7 +16,11 @@ use crate::transport::{Outcome, Reply};
 /// JSON type) and exactly one of `result`/`error`. `others` are every other reply of the
 /// phase: an error object without an `id` member answering a request whose id was readable
 /// (server-everything does this for unknown sessions) is reported here too.
-pub fn ids(_w: &Wire, typed: &[(&Reply, Value)], others: &[(&Reply, Value)]) -> FindingBuilder {
+pub fn jsonrpc_ids(
+    _w: &Wire,
+    typed: &[(&Reply, Value)],
+    others: &[(&Reply, Value)],
+) -> FindingBuilder {
     let mut problems = Vec::new();
     let mut bad = Vec::new();
     let mut answered = Vec::new();
@@ -396,10 +400,10 @@ mod tests {
     fn ids_echoed_pass_and_stringified_fail() {
         let a = http_sse(1, r#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#);
         let b = http_sse(2, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
-        let f = ids(&legacy_http(), &[(&a, json!("s-1")), (&b, json!(7))], &[]);
+        let f = jsonrpc_ids(&legacy_http(), &[(&a, json!("s-1")), (&b, json!(7))], &[]);
         assert_eq!(f.status(), Status::Pass);
         let b2 = http_sse(3, r#"{"jsonrpc":"2.0","id":"7","result":{}}"#);
-        let f = ids(&legacy_http(), &[(&a, json!("s-1")), (&b2, json!(7))], &[]);
+        let f = jsonrpc_ids(&legacy_http(), &[(&a, json!("s-1")), (&b2, json!(7))], &[]);
         assert_eq!(f.status(), Status::Fail);
     }
 
@@ -413,7 +417,7 @@ mod tests {
             400,
             r#"{"jsonrpc":"2.0","error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#,
         );
-        let f = ids(
+        let f = jsonrpc_ids(
             &legacy_http(),
             &[(&a, json!("s-1")), (&b, json!(7))],
             &[(&bogus, json!(9))],

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use super::wire_schema::Message;
-use super::{
+use crate::probe::protocol::{
     CACHE_HINTS, ERROR_CODES, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, RESULT_TYPE,
     ROUTING_HEADERS, Wire, cite, code_of, describe, has_result,
 };

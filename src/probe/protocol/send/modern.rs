@@ -29,6 +29,33 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
         }
         return out;
     }
+    meta_probes(conn, w, &mut out).await;
+    if !w.is_http() {
+        for c in [&ROUTING_HEADERS, &HEADER_ENCODING, &PARAM_HEADERS] {
+            out.findings
+                .push(c.skip(SkipReason::NotApplicable, w.not_streamable_http()));
+        }
+        return out;
+    }
+    let routed = routing_probes(conn, w, &mut out).await;
+    let encoded = encoding_probes(conn, w, &mut out).await;
+    let tools_reply = param_probes(conn, w, &mut out).await;
+    for (r, id) in routed
+        .into_iter()
+        .chain(encoded)
+        .chain([(tools_reply, "scout-tools")])
+    {
+        out.replies.push(Sent {
+            reply: r,
+            id: json!(id),
+        });
+    }
+    out
+}
+
+/// `protocol.meta_required`: the required `_meta` keys, each left out in turn (on every
+/// transport).
+async fn meta_probes(conn: &Connection, w: &Wire, out: &mut Out) {
     // _meta rules hold on every transport.
     let missing_all = conn
         .send(Probe {
@@ -54,7 +81,7 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
             ..plain(w, IdKind::Str("scout-meta-client".into()))
         })
         .await;
-    out.findings.push(modern::meta_required(
+    out.findings.push(judge::modern::meta_required(
         w,
         &[
             ("no _meta", &missing_all),
@@ -74,14 +101,15 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
             id: json!(id),
         });
     }
-    if !w.is_http() {
-        for c in [&ROUTING_HEADERS, &HEADER_ENCODING, &PARAM_HEADERS] {
-            out.findings
-                .push(c.skip(SkipReason::NotApplicable, w.not_streamable_http()));
-        }
-        return out;
-    }
-    let h = |k: &str, v: Option<&str>| (k.to_string(), v.map(str::to_string));
+}
+
+/// The header pair `k: v` (`None`: left out).
+fn h(k: &str, v: Option<&str>) -> (String, Option<String>) {
+    (k.to_string(), v.map(str::to_string))
+}
+
+/// `protocol.routing_headers`: `Mcp-Method` and `Mcp-Name` missing, differing and bent.
+async fn routing_probes(conn: &Connection, w: &Wire, out: &mut Out) -> [(Reply, &'static str); 6] {
     let list = |id: &str, headers: Vec<(String, Option<String>)>| Probe {
         id: IdKind::Str(id.into()),
         headers,
@@ -114,8 +142,8 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
             "scout-rh-6"
         )),
     );
-    use modern::Expect::{Accept, Reject};
-    out.findings.push(modern::routing_headers(
+    use judge::modern::Expect::{Accept, Reject};
+    out.findings.push(judge::modern::routing_headers(
         w,
         &[
             ("Mcp-Method missing", Reject, &m_missing),
@@ -130,6 +158,18 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
             ("Mcp-Name differing from params.name", Reject, &n_mismatch),
         ],
     ));
+    [
+        (m_missing, "scout-rh-1"),
+        (m_mismatch, "scout-rh-2"),
+        (m_case, "scout-rh-3"),
+        (m_space, "scout-rh-4"),
+        (n_missing, "scout-rh-5"),
+        (n_mismatch, "scout-rh-6"),
+    ]
+}
+
+/// `protocol.header_encoding`: a Base64-encoded `Mcp-Name` and a malformed one.
+async fn encoding_probes(conn: &Connection, w: &Wire, out: &mut Out) -> [(Reply, &'static str); 2] {
     let b64 = base64::engine::general_purpose::STANDARD.encode(NO_TOOL);
     let (enc, bad) = futures_util::join!(
         conn.send(call(
@@ -147,7 +187,14 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
             "scout-enc-2"
         )),
     );
-    out.findings.push(modern::header_encoding(w, &enc, &bad));
+    out.findings
+        .push(judge::modern::header_encoding(w, &enc, &bad));
+    [(enc, "scout-enc-1"), (bad, "scout-enc-2")]
+}
+
+/// `protocol.param_headers`: `Mcp-Param-*` left out and differing, on a read-only tool
+/// that declares one. Returns the tool list it asked for.
+async fn param_probes(conn: &Connection, w: &Wire, out: &mut Out) -> Reply {
     // Mcp-Param-*: needs the tool list (read-only request).
     let tools_reply = conn
         .send(Probe {
@@ -161,7 +208,7 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
         .and_then(Value::as_array)
         .cloned()
         .unwrap_or_default();
-    let declared = modern::param_header_tools(&tools);
+    let declared = judge::modern::param_header_tools(&tools);
     match declared.iter().find(|(_, _, _, ro)| *ro) {
         None if declared.is_empty() => out.findings.push(
             PARAM_HEADERS
@@ -180,26 +227,10 @@ pub(super) async fn modern_group(_s: &Session, conn: &Connection, w: &Wire) -> O
                 conn.send(call(tool, args.clone(), vec![(hname.clone(), None)], "scout-param-1")),
                 conn.send(call(tool, args.clone(), vec![(hname.clone(), Some("scout-other".into()))], "scout-param-2")),
             );
-            out.findings.push(modern::param_headers(w, tool, &omitted, &mismatched));
+            out.findings.push(judge::modern::param_headers(w, tool, &omitted, &mismatched));
             out.replies.push(Sent { reply: omitted, id: json!("scout-param-1") });
             out.replies.push(Sent { reply: mismatched, id: json!("scout-param-2") });
         }
     }
-    for (r, id) in [
-        (m_missing, "scout-rh-1"),
-        (m_mismatch, "scout-rh-2"),
-        (m_case, "scout-rh-3"),
-        (m_space, "scout-rh-4"),
-        (n_missing, "scout-rh-5"),
-        (n_mismatch, "scout-rh-6"),
-        (enc, "scout-enc-1"),
-        (bad, "scout-enc-2"),
-        (tools_reply, "scout-tools"),
-    ] {
-        out.replies.push(Sent {
-            reply: r,
-            id: json!(id),
-        });
-    }
-    out
+    tools_reply
 }

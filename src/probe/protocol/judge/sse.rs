@@ -1,7 +1,7 @@
 //! Judge for SSE response streams: only notifications about the request, then the
 //! response, then the end of the stream; no server→client requests in 2026-07-28.
 
-use super::{SSE, Wire, cite};
+use crate::probe::protocol::{SSE, Wire, cite};
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::transport::Reply;
 

@@ -78,10 +78,12 @@ pub(super) async fn jsonrpc_group(s: &Session, conn: &Connection, w: &Wire) -> O
     };
     let a = adopt_stdio_where(s, w, a, Some(&b), same_text(id_value(&str_id)));
     let b = adopt_stdio_where(s, w, b, Some(&unknown), same_text(id_value(&int_id)));
-    out.findings.push(jsonrpc::unknown_method(w, &unknown));
+    out.findings
+        .push(judge::jsonrpc::unknown_method(w, &unknown));
     let cases: Vec<(&str, &Reply)> = inv.iter().map(|(l, r)| (*l, r)).collect();
-    out.findings.push(jsonrpc::invalid_request(w, &cases));
-    out.findings.push(jsonrpc::null_id(w, &null));
+    out.findings
+        .push(judge::jsonrpc::invalid_request(w, &cases));
+    out.findings.push(judge::jsonrpc::null_id(w, &null));
     if w.is_http() {
         let bad_accept = conn
             .send(Probe {
@@ -89,7 +91,8 @@ pub(super) async fn jsonrpc_group(s: &Session, conn: &Connection, w: &Wire) -> O
                 ..plain(w, IdKind::Str("scout-accept".into()))
             })
             .await;
-        out.findings.push(http::accept_header(w, &a, &bad_accept));
+        out.findings
+            .push(judge::http::accept_header(w, &a, &bad_accept));
         out.replies.push(Sent {
             reply: bad_accept,
             id: json!("scout-accept"),
@@ -137,7 +140,8 @@ pub(super) async fn garbage_group(s: &Session, conn: &Connection, w: &Wire) -> O
             .send(plain(w, IdKind::Str("scout-after-parse".into())))
             .await;
         let g = adopt_stdio(s, w, g, Some(&next), None);
-        out.findings.push(jsonrpc::parse_error(w, &g, Some(&next)));
+        out.findings
+            .push(judge::jsonrpc::parse_error(w, &g, Some(&next)));
         out.replies.push(Sent {
             reply: g,
             id: Value::Null,
@@ -147,7 +151,7 @@ pub(super) async fn garbage_group(s: &Session, conn: &Connection, w: &Wire) -> O
             id: json!("scout-after-parse"),
         });
     } else {
-        out.findings.push(jsonrpc::parse_error(w, &g, None));
+        out.findings.push(judge::jsonrpc::parse_error(w, &g, None));
         out.replies.push(Sent {
             reply: g,
             id: Value::Null,
@@ -170,13 +174,14 @@ pub(super) async fn notification_group(s: &Session, conn: &Connection, w: &Wire)
             .send(plain(w, IdKind::Str("scout-after-note".into())))
             .await;
         let n = adopt_stdio(s, w, n, Some(&next), None);
-        out.findings.push(jsonrpc::notification(w, &n, Some(&next)));
+        out.findings
+            .push(judge::jsonrpc::notification(w, &n, Some(&next)));
         out.replies.push(Sent {
             reply: next,
             id: json!("scout-after-note"),
         });
     } else {
-        out.findings.push(jsonrpc::notification(w, &n, None));
+        out.findings.push(judge::jsonrpc::notification(w, &n, None));
         out.replies.push(Sent {
             reply: n,
             id: Value::Null,
@@ -226,7 +231,7 @@ pub(super) async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out
         });
     } else if let Some(h) = &r.http {
         let values = if h.sse.is_some() {
-            wire_schema::sse_values(&h.body)
+            judge::wire_schema::sse_values(&h.body)
         } else {
             serde_json::from_str::<Value>(h.body.trim())
                 .map(|v| vec![v])
@@ -239,7 +244,7 @@ pub(super) async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out
         };
     }
     out.findings
-        .push(jsonrpc::batch(w, &r, answer.as_ref(), (&a, &b)));
+        .push(judge::jsonrpc::batch(w, &r, answer.as_ref(), (&a, &b)));
     out.gets.push(r);
     out
 }

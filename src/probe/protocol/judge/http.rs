@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::{
+use crate::probe::protocol::{
     ACCEPT_HEADER, BOGUS_SESSION, CONTENT_TYPE, DELETE, GET_STREAM, VERSION_HEADER, Wire,
     body_json, cite, code_of, describe, has_result,
 };
