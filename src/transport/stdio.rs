@@ -50,6 +50,12 @@ struct PendingEntry {
     server_requests: Vec<Value>,
     progress_token: Option<Value>,
     truncated: bool,
+    /// A sentinel's entry: a request scout sent only to learn that the server has read
+    /// what came before it. It is the request in flight only when no other waits, and
+    /// only when it collects (a [`StdioWire::settle`] sentinel leaves everything to the
+    /// inbox).
+    sentinel: bool,
+    collects: bool,
 }
 
 #[derive(Debug, Default)]
@@ -61,6 +67,44 @@ struct Router {
     /// Every stray line, kept or not.
     violation_count: usize,
     late: Vec<Seq>,
+    /// A reply with a `null` id came when nothing was waiting for one: the server answered
+    /// a message after the sentinel behind it, so on this wire only a quiet window can
+    /// tell that no answer is coming.
+    out_of_order: bool,
+}
+
+impl Router {
+    /// The key of the one request still waiting that a line without an id of its own
+    /// belongs to: the one request in flight, a sentinel only when nothing else waits.
+    fn sole_open(&self, open: impl Fn(&PendingEntry) -> bool) -> Option<String> {
+        let waiting: Vec<(&String, &PendingEntry)> = self
+            .pending
+            .iter()
+            .filter(|(_, e)| open(e) && (!e.sentinel || e.collects))
+            .collect();
+        let real: Vec<&String> = waiting
+            .iter()
+            .filter(|(_, e)| !e.sentinel)
+            .map(|(k, _)| *k)
+            .collect();
+        match (real.as_slice(), waiting.as_slice()) {
+            ([one], _) => Some((*one).clone()),
+            ([], [(k, _)]) => Some((*k).clone()),
+            _ => None,
+        }
+    }
+}
+
+/// What every sentinel's id starts with (`scout-sentinel-N`).
+pub const SENTINEL_PREFIX: &str = "scout-sentinel-";
+
+/// True for a message that is a sentinel or its answer: scout's own question, never what a
+/// probe provoked.
+pub fn is_sentinel(message: &Value) -> bool {
+    message
+        .get("id")
+        .and_then(Value::as_str)
+        .is_some_and(|id| id.starts_with(SENTINEL_PREFIX))
 }
 
 /// The canonical key of a JSON-RPC id (`1` and `"1"` differ).
@@ -81,6 +125,10 @@ pub struct StdioWire {
     reader: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// What the process's end tells about its cause (see [`StdioWire::exited_after`]).
     end: Arc<EndWatch>,
+    /// Sentinels sent so far (each gets the id `scout-sentinel-N`).
+    sentinels: std::sync::atomic::AtomicU64,
+    /// A sentinel went unanswered: from then on only a quiet window can tell.
+    sentinel_unanswered: std::sync::atomic::AtomicBool,
 }
 
 /// What the reader knows when stdout ends: the last line scout had written whole before
@@ -94,6 +142,26 @@ struct EndWatch {
     /// Set at stdout's end when scout had not begun the shutdown: the last line written
     /// before it (0 = the process ended before scout wrote anything).
     exited_after: Mutex<Option<Seq>>,
+}
+
+/// How a sentinel ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SentinelEnd {
+    /// Its answer came: what it was sent behind has been read and answered (or not).
+    Answered,
+    /// stdout closed first.
+    Closed,
+    /// No answer within the timeout.
+    Unanswered,
+}
+
+/// What a sentinel saw: how it ended, its lines (sent and answer) and every line that came
+/// before its answer naming no request of its own, and the messages among them.
+struct Sentinel {
+    end: SentinelEnd,
+    evidence: Vec<Seq>,
+    notifications: Vec<Value>,
+    server_requests: Vec<Value>,
 }
 
 /// What [`StdioWire::close`] observed.
@@ -136,6 +204,8 @@ impl StdioWire {
             era,
             reader: Mutex::new(Some(handle)),
             end,
+            sentinels: std::sync::atomic::AtomicU64::new(0),
+            sentinel_unanswered: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -185,8 +255,26 @@ impl StdioWire {
         self.router.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// True when scout learnt on this wire that a sentinel cannot tell that no answer is
+    /// coming: the server answered a message after the sentinel behind it, or left a
+    /// sentinel unanswered. Messages that may get no answer then wait a quiet window.
+    pub fn needs_quiet_window(&self) -> bool {
+        self.lock().out_of_order
+            || self
+                .sentinel_unanswered
+                .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Writes `line` and, when `id` is given, waits for the response with that id (up to
-    /// `timeout`). With `id == None` waits `quiet` for anything the line provokes.
+    /// `timeout`).
+    ///
+    /// A line that may get no answer (`id == None`: a notification, or a line that is not
+    /// JSON-RPC, which may get an error with a `null` id) is followed by a sentinel: a
+    /// `ping` with an id of its own, which the server must answer. stdio is one ordered
+    /// stream, so once the sentinel's answer is in, whatever the line provoked has come
+    /// (and is in the reply, with the sentinel's two lines as evidence). A server shown to
+    /// answer out of order, or that left a sentinel unanswered, gets the bounded `quiet`
+    /// window instead ([`StdioWire::needs_quiet_window`]).
     pub async fn exchange(
         &self,
         line: String,
@@ -249,6 +337,21 @@ impl StdioWire {
             ))),
             Ok(()) => None,
         };
+        let mut behind = None;
+        if outcome.is_none() && id.is_none() && !self.needs_quiet_window() {
+            let seen = self.sentinel(era, timeout, true).await;
+            match seen.end {
+                SentinelEnd::Answered => outcome = Some(Outcome::NoResponse),
+                SentinelEnd::Closed => {
+                    outcome = Some(Outcome::TransportError(
+                        "the server closed stdout (process exited?)".into(),
+                    ));
+                }
+                // The server did not answer it: wait the quiet window after all.
+                SentinelEnd::Unanswered => {}
+            }
+            behind = Some(seen);
+        }
         if outcome.is_none() && !waits_for_response {
             tokio::time::sleep(quiet).await;
             outcome = Some(Outcome::NoResponse);
@@ -285,15 +388,97 @@ impl StdioWire {
         }
         let mut evidence = vec![sent_seq];
         evidence.extend(entry.evidence);
+        let (mut notifications, mut server_requests) = (entry.notifications, entry.server_requests);
+        if let Some(seen) = behind {
+            evidence.extend(seen.evidence);
+            notifications.extend(seen.notifications);
+            server_requests.extend(seen.server_requests);
+        }
         Reply {
             evidence,
             outcome,
             response: entry.response,
-            notifications: entry.notifications,
-            server_requests: entry.server_requests,
+            notifications,
+            server_requests,
             http: None,
             elapsed: started.elapsed(),
             refused: false,
+        }
+    }
+
+    /// Waits until the server has read and answered everything scout wrote so far: a
+    /// sentinel's answer, or (on a wire where a sentinel cannot tell) the `quiet` window.
+    /// What arrives meanwhile stays where it would go (the inbox, or its own request).
+    pub async fn settle(&self, timeout: Duration, quiet: Duration) {
+        if self.needs_quiet_window() {
+            tokio::time::sleep(quiet).await;
+            return;
+        }
+        let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
+        if self.sentinel(era, timeout, false).await.end == SentinelEnd::Unanswered {
+            tokio::time::sleep(quiet).await;
+        }
+    }
+
+    /// Sends a sentinel `ping` and waits (up to `timeout`) for its answer. Everything
+    /// that arrives before the answer and names no request of its own is the sentinel's
+    /// (the line before it provoked it); its evidence is returned with the sentinel's lines.
+    async fn sentinel(&self, era: Option<Era>, timeout: Duration, collects: bool) -> Sentinel {
+        use std::sync::atomic::Ordering;
+        let n = self.sentinels.fetch_add(1, Ordering::SeqCst) + 1;
+        let id = Value::String(format!("{SENTINEL_PREFIX}{n}"));
+        let key = id_key(&id);
+        let (tx, rx) = oneshot::channel();
+        self.lock().pending.insert(
+            key.clone(),
+            PendingEntry {
+                done: Some(tx),
+                sentinel: true,
+                collects,
+                ..PendingEntry::default()
+            },
+        );
+        let line = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+        let seq = self.recorder.record_now(
+            era,
+            ExchangeKind::Stdio(StdioMessage {
+                direction: Direction::Sent,
+                method: Some("ping".into()),
+                line: line.clone(),
+                not_jsonrpc: false,
+            }),
+        );
+        let write = async {
+            let mut guard = self.stdin.lock().await;
+            let stdin = guard.as_mut().ok_or(())?;
+            let mut bytes = line.into_bytes();
+            bytes.push(b'\n');
+            stdin.write_all(&bytes).await.map_err(|_| ())?;
+            stdin.flush().await.map_err(|_| ())
+        };
+        let written = matches!(tokio::time::timeout(timeout, write).await, Ok(Ok(())));
+        let mut eof = self.eof.clone();
+        let answered = written
+            && tokio::select! {
+                r = tokio::time::timeout(timeout, rx) => matches!(r, Ok(Ok(()))),
+                _ = eof.wait_for(|closed| *closed) => false,
+            };
+        let entry = self.lock().pending.remove(&key).unwrap_or_default();
+        let mut evidence = vec![seq];
+        evidence.extend(entry.evidence);
+        let end = if answered {
+            SentinelEnd::Answered
+        } else if self.stdout_closed() {
+            SentinelEnd::Closed
+        } else {
+            self.sentinel_unanswered.store(true, Ordering::SeqCst);
+            SentinelEnd::Unanswered
+        };
+        Sentinel {
+            end,
+            evidence,
+            notifications: entry.notifications,
+            server_requests: entry.server_requests,
         }
     }
 
@@ -466,8 +651,8 @@ fn handle_line(
             let stored = format!("{text}[… cut at the size cap]");
             // Only the first such line answers the request (and is always kept): a flood of
             // long lines while one request waits is stray output like any other.
-            if r.pending.len() == 1
-                && let Some(entry) = r.pending.values_mut().next()
+            if let Some(key) = r.sole_open(|_| true)
+                && let Some(entry) = r.pending.get_mut(&key)
                 && !entry.truncated
                 && entry.response.is_none()
             {
@@ -490,8 +675,8 @@ fn handle_line(
             seq,
             line: cut_at(text, VIOLATION_KEPT),
         });
-        if r.pending.len() == 1
-            && let Some(entry) = r.pending.values_mut().next()
+        if let Some(key) = r.sole_open(|_| true)
+            && let Some(entry) = r.pending.get_mut(&key)
         {
             entry.evidence.push(seq);
         }
@@ -517,6 +702,19 @@ fn handle_line(
                     return;
                 };
                 tracing::debug!(seq, "late or unmatched reply dropped (id {key})");
+                if key == "null" {
+                    // Before a sentinel's answer it is what the line before the sentinel
+                    // provoked (cited with it); with no sentinel open it came after one,
+                    // so on this wire a sentinel cannot tell that no answer is coming.
+                    match r
+                        .pending
+                        .values_mut()
+                        .find(|e| e.sentinel && e.collects && e.response.is_none())
+                    {
+                        Some(window) => window.evidence.push(seq),
+                        None => r.out_of_order = true,
+                    }
+                }
                 r.late.push(seq);
                 push_inbox(&mut r, seq, msg);
             }
@@ -532,12 +730,7 @@ fn handle_line(
     let params = msg.get("params");
     let token = params.and_then(|p| p.get("progressToken")).cloned();
     let request_id = params.and_then(|p| p.get("requestId")).map(id_key);
-    let open: Vec<&String> = r
-        .pending
-        .iter()
-        .filter(|(_, e)| e.response.is_none())
-        .map(|(k, _)| k)
-        .collect();
+    let sole = r.sole_open(|e| e.response.is_none());
     let target = r
         .pending
         .iter()
@@ -547,7 +740,7 @@ fn handle_line(
                 || (token.is_some() && e.progress_token == token)
         })
         .map(|(k, _)| k.clone())
-        .or_else(|| (open.len() == 1).then(|| open[0].clone()));
+        .or(sole);
     match target.and_then(|k| r.pending.get_mut(&k)) {
         Some(entry) => {
             entry.evidence.push(seq);

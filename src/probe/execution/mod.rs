@@ -376,9 +376,10 @@ async fn call_tools(
             let late = async {
                 let mut finding = progress(&token, reply);
                 // stdio: progress for this token that arrives after the result lands in the
-                // wire's inbox; give a late sender a moment, then look.
+                // wire's inbox; once the server has answered what scout sent after it (a
+                // sentinel), anything it was going to send is in. Then look.
                 if let Some(stdio) = wire.stdio() {
-                    tokio::time::sleep(AFTER_RESULT_WAIT).await;
+                    stdio.settle(timeout, AFTER_RESULT_WAIT).await;
                     let last = reply.evidence.iter().copied().max().unwrap_or(0);
                     let late = late_progress(&stdio.inbox(), &token, last);
                     if !late.is_empty() {

@@ -111,7 +111,8 @@ fn id_value(id: &IdKind) -> Value {
 }
 
 /// Messages the server wrote to stdout in `(from, to)` (exclusive), for probes whose answer
-/// the transport cannot match by id (raw lines, null ids, batches).
+/// the transport cannot match by id (raw lines, null ids, batches); answers to sentinels
+/// are left out.
 fn stdio_lines_between(s: &Session, from: Seq, to: Option<Seq>) -> Vec<(Seq, Value)> {
     s.recorder
         .between(from, to)
@@ -120,9 +121,12 @@ fn stdio_lines_between(s: &Session, from: Seq, to: Option<Seq>) -> Vec<(Seq, Val
             // A batch answer is an array, which the reader may flag as "not one JSON-RPC
             // message"; any JSON object or array line counts here.
             ExchangeKind::Stdio(m) if m.direction == Direction::Received => {
+                // A sentinel's answer is scout's own question answered, never the reply.
                 serde_json::from_str::<Value>(&m.line)
                     .ok()
-                    .filter(|v| v.is_object() || v.is_array())
+                    .filter(|v| {
+                        (v.is_object() || v.is_array()) && !crate::transport::stdio::is_sentinel(v)
+                    })
                     .map(|v| (e.seq, v))
             }
             _ => None,
