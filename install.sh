@@ -91,8 +91,9 @@ binary="$work/mcp-scout-$target/scout"
 [ -f "$binary" ] || die "$archive holds no mcp-scout-$target/scout; nothing was installed"
 mkdir -p "$dest" || die "could not create $dest"
 # Moved into place in one step, so a running scout is never half overwritten.
-cp "$binary" "$dest/.scout.new" && chmod 755 "$dest/.scout.new" && mv -f "$dest/.scout.new" "$dest/scout" ||
+if ! { cp "$binary" "$dest/.scout.new" && chmod 755 "$dest/.scout.new" && mv -f "$dest/.scout.new" "$dest/scout"; }; then
   die "could not write $dest/scout"
+fi
 
 echo "scout installer: installed $("$dest/scout" --version) to $dest/scout" >&2
 case ":${PATH:-}:" in
