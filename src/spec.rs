@@ -48,7 +48,8 @@ pub enum TargetSpec {
     Stdio(ProcessConfig),
 }
 
-/// Which tools scout may call (docs/safety.md).
+/// What scout may do to a server: which tools it may call, and whether it may load it
+/// (docs/safety.md).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PolicySpec {
     /// Also call tools that are not read-only but not destructive.
@@ -59,6 +60,22 @@ pub struct PolicySpec {
     pub allow_tools: Vec<String>,
     /// These tools are never called.
     pub deny_tools: Vec<String>,
+    /// Allow the performance load ramp (`performance.throughput`), and stress probes on a
+    /// remote server.
+    #[serde(default)]
+    pub allow_load: bool,
+}
+
+impl PolicySpec {
+    /// This policy with every permission beyond the default taken back; the server's allow
+    /// and deny lists are kept (they only narrow what may be called).
+    pub fn default_permissions(&self) -> PolicySpec {
+        PolicySpec {
+            allow_tools: self.allow_tools.clone(),
+            deny_tools: self.deny_tools.clone(),
+            ..PolicySpec::default()
+        }
+    }
 }
 
 /// Fixed arguments for one tool (`[[servers.tools]]`); they always win over generated ones.
@@ -91,8 +108,6 @@ pub struct ServerSpec {
     /// default 8). Towards remote hosts the `rps` limiter is the tighter rule.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
-    /// Allow the performance load ramp (`performance.throughput`).
-    pub allow_load: bool,
     /// Go straight to the handshake path.
     pub skip_era_check: bool,
     /// Phases to run (empty = all) and to skip.
@@ -169,7 +184,6 @@ impl ServerSpec {
             rps: None,
             treat_as_remote: false,
             concurrency: DEFAULT_CONCURRENCY,
-            allow_load: false,
             skip_era_check: false,
             only: Vec::new(),
             skip: Vec::new(),

@@ -1,10 +1,12 @@
 //! The command tree (clap derive). Flag groups are reusable: [`TargetArgs`] (what to connect
 //! to) and [`OutputArgs`] (where reports go) are shared by the commands that need them, and
-//! [`SettingsArgs`] are the flags that are also config keys (the highest config layer).
+//! [`SettingsArgs`] are the flags that are also config keys (the highest config layer): they
+//! serialize under the config keys' names, and that serialization is the flags' layer.
 
 use std::path::PathBuf;
 
 use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
+use serde::Serialize;
 
 use crate::report::finding::{Phase, Severity};
 use crate::runner::Shard;
@@ -370,73 +372,106 @@ pub struct OutputArgs {
 }
 
 /// The safety flags (shared by `check`, `tools` and `call`).
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Default, Args, Serialize)]
 pub struct PolicyArgs {
     /// Also call tools that change state but are not destructive
     #[arg(long = "allow-mutations", help_heading = "Safety")]
+    #[serde(skip_serializing_if = "not_given")]
     pub allow_mutations: bool,
     /// Call every tool, destructive ones included. DANGEROUS: only against throwaway servers
     #[arg(long = "allow-destructive", help_heading = "Safety")]
+    #[serde(skip_serializing_if = "not_given")]
     pub allow_destructive: bool,
     /// Requests per second towards remote (non-loopback) hosts [default: 2]
     #[arg(long, value_name = "N", help_heading = "Safety")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rps: Option<f64>,
 }
 
+/// A switch left off says nothing (a lower layer may have turned it on).
+fn not_given(on: &bool) -> bool {
+    !*on
+}
+
+/// `--fail-under-category` as the config's table (phase name → score).
+fn category_table<S: serde::Serializer>(v: &[(Phase, u8)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(v.iter().map(|(p, n)| (p.as_str(), n)))
+}
+
 /// The gate's thresholds (shared by `check` and `report merge`).
-#[derive(Debug, Clone, Default, Args)]
+#[derive(Debug, Clone, Default, Args, Serialize)]
 pub struct GateArgs {
     /// Fail when a server's overall score is below N (0-100)
     #[arg(long = "fail-under", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100), help_heading = "Gate")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_under: Option<u8>,
     /// Fail when a category's score is below N, e.g. protocol=90 (repeatable)
     #[arg(long = "fail-under-category", value_name = "PHASE=N", value_parser = parse_category_threshold, help_heading = "Gate")]
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "category_table"
+    )]
     pub fail_under_category: Vec<(Phase, u8)>,
     /// Fail on any failing check at or above this severity
     #[arg(long = "fail-on", value_name = "SEVERITY", value_parser = parse_severity, help_heading = "Gate")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub fail_on: Option<Severity>,
 }
 
-/// Flags that are also config keys: the highest config layer.
-#[derive(Debug, Clone, Default, Args)]
+/// Flags that are also config keys: the highest config layer. Each field serializes under
+/// its key's name and only when given (`config::layer::from_flags` reads them).
+#[derive(Debug, Clone, Default, Args, Serialize)]
 pub struct SettingsArgs {
     /// Write every report (or the config's `formats`) into this folder under fixed names
     #[arg(long = "out-dir", value_name = "DIR", help_heading = "Reports")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub out_dir: Option<PathBuf>,
     #[command(flatten)]
+    #[serde(flatten)]
     pub gate: GateArgs,
     /// Compare with this baseline file: findings listed there do not count
     #[arg(long, value_name = "FILE", help_heading = "Gate")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<PathBuf>,
     /// Run only these phases (comma-separated)
     #[arg(long, value_name = "PHASE,…", value_delimiter = ',', value_parser = parse_phase, help_heading = "Run")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub only: Vec<Phase>,
     /// Skip these phases (comma-separated)
     #[arg(long, value_name = "PHASE,…", value_delimiter = ',', value_parser = parse_phase, help_heading = "Run")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<Phase>,
     /// Timeout of a single request, e.g. 10s or 500ms [default: 10s]
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_text, help_heading = "Run")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout: Option<String>,
     /// Deadline for a whole server run, e.g. 2m [default: 120s]
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_text, help_heading = "Run")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub deadline: Option<String>,
     /// Servers checked at the same time [default: 4]
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..), help_heading = "Run")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub jobs: Option<u32>,
     /// Requests in flight at once per server on loopback HTTP and stdio (remote hosts are
     /// paced by --rps) [default: 8]
     #[arg(long, value_name = "N", value_parser = parse_concurrency, help_heading = "Run")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<usize>,
     /// Cap on a response body in bytes [default: 16 MiB]
     #[arg(long = "max-body", value_name = "BYTES", help_heading = "Run")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_body: Option<u64>,
     /// Go straight to the handshake (initialize) path, skipping era detection
     #[arg(long = "skip-era-check", help_heading = "Run")]
+    #[serde(skip_serializing_if = "not_given")]
     pub skip_era_check: bool,
     #[command(flatten)]
+    #[serde(flatten)]
     pub policy: PolicyArgs,
     /// Allow the performance load ramp (performance.throughput: up to 400 concurrent read-only requests in about 3 s; remote hosts stay within --rps)
     #[arg(long = "allow-load", help_heading = "Safety")]
+    #[serde(skip_serializing_if = "not_given")]
     pub allow_load: bool,
 }
 
@@ -512,6 +547,71 @@ pub fn parse_concurrency(s: &str) -> Result<usize, String> {
 mod tests {
     use super::*;
     use clap::CommandFactory;
+
+    /// Every flag that is a config key reaches the flags' layer under that key: given all at
+    /// once, each sets its key, and none names a key the layer does not have.
+    #[test]
+    fn every_settings_flag_is_a_config_key() {
+        #[derive(Debug, Parser)]
+        struct Only {
+            #[command(flatten)]
+            settings: SettingsArgs,
+        }
+        let argv = [
+            "t",
+            "--out-dir",
+            "d",
+            "--fail-under",
+            "5",
+            "--fail-under-category",
+            "protocol=90",
+            "--fail-on",
+            "major",
+            "--baseline",
+            "b.json",
+            "--only",
+            "protocol",
+            "--skip",
+            "security",
+            "--timeout",
+            "1s",
+            "--deadline",
+            "2s",
+            "--jobs",
+            "2",
+            "--concurrency",
+            "3",
+            "--max-body",
+            "9",
+            "--skip-era-check",
+            "--allow-mutations",
+            "--allow-destructive",
+            "--rps",
+            "1.5",
+            "--allow-load",
+        ];
+        let flags = Only::try_parse_from(argv)
+            .expect("every flag parses")
+            .settings;
+        let layer = crate::config::layer::from_flags(&flags).expect("the flags fit the layer");
+        let set = match serde_json::to_value(&layer).expect("serializes") {
+            serde_json::Value::Object(m) => m,
+            other => panic!("an object: {other:?}"),
+        };
+        let given = Only::command()
+            .get_arguments()
+            .filter(|a| !matches!(a.get_id().as_str(), "help" | "version"))
+            .count();
+        assert_eq!(set.len(), given, "one key per flag: {set:?}");
+        assert_eq!(layer.fail_under_category.expect("set")["protocol"], 90);
+        assert_eq!(layer.fail_on.as_deref(), Some("major"));
+        assert_eq!(layer.allow_load, Some(true));
+        assert_eq!(layer.jobs, Some(2));
+        // Flags not given say nothing: a lower layer decides.
+        let none = Only::try_parse_from(["t"]).expect("parses").settings;
+        let empty = crate::config::layer::from_flags(&none).expect("fits");
+        assert_eq!(empty, crate::config::Layer::default());
+    }
 
     #[test]
     fn command_tree_is_consistent() {

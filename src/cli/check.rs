@@ -10,7 +10,7 @@ use crate::cli::CliError;
 use crate::cli::args::{
     CheckArgs, OutputArgs, SettingsArgs, ShowArgs, ShowFormat, TargetArgs, Verbosity,
 };
-use crate::config::layer::{DurationText, Layer, List, ServerEntry};
+use crate::config::layer::{Layer, List, ServerEntry};
 use crate::config::{self, LoadOptions, servers::name_from_target};
 use crate::emit::outputs::{Format, Outputs};
 use crate::emit::text::{self, TextStyle};
@@ -21,42 +21,9 @@ use crate::runner::{self, RunOptions};
 const DEFAULT_OUT_DIR: &str = "scout-report";
 
 /// The flags that are config keys, as the highest layer (only what was given).
-pub fn flags_layer(s: &SettingsArgs) -> Layer {
-    Layer {
-        fail_under: s.gate.fail_under,
-        fail_under_category: (!s.gate.fail_under_category.is_empty()).then(|| {
-            s.gate
-                .fail_under_category
-                .iter()
-                .map(|(p, n)| (p.as_str().to_string(), *n))
-                .collect()
-        }),
-        fail_on: s.gate.fail_on.map(|x| x.as_str().to_string()),
-        out_dir: s.out_dir.clone(),
-        formats: None,
-        timeout: s.timeout.clone().map(DurationText::Text),
-        deadline: s.deadline.clone().map(DurationText::Text),
-        rps: s.policy.rps,
-        jobs: s.jobs.map(|j| j as usize),
-        concurrency: s.concurrency,
-        allow_mutations: s.policy.allow_mutations.then_some(true),
-        allow_destructive: s.policy.allow_destructive.then_some(true),
-        allow_load: s.allow_load.then_some(true),
-        skip_era_check: s.skip_era_check.then_some(true),
-        // No flag: a config key (and SCOUT_TREAT_AS_REMOTE) for tests and tunnels.
-        treat_as_remote: None,
-        max_body: s.max_body,
-        context_warn_tokens: None,
-        only: (!s.only.is_empty())
-            .then(|| List::Items(s.only.iter().map(|p| p.as_str().to_string()).collect())),
-        skip: (!s.skip.is_empty())
-            .then(|| List::Items(s.skip.iter().map(|p| p.as_str().to_string()).collect())),
-        checks: None,
-        baseline: s.baseline.clone(),
-        lock: None,
-        servers: None,
-        ..Layer::default()
-    }
+pub fn flags_layer(s: &SettingsArgs) -> Result<Layer, CliError> {
+    config::layer::from_flags(s)
+        .map_err(|e| CliError::Internal(format!("the flags do not fit the config keys: {e}")))
 }
 
 /// The server named on the command line, if any. Credentials with `--stdio` are refused, not
@@ -171,7 +138,7 @@ pub fn run(args: CheckArgs, verbosity: Verbosity) -> Result<u8, CliError> {
 /// `scout check` with [`Extra`] settings.
 pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u8, CliError> {
     let target = target_entry(&args.target)?;
-    let mut flags = flags_layer(&args.settings);
+    let mut flags = flags_layer(&args.settings)?;
     flags.formats = extra.formats.map(List::Items);
     let loaded = config::load(LoadOptions {
         config: args.source.config.clone(),
@@ -413,7 +380,7 @@ pub fn show_config(args: ShowArgs) -> Result<u8, CliError> {
     let loaded = config::load(LoadOptions {
         config: args.source.config.clone(),
         profile: args.source.profile.clone(),
-        flags: flags_layer(&args.settings),
+        flags: flags_layer(&args.settings)?,
         target: None,
     })?;
     let text = match args.format {

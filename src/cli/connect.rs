@@ -102,7 +102,7 @@ pub fn resolve(args: &OneServerArgs, policy: &PolicyArgs) -> Result<ServerSpec, 
     let loaded = config::load(LoadOptions {
         config: args.source.config.clone(),
         profile: args.source.profile.clone(),
-        flags: flags_layer(&args.settings(policy)),
+        flags: flags_layer(&args.settings(policy))?,
         target,
     })?;
     let mut servers = loaded.servers;

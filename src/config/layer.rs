@@ -246,7 +246,7 @@ pub struct ServerEntry {
     pub headers: Option<BTreeMap<String, String>>,
     // The credential keys again, as in `Layer` (the top-level defaults): written out rather
     // than a `#[serde(flatten)]` struct, because flatten turns off `deny_unknown_fields`, and
-    // a misspelt key must stay an error that names it. `credential_keys!` reads both alike.
+    // a misspelt key must stay an error that names it. `credentials()` reads both alike.
     /// Environment variable holding a ready bearer token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_env: Option<String>,
@@ -310,8 +310,10 @@ pub struct ServerEntry {
     pub tools: Option<Vec<ToolEntry>>,
 }
 
-/// The credential keys of a layer or a server entry, as one group.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The credential keys of a layer or a server entry, as one group. Read off either by
+/// their serde names ([`Layer::credentials`], [`ServerEntry::credentials`]), so a key added
+/// to both structs and here is read alike with no copy to keep in step.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CredentialKeys {
     pub token_env: Option<String>,
     pub token_file: Option<PathBuf>,
@@ -327,31 +329,55 @@ pub struct CredentialKeys {
     pub allow_refresh_rotation: Option<bool>,
 }
 
-macro_rules! credential_keys {
-    ($t:ty) => {
-        impl $t {
-            /// The credential keys this one sets.
-            pub fn credentials(&self) -> CredentialKeys {
-                CredentialKeys {
-                    token_env: self.token_env.clone(),
-                    token_file: self.token_file.clone(),
-                    client_id: self.client_id.clone(),
-                    client_secret_env: self.client_secret_env.clone(),
-                    client_secret_file: self.client_secret_file.clone(),
-                    refresh_token_env: self.refresh_token_env.clone(),
-                    refresh_token_file: self.refresh_token_file.clone(),
-                    scope: self.scope.clone(),
-                    limited_scope: self.limited_scope.clone(),
-                    issuer: self.issuer.clone(),
-                    client_key_file: self.client_key_file.clone(),
-                    allow_refresh_rotation: self.allow_refresh_rotation,
-                }
-            }
-        }
-    };
+/// The keys of `value` (a layer or an entry, serialized: only the keys it sets) read into
+/// `T`, keys `T` does not have left out.
+fn project<T: serde::de::DeserializeOwned + Default>(value: &impl Serialize) -> T {
+    // Both sides are this module's own plain structs of strings, paths, numbers and
+    // booleans: the round trip cannot fail, and an empty group is the safe answer if it did.
+    serde_json::to_value(value)
+        .and_then(serde_json::from_value)
+        .unwrap_or_default()
 }
-credential_keys!(Layer);
-credential_keys!(ServerEntry);
+
+impl Layer {
+    /// The credential keys this layer sets.
+    pub fn credentials(&self) -> CredentialKeys {
+        project(self)
+    }
+
+    /// `top` laid over `self`: every key `top` sets replaces this layer's (tables and lists
+    /// whole, as figment merges a higher layer's value).
+    pub fn under(&self, top: &impl Serialize) -> Result<Layer, String> {
+        let mut base = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        if let Ok(serde_json::Value::Object(over)) = serde_json::to_value(top) {
+            base.extend(over);
+        }
+        serde_json::from_value(serde_json::Value::Object(base)).map_err(|e| e.to_string())
+    }
+}
+
+impl ServerEntry {
+    /// The credential keys this entry sets.
+    pub fn credentials(&self) -> CredentialKeys {
+        project(self)
+    }
+
+    /// The settings this entry overrides for its server: its keys that are also top-level
+    /// keys of a layer (`timeout`, `rps`, `allow_mutations`, …), credentials aside (a server
+    /// that sets any credential key replaces the top-level group whole). Read by name, so a
+    /// key added to both structs is a per-server override without further code.
+    pub fn overrides(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut own = match serde_json::to_value(self) {
+            Ok(serde_json::Value::Object(m)) => m,
+            _ => serde_json::Map::new(),
+        };
+        own.retain(|k, _| KEYS.contains(&k.as_str()) && !CREDENTIAL_KEYS.contains(&k.as_str()));
+        own
+    }
+}
 
 impl CredentialKeys {
     /// True when no key is set.
@@ -373,6 +399,24 @@ fn empty_object() -> serde_json::Value {
     serde_json::Value::Object(serde_json::Map::new())
 }
 
+/// The flags' layer: whatever serializes under the keys' names, only what was given. A
+/// field that names no key is refused here (and by the test that gives every flag).
+pub fn from_flags(flags: &impl Serialize) -> Result<Layer, String> {
+    Layer::default().under(flags)
+}
+
+/// A layer that takes back every permission beyond the default (for `scout serve`'s runs,
+/// whatever the config says).
+pub fn default_permissions() -> Layer {
+    let d = defaults();
+    Layer {
+        allow_mutations: d.allow_mutations,
+        allow_destructive: d.allow_destructive,
+        allow_load: d.allow_load,
+        ..Layer::default()
+    }
+}
+
 /// The built-in defaults (the lowest layer).
 pub fn defaults() -> Layer {
     Layer {
@@ -388,5 +432,99 @@ pub fn defaults() -> Layer {
         max_body: Some(16 * 1024 * 1024),
         context_warn_tokens: Some(20_000),
         ..Layer::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The field names serde knows for `T`: refusing an unknown key, serde lists them all.
+    fn fields_of<T: serde::de::DeserializeOwned + std::fmt::Debug>() -> Vec<String> {
+        let err = serde_json::from_str::<T>(r#"{"name": "x", "__not_a_key__": 0}"#)
+            .expect_err("unknown keys are refused")
+            .to_string();
+        let list = err
+            .split("expected one of ")
+            .nth(1)
+            .unwrap_or_else(|| panic!("serde names the fields: {err}"));
+        let mut fields: Vec<String> = regex::Regex::new(r"`([a-z_]+)`")
+            .expect("regex")
+            .captures_iter(list)
+            .map(|c| c[1].to_string())
+            .collect();
+        fields.sort();
+        fields
+    }
+
+    fn sorted(keys: &[&str]) -> Vec<String> {
+        let mut v: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        v.sort();
+        v
+    }
+
+    /// `KEYS` decides what `config show` prints and which `SCOUT_*` variables are read: a
+    /// field missing from it could be set in a file but never from the environment.
+    #[test]
+    fn keys_are_exactly_the_fields_of_a_layer() {
+        assert_eq!(sorted(KEYS), fields_of::<Layer>());
+    }
+
+    #[test]
+    fn credential_keys_are_keys_of_a_layer_and_of_a_server_entry() {
+        // Every field of the group serializes (none is skipped when unset).
+        let mut group: Vec<String> = match serde_json::to_value(CredentialKeys::default()) {
+            Ok(serde_json::Value::Object(m)) => m.keys().cloned().collect(),
+            other => panic!("an object: {other:?}"),
+        };
+        group.sort();
+        assert_eq!(sorted(CREDENTIAL_KEYS), group);
+        let layer = fields_of::<Layer>();
+        let entry = fields_of::<ServerEntry>();
+        for k in CREDENTIAL_KEYS {
+            assert!(layer.contains(&k.to_string()), "{k} is not a layer key");
+            assert!(entry.contains(&k.to_string()), "{k} is not a server key");
+        }
+    }
+
+    #[test]
+    fn credentials_are_read_off_a_layer_and_an_entry_alike() {
+        let layer = Layer {
+            token_env: Some("T".into()),
+            scope: Some("a b".into()),
+            allow_refresh_rotation: Some(true),
+            timeout: Some(DurationText::Text("1s".into())),
+            ..Layer::default()
+        };
+        let entry = ServerEntry {
+            name: "x".into(),
+            token_env: Some("T".into()),
+            scope: Some("a b".into()),
+            allow_refresh_rotation: Some(true),
+            rps: Some(3.0),
+            ..ServerEntry::default()
+        };
+        assert_eq!(layer.credentials(), entry.credentials());
+        assert_eq!(layer.credentials().token_env.as_deref(), Some("T"));
+        assert!(Layer::default().credentials().is_empty());
+    }
+
+    #[test]
+    fn an_entry_overrides_the_layer_keys_it_sets_and_no_credential() {
+        let entry = ServerEntry {
+            name: "x".into(),
+            url: Some("http://127.0.0.1:1/mcp".into()),
+            token_env: Some("T".into()),
+            rps: Some(3.0),
+            allow_mutations: Some(true),
+            ..ServerEntry::default()
+        };
+        let own: Vec<String> = entry.overrides().keys().cloned().collect();
+        assert_eq!(own, ["allow_mutations", "rps"]);
+        let merged = defaults().under(&entry.overrides()).expect("a layer");
+        assert_eq!(merged.rps, Some(3.0));
+        assert_eq!(merged.allow_mutations, Some(true));
+        assert_eq!(merged.jobs, defaults().jobs);
+        assert_eq!(merged.token_env, None);
     }
 }

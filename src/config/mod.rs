@@ -82,12 +82,9 @@ pub struct Settings {
     pub jobs: usize,
     /// Requests in flight at once per server.
     pub concurrency: usize,
-    /// Call non-destructive mutating tools too.
-    pub allow_mutations: bool,
-    /// Call every tool. Dangerous.
-    pub allow_destructive: bool,
-    /// Allow the performance load ramp (`performance.throughput`).
-    pub allow_load: bool,
+    /// What scout may do to a server (mutations, destructive tools, the load ramp); a
+    /// server's own allow and deny lists are added when its spec is built.
+    pub policy: crate::spec::PolicySpec,
     /// Go straight to the handshake path.
     pub skip_era_check: bool,
     /// Treat loopback HTTP servers as remote (rate limit and other remote-host policy).
@@ -155,6 +152,9 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
         .map_err(|e| figment_error(&e, file.as_ref()))?;
 
     let settings = validate(&merged)?;
+    if let Some(path) = &merged.ca_file {
+        trust_ca(path)?;
+    }
     let target_from_cli = options.target.is_some();
     let entries: Vec<(ServerEntry, Option<crate::report::Anchor>)> = match options.target {
         Some(t) => vec![(t, None)],
@@ -169,7 +169,7 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
             })
             .collect(),
     };
-    let mut servers = servers::plan(entries, &settings, &options.flags)?;
+    let mut servers = servers::plan(entries, &merged, &settings, &options.flags)?;
     let lock_path = lock_path(&settings, file.as_ref());
     let lock =
         crate::pin::lockfile::read(&lock_path).map_err(|e| ConfigError::new(e.to_string()))?;
@@ -322,7 +322,10 @@ fn figment_error(e: &figment::Error, file: Option<&ConfigFile>) -> ConfigError {
     ConfigError::new(format!("invalid config{key} in {origin}: {}", e.kind))
 }
 
-/// Turns the merged layer into typed settings, refusing bad values with the key's name.
+/// Turns a merged layer into typed settings, refusing bad values with the key's name. The
+/// one step from text to types: run on the merged layers once, and again for each server
+/// whose entry overrides some of them. Changes nothing outside (the `ca_file` is trusted
+/// by [`load`]).
 fn validate(m: &Layer) -> Result<Settings, ConfigError> {
     let duration = |key: &str, v: &Option<layer::DurationText>, fallback: u64| match v {
         Some(d) => duration::parse(&d.text())
@@ -415,9 +418,6 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
             "invalid `rps`: expected a number above 0, got {rps}"
         )));
     }
-    if let Some(path) = &m.ca_file {
-        trust_ca(path)?;
-    }
     Ok(Settings {
         gate: GateConfig {
             fail_under: m.fail_under,
@@ -431,9 +431,12 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         rps,
         jobs,
         concurrency,
-        allow_mutations: m.allow_mutations.unwrap_or(false),
-        allow_destructive: m.allow_destructive.unwrap_or(false),
-        allow_load: m.allow_load.unwrap_or(false),
+        policy: crate::spec::PolicySpec {
+            allow_mutations: m.allow_mutations.unwrap_or(false),
+            allow_destructive: m.allow_destructive.unwrap_or(false),
+            allow_load: m.allow_load.unwrap_or(false),
+            ..crate::spec::PolicySpec::default()
+        },
         skip_era_check: m.skip_era_check.unwrap_or(false),
         treat_as_remote: m.treat_as_remote.unwrap_or(false),
         max_body: usize::try_from(m.max_body.unwrap_or(16 * 1024 * 1024)).unwrap_or(usize::MAX),

@@ -1,12 +1,14 @@
 //! Turns server entries (from the config file or the command line) into the
 //! [`ServerSpec`]s the probes run, applying per-server overrides. Precedence for a per-server
-//! setting: a flag given on the command line > the server's own entry > the merged profile.
+//! setting: a flag given on the command line > the server's own entry > the merged profile:
+//! the entry's keys are one more layer, laid between the profile and the flags, and the
+//! result is validated like the top level.
 
 use std::collections::BTreeSet;
 
 use crate::auth::{AuthSpec, SecretSource};
 use crate::config::layer::{Layer, ServerEntry};
-use crate::config::{ConfigError, Settings, duration};
+use crate::config::{ConfigError, Settings};
 use crate::report::Anchor;
 use crate::runner::Planned;
 use crate::spec::{PolicySpec, ServerSpec, TargetSpec, ToolArgs, ValueSource};
@@ -15,6 +17,7 @@ use crate::transport::process::ProcessConfig;
 /// Validates the entries and builds one planned run per server.
 pub fn plan(
     entries: Vec<(ServerEntry, Option<Anchor>)>,
+    merged: &Layer,
     settings: &Settings,
     flags: &Layer,
 ) -> Result<Vec<Planned>, ConfigError> {
@@ -32,7 +35,7 @@ pub fn plan(
                 entry.name
             )));
         }
-        planned.push(plan_one(entry, anchor, settings, flags)?);
+        planned.push(plan_one(entry, anchor, merged, settings, flags)?);
     }
     Ok(planned)
 }
@@ -40,6 +43,7 @@ pub fn plan(
 fn plan_one(
     e: ServerEntry,
     anchor: Option<Anchor>,
+    merged: &Layer,
     settings: &Settings,
     flags: &Layer,
 ) -> Result<Planned, ConfigError> {
@@ -122,70 +126,55 @@ fn plan_one(
         }
     };
 
-    let pick_duration = |flag: &Option<crate::config::layer::DurationText>,
-                         own: &Option<crate::config::layer::DurationText>,
-                         key: &str,
-                         fallback| match flag.as_ref().or(own.as_ref()) {
-        Some(d) => duration::parse(&d.text()).map_err(|x| err(format!("invalid `{key}`: {x}"))),
-        None => Ok(fallback),
+    let own = e.overrides();
+    let overridden;
+    let settings = if own.is_empty() {
+        settings
+    } else {
+        let layer = merged
+            .under(&own)
+            .and_then(|l| l.under(flags))
+            .map_err(|x| err(format!("invalid setting: {x}")))?;
+        overridden = super::validate(&layer).map_err(|x| err(x.0))?;
+        &overridden
     };
-    let timeout = pick_duration(&flags.timeout, &e.timeout, "timeout", settings.timeout)?;
-    let deadline = pick_duration(&flags.deadline, &e.deadline, "deadline", settings.deadline)?;
-    let rps = flags.rps.or(e.rps).unwrap_or(settings.rps);
-    if !(rps.is_finite() && rps > 0.0) {
-        return Err(err(format!(
-            "invalid `rps`: expected a number above 0, got {rps}"
-        )));
-    }
-    let fail_under = flags
-        .fail_under
-        .or(e.fail_under)
-        .or(settings.gate.fail_under);
-    if fail_under.is_some_and(|n| n > 100) {
-        return Err(err("invalid `fail_under`: expected 0–100".into()));
-    }
-
-    let mut spec = ServerSpec::new(name.clone(), target);
-    // Whether the rate applies is the limiter's decision (`ServerSpec::is_remote`).
-    spec.rps = Some(rps);
-    spec.treat_as_remote = settings.treat_as_remote;
-    spec.concurrency = settings.concurrency;
-    spec.timeout = timeout;
-    spec.deadline = deadline;
-    spec.policy = PolicySpec {
-        allow_mutations: flags
-            .allow_mutations
-            .or(e.allow_mutations)
-            .unwrap_or(settings.allow_mutations),
-        allow_destructive: flags
-            .allow_destructive
-            .or(e.allow_destructive)
-            .unwrap_or(settings.allow_destructive),
-        allow_tools: e.allow_tools.clone().unwrap_or_default(),
-        deny_tools: e.deny_tools.clone().unwrap_or_default(),
+    let spec = ServerSpec {
+        name: name.clone(),
+        target,
+        timeout: settings.timeout,
+        deadline: settings.deadline,
+        policy: PolicySpec {
+            allow_tools: e.allow_tools.clone().unwrap_or_default(),
+            deny_tools: e.deny_tools.clone().unwrap_or_default(),
+            ..settings.policy.clone()
+        },
+        tools: e
+            .tools
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|t| ToolArgs {
+                name: t.name,
+                arguments: t.arguments,
+            })
+            .collect(),
+        // Whether the rate applies is the limiter's decision (`ServerSpec::is_remote`).
+        rps: Some(settings.rps),
+        treat_as_remote: settings.treat_as_remote,
+        concurrency: settings.concurrency,
+        skip_era_check: settings.skip_era_check,
+        only: settings.only.clone(),
+        skip: settings.skip.clone(),
+        max_body_bytes: settings.max_body,
+        context_warn_tokens: settings.context_warn_tokens,
+        anchor: Some(anchor.unwrap_or_else(|| fallback_anchor(&name))),
+        // `load` attaches what the lock says.
+        pin: crate::spec::PinSpec::NoLock,
     };
-    spec.tools = e
-        .tools
-        .clone()
-        .unwrap_or_default()
-        .into_iter()
-        .map(|t| ToolArgs {
-            name: t.name,
-            arguments: t.arguments,
-        })
-        .collect();
-    spec.allow_load = settings.allow_load;
-    spec.skip_era_check = settings.skip_era_check;
-    spec.only = settings.only.clone();
-    spec.skip = settings.skip.clone();
-    spec.max_body_bytes = settings.max_body;
-    spec.context_warn_tokens = settings.context_warn_tokens;
-    spec.treat_as_remote = settings.treat_as_remote;
-    spec.anchor = Some(anchor.unwrap_or_else(|| fallback_anchor(&name)));
-
-    let mut gate = settings.gate.clone();
-    gate.fail_under = fail_under;
-    Ok(Planned { spec, gate })
+    Ok(Planned {
+        spec,
+        gate: settings.gate.clone(),
+    })
 }
 
 /// The credential settings of an HTTP server: its own keys, or (when it sets none) the

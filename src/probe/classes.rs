@@ -51,7 +51,7 @@ pub fn class_of(check_id: &str) -> ProbeClass {
 /// The policy skip of a stress check on a remote target without `--allow-load`, or `None`
 /// when its probes may run.
 pub fn refused(spec: &ServerSpec, check: &'static Check) -> Option<FindingBuilder> {
-    if class_of(check.id) != ProbeClass::Stress || !spec.is_remote() || spec.allow_load {
+    if class_of(check.id) != ProbeClass::Stress || !spec.is_remote() || spec.policy.allow_load {
         return None;
     }
     Some(check.skip(
@@ -113,7 +113,7 @@ mod tests {
         let f = refused(&remote, check).expect("refused on a remote target");
         assert_eq!(f.status(), crate::report::finding::Status::Skip);
         let mut allowed = remote;
-        allowed.allow_load = true;
+        allowed.policy.allow_load = true;
         assert!(refused(&allowed, check).is_none());
         let ordinary = registry::all()
             .find(|c| c.id == "protocol.parse_error")

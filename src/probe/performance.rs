@@ -135,7 +135,7 @@ async fn throughput(
     wires: &[Connection],
     dual: bool,
 ) -> crate::report::finding::FindingBuilder {
-    if !s.spec.allow_load {
+    if !s.spec.policy.allow_load {
         return THROUGHPUT.skip(
             SkipReason::Policy,
             "The load ramp runs only with --allow-load (config allow_load).",

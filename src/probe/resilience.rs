@@ -52,7 +52,11 @@ pub const GARBAGE: [&str; 4] = [
 ];
 
 /// Judges the follow-up request after the garbage.
-pub fn judge(era: Option<Era>, garbage: &[Reply], follow_up: &Reply) -> FindingBuilder {
+pub fn malformed_survival(
+    era: Option<Era>,
+    garbage: &[Reply],
+    follow_up: &Reply,
+) -> FindingBuilder {
     let evidence: Vec<_> = garbage
         .iter()
         .chain(std::iter::once(follow_up))
@@ -244,7 +248,11 @@ async fn malformed(s: &mut Session, wires: &[Connection], dual: bool) {
         // or `server/discover` (2026-07-28). `tools/list` is a method only servers that
         // declare `tools` implement, so its error would say nothing about the garbage.
         let follow = w.request(follow_up(w), json!({})).await;
-        s.add(judge(dual.then_some(w.era()), &garbage, &follow));
+        s.add(malformed_survival(
+            dual.then_some(w.era()),
+            &garbage,
+            &follow,
+        ));
     }
 }
 
@@ -345,14 +353,16 @@ mod tests {
             Outcome::Answered,
             Some(json!({"jsonrpc":"2.0","id":1,"result":{"tools":[]}})),
         );
-        let f = judge(Some(Era::Legacy), &garbage, &ok)
+        let f = malformed_survival(Some(Era::Legacy), &garbage, &ok)
             .build(|_| true)
             .expect("valid");
         assert_eq!(f.status, Status::Pass);
         assert_eq!(f.evidence, vec![1, 2, 3, 4, 5]);
         assert_eq!(f.era, Some(Era::Legacy));
         let dead = reply(6, Outcome::TransportError("process exited".into()), None);
-        let f = judge(None, &garbage, &dead).build(|_| true).expect("valid");
+        let f = malformed_survival(None, &garbage, &dead)
+            .build(|_| true)
+            .expect("valid");
         assert_eq!(f.status, Status::Fail);
         assert!(f.detail.contains("process exited"), "{}", f.detail);
         // An error is not "still serving": the ordinary request must get a result.
@@ -361,9 +371,12 @@ mod tests {
             Outcome::Answered,
             Some(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}})),
         );
-        assert_eq!(judge(None, &garbage, &refused).status(), Status::Fail);
         assert_eq!(
-            judge(None, &garbage, &reply(8, Outcome::TimedOut, None)).status(),
+            malformed_survival(None, &garbage, &refused).status(),
+            Status::Fail
+        );
+        assert_eq!(
+            malformed_survival(None, &garbage, &reply(8, Outcome::TimedOut, None)).status(),
             Status::Fail
         );
     }

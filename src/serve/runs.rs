@@ -375,9 +375,7 @@ impl Runs {
         config::check_secrets(&loaded.servers).map_err(|e| Refusal::new(400, e.0))?;
         let mut plan = loaded.servers;
         for p in &mut plan {
-            p.spec.policy.allow_mutations = false;
-            p.spec.policy.allow_destructive = false;
-            p.spec.allow_load = false;
+            p.spec.policy = p.spec.policy.default_permissions();
         }
         Ok((plan, loaded.settings.ignore))
     }
@@ -409,12 +407,7 @@ type Ignores = Vec<(String, String)>;
 
 /// The flags layer every page run uses: the default safety policy, whatever the config says.
 fn safety_layer() -> Layer {
-    Layer {
-        allow_mutations: Some(false),
-        allow_destructive: Some(false),
-        allow_load: Some(false),
-        ..Layer::default()
-    }
+    config::layer::default_permissions()
 }
 
 /// Why a command is refused.
@@ -580,6 +573,10 @@ mod tests {
             .expect("entry");
         let (plan, _) = r.plan(entry).expect("plan");
         let spec = &plan[0].spec;
-        assert!(!spec.policy.allow_destructive && !spec.policy.allow_mutations && !spec.allow_load);
+        assert!(
+            !spec.policy.allow_destructive
+                && !spec.policy.allow_mutations
+                && !spec.policy.allow_load
+        );
     }
 }

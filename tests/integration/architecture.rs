@@ -120,3 +120,26 @@ fn every_module_is_on_a_floor_and_no_new_arrow_points_up() {
         "these arrows are gone: take them off KNOWN_UPWARD and ARCHITECTURE.md: {gone:?}"
     );
 }
+
+/// ARCHITECTURE.md's table of floors is the same list, in the same order, as [`FLOORS`]: the
+/// page a newcomer reads is the rule this test holds.
+#[test]
+fn the_architecture_page_lists_these_floors() {
+    let page =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .expect("ARCHITECTURE.md is readable");
+    let row = regex::Regex::new(r"(?m)^\| (\d+) \| `([a-z_]+)(?:/|\.rs)` \|").expect("regex");
+    let listed: Vec<(usize, String)> = row
+        .captures_iter(&page)
+        .map(|c| (c[1].parse().expect("a floor number"), c[2].to_string()))
+        .collect();
+    let held: Vec<(usize, String)> = FLOORS
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (i, f[0].to_string()))
+        .collect();
+    assert_eq!(
+        listed, held,
+        "ARCHITECTURE.md's floors differ from the test's"
+    );
+}

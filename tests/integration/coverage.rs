@@ -256,7 +256,7 @@ async fn scenario(which: Scenario) -> ServerReport {
                 fixture_http("serialises_requests.py"),
                 &[Phase::Discovery, Phase::Handshake, Phase::Performance],
             );
-            spec.allow_load = true;
+            spec.policy.allow_load = true;
             spec
         }
     };

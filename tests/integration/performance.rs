@@ -172,7 +172,7 @@ fn scout_findings<'a>(
 
 fn load(mut spec: ServerSpec) -> ServerSpec {
     spec.only = vec![Phase::Discovery, Phase::Handshake, Phase::Performance];
-    spec.allow_load = true;
+    spec.policy.allow_load = true;
     spec
 }
 

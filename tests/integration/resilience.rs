@@ -147,7 +147,7 @@ async fn real_servers_keep_two_clients_apart() {
 /// and a deadline of `secs`.
 fn whole_run(mut spec: ServerSpec, pids: &std::path::Path, secs: u64) -> ServerSpec {
     spec.only = Vec::new();
-    spec.allow_load = true;
+    spec.policy.allow_load = true;
     spec.deadline = std::time::Duration::from_secs(secs);
     let pid_file = (
         "SCOUT_TEST_PID_FILE".to_string(),

@@ -157,7 +157,7 @@ pub async fn run(s: &mut Session) {
     // Modern-only checks.
     match (&modern, &discover_reply) {
         (Some(m), Some(d)) => {
-            check_discover(s, d, dual);
+            discover(s, d, dual);
             stateless(s, d, dual);
             version_negotiation_modern(s, m, d, dual).await;
         }
@@ -170,7 +170,7 @@ pub async fn run(s: &mut Session) {
     // Legacy-only checks.
     match (&legacy, &init_reply) {
         (Some(l), Some(init)) => {
-            check_initialize(s, init, dual);
+            initialize(s, init, dual);
             if let Some(n) = &initialized_reply {
                 check_initialized(s, n, dual, l.transport());
             }
@@ -193,12 +193,12 @@ pub async fn run(s: &mut Session) {
     }
     let wires = s.wires.clone();
     for w in &wires {
-        check_server_info(s, w, dual);
+        server_info(s, w, dual);
     }
     // ping and the capability lists are independent requests, and the wires of a dual-era
     // server independent connections: all of them go out together.
     let found = futures_util::future::join_all(wires.iter().map(|w| async move {
-        let (ping, caps) = futures_util::join!(ping(w, dual), check_capabilities(w, dual));
+        let (ping, caps) = futures_util::join!(ping(w, dual), capabilities(w, dual));
         [ping, caps]
     }))
     .await;
@@ -306,7 +306,7 @@ pub fn describe(r: &Reply) -> String {
     r.describe()
 }
 
-fn check_discover(s: &mut Session, d: &Reply, dual: bool) {
+fn discover(s: &mut Session, d: &Reply, dual: bool) {
     let ev = d.evidence.clone();
     let Some(r) = d.result() else {
         s.add(tagged(
@@ -392,7 +392,7 @@ async fn version_negotiation_modern(s: &mut Session, m: &Connection, d: &Reply, 
     s.add(tagged(b, Era::Modern, dual));
 }
 
-fn check_initialize(s: &mut Session, init: &Reply, dual: bool) {
+fn initialize(s: &mut Session, init: &Reply, dual: bool) {
     let ev = init.evidence.clone();
     let Some(r) = init.result() else { return };
     let mut problems = Vec::new();
@@ -584,7 +584,7 @@ pub fn judge_server_info(era: Era, info: Option<&Value>) -> FindingBuilder {
     }
 }
 
-fn check_server_info(s: &mut Session, w: &Connection, dual: bool) {
+fn server_info(s: &mut Session, w: &Connection, dual: bool) {
     // The evidence is the handshake exchange that carried it.
     let ev: Vec<_> = s
         .findings
@@ -641,7 +641,7 @@ async fn ping(w: &Connection, dual: bool) -> crate::report::finding::FindingBuil
     tagged(b.evidence(r.evidence.clone()), Era::Legacy, dual)
 }
 
-async fn check_capabilities(w: &Connection, dual: bool) -> crate::report::finding::FindingBuilder {
+async fn capabilities(w: &Connection, dual: bool) -> crate::report::finding::FindingBuilder {
     // Only the "declared but failing" half: "works but undeclared" belongs to the
     // catalog phase, which lists every feature anyway.
     let mut ev = Vec::new();
