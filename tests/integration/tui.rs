@@ -26,6 +26,8 @@ struct Seen {
     parser: Option<vt100::Parser>,
     /// Phase names seen on a live phase line (`  ⠋ protocol    3 pass · 0 warn · 0 fail`).
     phase_lines: std::collections::BTreeSet<String>,
+    /// Phase names seen on a pending phase line (`  · security    pending`).
+    pending_lines: std::collections::BTreeSet<String>,
     /// Every byte scout wrote to the terminal, as written.
     raw: Vec<u8>,
     ended: bool,
@@ -62,6 +64,16 @@ fn phase_line(line: &str) -> Option<String> {
         && counts[7] == "fail"
         && [0, 3, 6].iter().all(|i| counts[*i].parse::<u32>().is_ok());
     (shaped && scout::report::finding::Phase::parse(phase).is_some()).then(|| phase.to_string())
+}
+
+/// The phase of a pending phase line (`  · security    pending`).
+fn pending_line(line: &str) -> Option<String> {
+    let mut words = line.strip_prefix("  ")?.split_whitespace();
+    let (_mark, phase, state) = (words.next()?, words.next()?, words.next()?);
+    (state == "pending"
+        && words.next().is_none()
+        && scout::report::finding::Phase::parse(phase).is_some())
+    .then(|| phase.to_string())
 }
 
 impl Pty {
@@ -128,11 +140,14 @@ impl Pty {
                 let Seen {
                     parser,
                     phase_lines,
+                    pending_lines,
                     ..
                 } = &mut *s;
                 if let Some(p) = parser {
                     p.process(&buf[..n]);
-                    phase_lines.extend(rows(p).iter().filter_map(|r| phase_line(r)));
+                    let rows = rows(p);
+                    phase_lines.extend(rows.iter().filter_map(|r| phase_line(r)));
+                    pending_lines.extend(rows.iter().filter_map(|r| pending_line(r)));
                 }
             }
             into.lock().expect("lock").ended = true;
@@ -244,6 +259,12 @@ fn check_shows_the_phase_list_then_the_same_report() {
     assert!(
         phases.len() >= 2 && phases.contains("security"),
         "the live phase list showed too few phases ({phases:?}); the screen ends as:\n{live_screen}"
+    );
+    // The phases not begun yet are listed from the start, as pending: the last one at least.
+    let pending = live.seen.lock().expect("lock").pending_lines.clone();
+    assert!(
+        pending.contains("security"),
+        "no phase was shown pending ({pending:?}); the screen ends as:\n{live_screen}"
     );
     // The server's line stays, folded, with the report's score and counts.
     let folded = live_screen

@@ -112,6 +112,13 @@ impl Mark {
     }
 }
 
+/// A phase that has not started: a dim dot, no spinner.
+fn pending_style() -> ProgressStyle {
+    ProgressStyle::with_template(PHASE_PENDING)
+        .unwrap_or_else(|_| ProgressStyle::default_spinner())
+        .tick_strings(&["·", "·"])
+}
+
 /// A template for a running line (a spinner) or a finished one (its mark in its colour).
 fn style(template: &str, mark: Option<Mark>) -> ProgressStyle {
     let (color, frames): (&str, Vec<&str>) = match mark {
@@ -128,16 +135,36 @@ fn style(template: &str, mark: Option<Mark>) -> ProgressStyle {
 const SERVER_RUNNING: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg} {elapsed:.dim}";
 const SERVER_DONE: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg}";
 const PHASE_LINE: &str = "  {spinner:.COLOR} {prefix:<11} {wide_msg}";
+const PHASE_PENDING: &str = "  {spinner:.dim} {prefix:<11} {wide_msg:.dim}";
 const TOTAL_LINE: &str = "{spinner:.COLOR} {wide_msg}";
 
 /// The longest server name shown (longer ones are cut: a line must fit the terminal).
 const NAME_WIDTH: usize = 40;
 
+/// Where a phase of one server is: every phase has its line from the server's start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PhaseState {
+    Pending,
+    Running,
+    Done,
+}
+
 /// One phase of one server.
 struct PhaseLine {
     bar: ProgressBar,
     counts: Counts,
-    running: bool,
+    state: PhaseState,
+}
+
+impl PhaseLine {
+    /// From pending to running (a spinner and its counts); a running or done line stays.
+    fn start(&mut self) {
+        if self.state == PhaseState::Pending {
+            self.state = PhaseState::Running;
+            self.bar.set_style(style(PHASE_LINE, None));
+            self.bar.set_message(self.counts.describe());
+        }
+    }
 }
 
 /// One server: its summary line and its phases' lines.
@@ -196,9 +223,30 @@ impl Board {
                         .with_style(style(SERVER_RUNNING, None))
                         .with_prefix(name.chars().take(NAME_WIDTH).collect::<String>()),
                 );
+                // Every phase is listed from the start, pending until it runs.
+                let mut phases = BTreeMap::new();
+                let mut after = header.clone();
+                for phase in Phase::ALL {
+                    let bar = self.multi.insert_after(
+                        &after,
+                        ProgressBar::new_spinner()
+                            .with_style(pending_style())
+                            .with_prefix(phase.as_str()),
+                    );
+                    bar.set_message("pending");
+                    after = bar.clone();
+                    phases.insert(
+                        phase,
+                        PhaseLine {
+                            bar,
+                            counts: Counts::default(),
+                            state: PhaseState::Pending,
+                        },
+                    );
+                }
                 let line = ServerLine {
                     header,
-                    phases: BTreeMap::new(),
+                    phases,
                     counts: Counts::default(),
                     phases_done: 0,
                     done: false,
@@ -234,7 +282,7 @@ impl Board {
             PhaseLine {
                 bar,
                 counts: Counts::default(),
-                running: true,
+                state: PhaseState::Running,
             }
         })
     }
@@ -249,7 +297,7 @@ impl Board {
                 let multi = self.multi.clone();
                 let s = self.server(&server);
                 if !s.done {
-                    Self::phase(&multi, s, phase);
+                    Self::phase(&multi, s, phase).start();
                 }
             }
             RunEvent::Finding {
@@ -268,6 +316,7 @@ impl Board {
                 // stdio.* findings of a finished protocol phase still count on its line.
                 let p = Self::phase(&multi, s, phase);
                 p.counts.add(status);
+                p.start();
                 p.bar.set_message(p.counts.describe());
             }
             RunEvent::PhaseFinished { server, phase } => {
@@ -278,8 +327,8 @@ impl Board {
                 }
                 s.phases_done += 1;
                 let p = Self::phase(&multi, s, phase);
-                if p.running {
-                    p.running = false;
+                if p.state != PhaseState::Done {
+                    p.state = PhaseState::Done;
                     p.bar.set_style(style(PHASE_LINE, Some(p.counts.mark())));
                     p.bar.finish();
                 }
@@ -335,9 +384,12 @@ impl Board {
         self.summary
             .iter()
             .chain(self.servers.iter().flat_map(|(_, s)| {
-                std::iter::once(&s.header)
-                    .filter(|_| !s.done)
-                    .chain(s.phases.values().filter(|p| p.running).map(|p| &p.bar))
+                std::iter::once(&s.header).filter(|_| !s.done).chain(
+                    s.phases
+                        .values()
+                        .filter(|p| p.state == PhaseState::Running)
+                        .map(|p| &p.bar),
+                )
             }))
     }
 
@@ -528,13 +580,13 @@ mod tests {
             b.apply(e);
         }
         let a = &b.servers[0].1;
-        assert_eq!(
-            a.phases.keys().copied().collect::<Vec<_>>(),
-            [Phase::Protocol, Phase::Catalog]
-        );
+        // Every phase is listed from the start; the ones not begun say so.
+        assert_eq!(a.phases.keys().copied().collect::<Vec<_>>(), Phase::ALL);
         assert_eq!(a.phases[&Phase::Protocol].counts.pass, 2);
-        assert!(!a.phases[&Phase::Protocol].running);
-        assert!(a.phases[&Phase::Catalog].running);
+        assert_eq!(a.phases[&Phase::Protocol].state, PhaseState::Done);
+        assert_eq!(a.phases[&Phase::Catalog].state, PhaseState::Running);
+        assert_eq!(a.phases[&Phase::Security].state, PhaseState::Pending);
+        assert_eq!(a.phases[&Phase::Security].bar.message(), "pending");
         assert_eq!(a.phases[&Phase::Catalog].counts.warn, 1);
         assert_eq!(a.counts.describe(), "2 pass · 1 warn · 0 fail");
         assert_eq!(a.header.message(), "1/9 phases · 2 pass · 1 warn · 0 fail");

@@ -96,15 +96,28 @@ pub(crate) fn esc(s: &str) -> String {
     out
 }
 
-/// `s` cut to `max` characters with an ellipsis.
+/// `s` cut to at most `max` characters with an ellipsis, at the end of a word: a summary
+/// cut mid-token ("req#1", "-3260…") reads as a different value. Only a text with no space in
+/// the last half of the budget (one long token) is cut inside it.
 pub(crate) fn clip(s: &str, max: usize) -> String {
     if s.chars().count() <= max {
-        s.to_string()
-    } else {
-        let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-        out.push('…');
-        out
+        return s.to_string();
     }
+    let head: String = s.chars().take(max.saturating_sub(1)).collect();
+    let next = s.chars().nth(head.chars().count());
+    let cut = if next.is_some_and(char::is_whitespace) {
+        head.as_str()
+    } else {
+        match head.rfind(char::is_whitespace) {
+            Some(at) if head[..at].chars().count() >= max / 2 => &head[..at],
+            _ => head.as_str(),
+        }
+    };
+    let mut out = cut
+        .trim_end_matches(|c: char| c.is_whitespace() || ",;:".contains(c))
+        .to_string();
+    out.push('…');
+    out
 }
 
 /// True when no gate reason names this server (gate reasons are `"<server>: …"`).
@@ -409,6 +422,28 @@ pub fn append_step_summary(report: &Report, opts: &Options) -> std::io::Result<b
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn clip_cuts_at_the_end_of_a_word() {
+        let text = "the server answered -32601 on req#12 and then req#13";
+        let cut = super::clip(text, 30);
+        assert_eq!(cut, "the server answered -32601 on…");
+        assert!(cut.chars().count() <= 30);
+        for max in 20..text.len() {
+            let cut = super::clip(text, max);
+            let kept = cut.trim_end_matches('…');
+            assert!(text.starts_with(kept), "{cut}");
+            let rest = &text[kept.len()..];
+            assert!(rest.starts_with(' '), "cut mid-word at {max}: {cut:?}");
+        }
+        assert_eq!(super::clip("short", 30), "short");
+        let token = "x".repeat(50);
+        assert_eq!(
+            super::clip(&token, 10).chars().count(),
+            10,
+            "one long token is cut"
+        );
+    }
+
     use super::section::bar;
     use super::*;
 
