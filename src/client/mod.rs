@@ -350,9 +350,10 @@ impl Connection {
         let mut probe = probe;
         probe.params = None;
         probe.raw_body = None;
-        // Padding is streamed over Streamable HTTP; the other wires get it written out.
+        // Padding is streamed over Streamable HTTP and written in pieces over stdio; the
+        // legacy SSE wire gets it written out.
         if let Some(pad) = probe.pad
-            && !matches!(self.wire, Wire::Http(_))
+            && matches!(self.wire, Wire::LegacySse(_))
             && let Some(b) = built.body.as_mut()
         {
             *b = b.replacen(crate::transport::PAD_MARKER, &"x".repeat(pad), 1);
@@ -367,15 +368,15 @@ impl Connection {
                 } else {
                     built.id.clone()
                 };
-                w.exchange(
-                    built.body.unwrap_or_default(),
-                    built.method,
-                    id,
-                    built.progress_token,
-                    timeout,
-                    QUIET,
-                )
-                .await
+                let body = built.body.unwrap_or_default();
+                let line = match probe.pad {
+                    Some(pad) => crate::transport::stdio::StdioLine::Padded(
+                        crate::transport::padding::Padded::new(body, pad),
+                    ),
+                    None => body.into(),
+                };
+                w.exchange(line, built.method, id, built.progress_token, timeout, QUIET)
+                    .await
             }
             Wire::Http(h) => {
                 let session = match &probe.session {

@@ -6,7 +6,7 @@ use crate::transport::process::ProcessConfig;
 
 crate::checks! { phase: Protocol;
     PROCESS = "stdio.process", Critical, "The server process starts and stays up", spec_url::S26,
-        "The command is started without a shell, in its own process group, with the base environment; it must still be running before the first request.",
+        "The command is started without a shell, in its own process group, with the base environment; it must answer before it exits. A process that exits before it wrote a line (at once, or on its first request) fails this check and blocks the run: nothing after it could say how the server behaves.",
         "Run the command by hand with the same arguments; the server's stderr (in this report) usually says why it exited.";
     ENVIRONMENT = "stdio.environment", Minor, "What the child process was handed", spec_url::S26,
         "A statement, not a judgement: the environment variable names the child received (values only for variables set with --stdio-set) and its working directory.",
@@ -23,6 +23,9 @@ crate::checks! { phase: Protocol;
     SHUTDOWN = "stdio.shutdown", Minor, "The server exits when its stdin closes", spec_url::S26,
         "scout closes stdin and waits; a server should exit promptly. One that needs SIGTERM or SIGKILL, or whose stdout stays open through a child process, is reported.",
         "Exit when stdin reaches end of file, and do not leave child processes holding stdout.";
+    ORDERING = "stdio.ordering", Minor, "How scout knew that a message got no answer", spec_url::S26,
+        "A statement, not a judgement. Over stdio a message that may get no answer (a notification, a line that is not JSON-RPC) is followed by a `ping` of scout's own; stdio is one ordered stream, so once the ping is answered, whatever the message provoked has come. A server that answers a message after the ping behind it, or leaves a ping unanswered, cannot be asked this way: from then on scout waits a bounded quiet window instead, and the 'no answer' verdicts after that rest on the window.",
+        "Nothing is wrong with answering out of order; answering each `ping` promptly, and each message before the next one is read, lets a client know sooner that no answer is coming.";
 }
 
 use std::sync::Arc;
@@ -41,17 +44,54 @@ pub fn process_failed(why: &str) -> crate::report::finding::FindingBuilder {
     PROCESS.fail(why.to_string()).without_exchange()
 }
 
-/// `stdio.process` when the command started and was still running `settle` later.
-pub fn process_running(
-    pid: u32,
-    settle: std::time::Duration,
-) -> crate::report::finding::FindingBuilder {
-    PROCESS
-        .pass(format!(
-            "started without a shell in its own process group (pid {pid}) and still running after {} ms",
-            settle.as_millis()
-        ))
-        .without_exchange()
+/// When the stdio server of `conn` exited on its own before it wrote a line: records
+/// `stdio.process` failed (and `discovery.reachable`, which had only seen it start) and
+/// returns why, for the handshake's blocked era.
+pub async fn exited_before_answering(
+    s: &mut Session,
+    conn: &crate::client::Connection,
+) -> Option<String> {
+    let wire = conn.stdio()?;
+    if !stdout_lines(s).is_empty() {
+        return None;
+    }
+    let grace = s.spec.timeout.min(Duration::from_secs(2));
+    let status = wire.ended_on_its_own(grace).await?;
+    let why = format!(
+        "the process exited ({status}) before it answered its first request; stderr:\n{}",
+        tail(&wire.process.stderr(), 2000)
+    );
+    s.findings
+        .retain(|f| f.id != crate::probe::discovery::REACHABLE.id);
+    s.add(
+        crate::probe::discovery::REACHABLE
+            .fail(why.clone())
+            .without_exchange(),
+    );
+    s.add(process_failed(&why));
+    Some(why)
+}
+
+/// `stdio.process`, unless the process already failed it: started, and answered (the first
+/// line it wrote is cited) or at least still running when the run ended.
+fn process(s: &mut Session, primary: &StdioWire) {
+    if s.findings.iter().any(|f| f.id == PROCESS.id) {
+        return;
+    }
+    let pid = primary.process.pid();
+    let started = format!("started without a shell in its own process group (pid {pid})");
+    match stdout_lines(s).first() {
+        Some(first) => s.add(
+            PROCESS
+                .pass(format!("{started} and answered (req#{first})"))
+                .evidence([*first]),
+        ),
+        None => s.add(
+            PROCESS
+                .pass(format!("{started}; it wrote nothing to stdout"))
+                .without_exchange(),
+        ),
+    }
 }
 
 /// How much of an offending stdout line is quoted.
@@ -89,7 +129,9 @@ pub async fn finish(s: &mut Session) {
     };
 
     stdout_clean(s, &wires);
-    alive(s, &primary).await;
+    ordering(s, &wires);
+    process(s, &primary);
+    alive(s, &primary, grace).await;
     environment(s, &primary);
 
     // Shut every process down; the first one is reported in detail.
@@ -154,8 +196,21 @@ fn stdout_clean(s: &mut Session, wires: &[Arc<StdioWire>]) {
 }
 
 /// `stdio.alive`: still running before scout shut it down?
-async fn alive(s: &mut Session, primary: &StdioWire) {
-    match primary.process.try_exit().await {
+async fn alive(s: &mut Session, primary: &StdioWire, grace: Duration) {
+    // A process that never got going is reported once, by `stdio.process`.
+    if s.findings
+        .iter()
+        .any(|f| f.id == PROCESS.id && f.status == crate::report::finding::Status::Fail)
+    {
+        s.add(ALIVE.skip(
+            SkipReason::NotAssessed,
+            "the process exited before it answered its first request (see stdio.process)",
+        ));
+        return;
+    }
+    // A process whose stdout closed on its own is exiting: its status is waited for (a
+    // Python server closes its streams before its interpreter exits), never taken for alive.
+    match primary.ended_on_its_own(grace).await {
         None => s.add(
             ALIVE
                 .pass("the process was still running after the last probe")
@@ -204,6 +259,55 @@ fn environment(s: &mut Session, primary: &StdioWire) {
         parts.push(format!("working directory: {}", d.display()));
     }
     s.add(ENVIRONMENT.info(parts.join("; ")).without_exchange());
+}
+
+/// `stdio.ordering`: whether every wait for an answer that may not come ended at a sentinel's
+/// answer, or some used the bounded quiet window, and what showed that they had to.
+fn ordering(s: &mut Session, wires: &[Arc<StdioWire>]) {
+    let orders: Vec<_> = wires.iter().map(|w| w.order()).collect();
+    let sentinels: u64 = orders.iter().map(|o| o.sentinels).sum();
+    let windows: u64 = orders.iter().map(|o| o.quiet_windows).sum();
+    let quiet = crate::client::QUIET.as_millis();
+    if windows == 0 {
+        let first = orders.iter().find_map(|o| o.first_sentinel);
+        match first {
+            None => s.add(ORDERING.skip(
+                SkipReason::NotAssessed,
+                "no message that may get no answer was sent over stdio",
+            )),
+            Some(first) => s.add(
+                ORDERING
+                    .info(format!(
+                        "each of the {sentinels} wait(s) for an answer that may not come ended when the server answered the ping scout sent behind the message: no wait was a fixed window"
+                    ))
+                    .evidence([first]),
+            ),
+        }
+        return;
+    }
+    // Whichever showed it first is what made the window necessary.
+    let out_of_order = orders.iter().filter_map(|o| o.out_of_order).min();
+    let unanswered = orders.iter().filter_map(|o| o.unanswered).min();
+    let (why, seq) = match (out_of_order, unanswered) {
+        (Some(o), u) if u.is_none_or(|u| o < u) => (
+            format!(
+                "a reply with id null (req#{o}) came when no message was waiting for one: on this wire an answer can come after the ping sent behind its message"
+            ),
+            Some(o),
+        ),
+        (_, Some(u)) => (
+            format!("the server left scout's ping (req#{u}) unanswered within the timeout"),
+            Some(u),
+        ),
+        _ => ("a ping could not tell".to_string(), None),
+    };
+    let detail = format!(
+        "{why}, so {windows} later wait(s) for an answer that may not come used the bounded {quiet} ms quiet window instead: the 'no answer' verdicts after it rest on that window"
+    );
+    match seq {
+        Some(seq) => s.add(ORDERING.info(detail).evidence([seq])),
+        None => s.add(ORDERING.info(detail).without_exchange()),
+    }
 }
 
 /// `stdio.stderr`: what the server wrote to stderr, kept for the reader.

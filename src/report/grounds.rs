@@ -313,7 +313,7 @@ pub static GROUNDS: &[Ground] = &[
         "stdio.process",
         Robustness,
         "scout",
-        "A stdio server that exits before its first request cannot be checked: the process must start and stay up.",
+        "A stdio server that exits before it answers its first request cannot be checked: the process must start and stay up.",
     ),
     g(
         "stdio.environment",
@@ -338,6 +338,12 @@ pub static GROUNDS: &[Ground] = &[
         Robustness,
         "scout",
         "A server that dies under a client's ordinary and malformed messages cannot serve an agent: the process must survive the run.",
+    ),
+    g(
+        "stdio.ordering",
+        Observation,
+        "scout",
+        "How scout knew that a message got no answer (an answered ping behind it, or a bounded quiet window) is stated, not judged.",
     ),
     g(
         "stdio.shutdown",

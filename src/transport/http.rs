@@ -167,42 +167,13 @@ pub struct HttpRequest {
     pub abandon: bool,
 }
 
-/// 64 KiB of padding, sent as often as a padded body needs it.
-static PADDING: [u8; 64 * 1024] = [b'x'; 64 * 1024];
-
 /// A body whose [`PAD_MARKER`](super::PAD_MARKER) is replaced by `pad` bytes of `x`, as a
-/// stream of chunks with its total length, and what the record keeps of it (the first
-/// bytes and the size sent, as [`own_body_kept`](crate::telemetry::recorder::own_body_kept)
-/// would keep of the whole body).
+/// stream of chunks with its total length, and what the record keeps of it.
 fn padded(body: String, pad: usize) -> (reqwest::Body, usize, String, Arc<AtomicUsize>) {
-    let (prefix, suffix) = match body.split_once(super::PAD_MARKER) {
-        Some((a, b)) => (a.to_string(), b.to_string()),
-        None => (body, String::new()),
-    };
-    let total = prefix.len() + pad + suffix.len();
-    let kept_pad = crate::telemetry::recorder::OWN_KEPT.saturating_sub(prefix.len());
-    let kept = crate::telemetry::recorder::own_body_kept(&format!(
-        "{prefix}{}",
-        "x".repeat(kept_pad.min(pad))
-    ));
-    let kept = if total > crate::telemetry::recorder::OWN_BODY_CAP {
-        let end = kept.len().min(crate::telemetry::recorder::OWN_KEPT);
-        format!(
-            "{}[… {total} bytes were sent; the first {end} are kept]",
-            &kept[..end]
-        )
-    } else {
-        kept
-    };
-    let full = pad / PADDING.len();
-    let rest = pad % PADDING.len();
-    let chunks = std::iter::once(bytes::Bytes::from(prefix))
-        .chain(std::iter::repeat_n(
-            bytes::Bytes::from_static(&PADDING),
-            full,
-        ))
-        .chain(std::iter::once(bytes::Bytes::from_static(&PADDING[..rest])))
-        .chain(std::iter::once(bytes::Bytes::from(suffix)));
+    let padded = super::padding::Padded::new(body, pad);
+    let total = padded.total_len();
+    let kept = padded.kept();
+    let chunks = padded.into_bytes();
     // Counts the bytes handed to the connection: the client takes the next chunk only once
     // it has written the one before, so a count short of the total says the write stopped
     // before the body's end.

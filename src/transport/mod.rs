@@ -9,6 +9,7 @@ pub mod headers;
 pub mod http;
 pub mod legacy_sse;
 pub mod limiter;
+pub mod padding;
 pub mod process;
 pub mod resume;
 pub mod sse;

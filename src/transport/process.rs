@@ -263,6 +263,13 @@ impl ManagedProcess {
         s
     }
 
+    /// The exit status, waiting up to `d` for the process to exit (and no longer than it
+    /// takes): for a process whose stdout has closed, which exits a moment later (a Python
+    /// server closes its streams before its interpreter is done).
+    pub async fn exit_within(&self, d: Duration) -> Option<String> {
+        self.wait_for(d).await
+    }
+
     async fn wait_for(&self, d: Duration) -> Option<String> {
         if let Some(s) = self.reaped_status() {
             return Some(s);

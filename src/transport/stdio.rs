@@ -67,10 +67,10 @@ struct Router {
     /// Every stray line, kept or not.
     violation_count: usize,
     late: Vec<Seq>,
-    /// A reply with a `null` id came when nothing was waiting for one: the server answered
-    /// a message after the sentinel behind it, so on this wire only a quiet window can
-    /// tell that no answer is coming.
-    out_of_order: bool,
+    /// A reply with a `null` id came when nothing was waiting for one (its sequence number):
+    /// the server answered a message after the sentinel behind it, so on this wire only a
+    /// quiet window can tell that no answer is coming.
+    out_of_order: Option<Seq>,
 }
 
 impl Router {
@@ -92,6 +92,19 @@ impl Router {
             ([], [(k, _)]) => Some((*k).clone()),
             _ => None,
         }
+    }
+}
+
+/// A line scout writes to the server: a message, or a padded one written in pieces.
+#[derive(Debug, Clone)]
+pub enum StdioLine {
+    Text(String),
+    Padded(crate::transport::padding::Padded),
+}
+
+impl From<String> for StdioLine {
+    fn from(text: String) -> Self {
+        StdioLine::Text(text)
     }
 }
 
@@ -127,8 +140,30 @@ pub struct StdioWire {
     end: Arc<EndWatch>,
     /// Sentinels sent so far (each gets the id `scout-sentinel-N`).
     sentinels: std::sync::atomic::AtomicU64,
-    /// A sentinel went unanswered: from then on only a quiet window can tell.
-    sentinel_unanswered: std::sync::atomic::AtomicBool,
+    /// The first sentinel that went unanswered (the sequence number of its line): from then
+    /// on only a quiet window can tell.
+    sentinel_unanswered: Mutex<Option<Seq>>,
+    /// The first sentinel sent, and how many were answered.
+    first_sentinel: Mutex<Option<Seq>>,
+    sentinels_answered: std::sync::atomic::AtomicU64,
+    /// How many waits used the bounded quiet window instead of a sentinel.
+    quiet_windows: std::sync::atomic::AtomicU64,
+}
+
+/// How this wire learnt that a message got no answer: what `stdio.ordering` reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WireOrder {
+    /// Sentinels sent, and answered.
+    pub sentinels: u64,
+    pub answered: u64,
+    /// The first sentinel's line.
+    pub first_sentinel: Option<Seq>,
+    /// A `null`-id reply that came after the sentinel behind its message.
+    pub out_of_order: Option<Seq>,
+    /// The first sentinel left unanswered.
+    pub unanswered: Option<Seq>,
+    /// Waits that used the bounded quiet window.
+    pub quiet_windows: u64,
 }
 
 /// What the reader knows when stdout ends: the last line scout had written whole before
@@ -205,7 +240,10 @@ impl StdioWire {
             reader: Mutex::new(Some(handle)),
             end,
             sentinels: std::sync::atomic::AtomicU64::new(0),
-            sentinel_unanswered: std::sync::atomic::AtomicBool::new(false),
+            sentinel_unanswered: Mutex::new(None),
+            first_sentinel: Mutex::new(None),
+            sentinels_answered: std::sync::atomic::AtomicU64::new(0),
+            quiet_windows: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -218,6 +256,17 @@ impl StdioWire {
             .exited_after
             .lock()
             .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The exit status of a process that ended on its own (its stdout closed before scout
+    /// began the shutdown), waiting up to `within` for the exit that follows; `None` while
+    /// it runs.
+    pub async fn ended_on_its_own(&self, within: Duration) -> Option<String> {
+        match self.process.try_exit().await {
+            Some(status) => Some(status),
+            None if self.exited_after().is_some() => self.process.exit_within(within).await,
+            None => None,
+        }
     }
 
     /// Tags exchanges recorded from now on with `era`.
@@ -259,10 +308,31 @@ impl StdioWire {
     /// coming: the server answered a message after the sentinel behind it, or left a
     /// sentinel unanswered. Messages that may get no answer then wait a quiet window.
     pub fn needs_quiet_window(&self) -> bool {
-        self.lock().out_of_order
+        self.lock().out_of_order.is_some()
             || self
                 .sentinel_unanswered
-                .load(std::sync::atomic::Ordering::SeqCst)
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some()
+    }
+
+    /// What the wire learnt about its order so far (see [`WireOrder`]).
+    pub fn order(&self) -> WireOrder {
+        use std::sync::atomic::Ordering::SeqCst;
+        WireOrder {
+            sentinels: self.sentinels.load(SeqCst),
+            answered: self.sentinels_answered.load(SeqCst),
+            first_sentinel: *self
+                .first_sentinel
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+            out_of_order: self.lock().out_of_order,
+            unanswered: *self
+                .sentinel_unanswered
+                .lock()
+                .unwrap_or_else(|e| e.into_inner()),
+            quiet_windows: self.quiet_windows.load(SeqCst),
+        }
     }
 
     /// Writes `line` and, when `id` is given, waits for the response with that id (up to
@@ -277,7 +347,7 @@ impl StdioWire {
     /// window instead ([`StdioWire::needs_quiet_window`]).
     pub async fn exchange(
         &self,
-        line: String,
+        line: impl Into<StdioLine>,
         method: Option<String>,
         id: Option<Value>,
         progress_token: Option<Value>,
@@ -286,9 +356,17 @@ impl StdioWire {
     ) -> Reply {
         let started = Instant::now();
         let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
-        let not_jsonrpc = serde_json::from_str::<Value>(&line)
-            .map(|v| !v.is_object())
-            .unwrap_or(true);
+        let line = line.into();
+        // A padded line is a request scout built (an object); only its start is recorded.
+        let (not_jsonrpc, recorded) = match &line {
+            StdioLine::Text(t) => (
+                serde_json::from_str::<Value>(t)
+                    .map(|v| !v.is_object())
+                    .unwrap_or(true),
+                t.clone(),
+            ),
+            StdioLine::Padded(p) => (false, p.kept()),
+        };
         // The key under which replies are awaited: a request id, or `null` for a raw probe
         // that may provoke an id-less error (parse errors are answered with id null).
         let key = id.as_ref().map(id_key).unwrap_or_else(|| "null".into());
@@ -309,7 +387,7 @@ impl StdioWire {
             ExchangeKind::Stdio(StdioMessage {
                 direction: Direction::Sent,
                 method,
-                line: line.clone(),
+                line: recorded,
                 not_jsonrpc,
             }),
         );
@@ -318,9 +396,21 @@ impl StdioWire {
             let Some(stdin) = guard.as_mut() else {
                 return Err("stdin is closed".to_string());
             };
-            let mut bytes = line.into_bytes();
-            bytes.push(b'\n');
-            stdin.write_all(&bytes).await.map_err(|e| e.to_string())?;
+            match line {
+                StdioLine::Text(t) => {
+                    let mut bytes = t.into_bytes();
+                    bytes.push(b'\n');
+                    stdin.write_all(&bytes).await.map_err(|e| e.to_string())?;
+                }
+                // Written piece by piece (under the one stdin lock, so no other line
+                // interleaves): the whole line is never built in memory.
+                StdioLine::Padded(p) => {
+                    for chunk in p.chunks() {
+                        stdin.write_all(chunk).await.map_err(|e| e.to_string())?;
+                    }
+                    stdin.write_all(b"\n").await.map_err(|e| e.to_string())?;
+                }
+            }
             stdin.flush().await.map_err(|e| e.to_string())?;
             // Only a line the process could read can be what it died of.
             self.end
@@ -347,12 +437,20 @@ impl StdioWire {
                         "the server closed stdout (process exited?)".into(),
                     ));
                 }
-                // The server did not answer it: wait the quiet window after all.
-                SentinelEnd::Unanswered => {}
+                // Unanswered for the whole timeout: no answer to the line is coming either
+                // (stdio is one ordered stream), and waiting longer would tell no more.
+                SentinelEnd::Unanswered => outcome = Some(Outcome::NoResponse),
             }
             behind = Some(seen);
         }
+        if outcome.is_none() && id.is_none() {
+            self.quiet_windows
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
         if outcome.is_none() && !waits_for_response {
+            // Only on a wire shown to answer out of order or to leave a sentinel unanswered
+            // (`needs_quiet_window`): there no question can tell that no answer is coming,
+            // and a bounded window is the one way left; `stdio.ordering` says it was used.
             tokio::time::sleep(quiet).await;
             outcome = Some(Outcome::NoResponse);
         }
@@ -411,13 +509,16 @@ impl StdioWire {
     /// What arrives meanwhile stays where it would go (the inbox, or its own request).
     pub async fn settle(&self, timeout: Duration, quiet: Duration) {
         if self.needs_quiet_window() {
+            // No question can tell on this wire (see `needs_quiet_window`): the bounded
+            // window is the one way left, and `stdio.ordering` says it was used.
+            self.quiet_windows
+                .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             tokio::time::sleep(quiet).await;
             return;
         }
         let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
-        if self.sentinel(era, timeout, false).await.end == SentinelEnd::Unanswered {
-            tokio::time::sleep(quiet).await;
-        }
+        // An unanswered sentinel has already waited the whole timeout: nothing more to wait.
+        let _ = self.sentinel(era, timeout, false).await;
     }
 
     /// Sends a sentinel `ping` and waits (up to `timeout`) for its answer. Everything
@@ -448,6 +549,10 @@ impl StdioWire {
                 not_jsonrpc: false,
             }),
         );
+        self.first_sentinel
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert(seq);
         let write = async {
             let mut guard = self.stdin.lock().await;
             let stdin = guard.as_mut().ok_or(())?;
@@ -467,11 +572,15 @@ impl StdioWire {
         let mut evidence = vec![seq];
         evidence.extend(entry.evidence);
         let end = if answered {
+            self.sentinels_answered.fetch_add(1, Ordering::SeqCst);
             SentinelEnd::Answered
         } else if self.stdout_closed() {
             SentinelEnd::Closed
         } else {
-            self.sentinel_unanswered.store(true, Ordering::SeqCst);
+            self.sentinel_unanswered
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get_or_insert(seq);
             SentinelEnd::Unanswered
         };
         Sentinel {
@@ -712,7 +821,9 @@ fn handle_line(
                         .find(|e| e.sentinel && e.collects && e.response.is_none())
                     {
                         Some(window) => window.evidence.push(seq),
-                        None => r.out_of_order = true,
+                        None => {
+                            r.out_of_order.get_or_insert(seq);
+                        }
                     }
                 }
                 r.late.push(seq);

@@ -150,6 +150,13 @@ const COVERED: &[(&str, Cover)] = &[
     ),
     ("stdio.alive", Judged(StdioMinimal)),
     ("stdio.shutdown", Judged(StdioMinimal)),
+    (
+        "stdio.ordering",
+        Observed(
+            StdioMinimal,
+            "says how scout knew a message got no answer (a ping behind it, or a quiet window)",
+        ),
+    ),
     ("catalog.tools_list", Judged(StdioMinimal)),
     ("catalog.pagination", Judged(StdioMinimal)),
     ("catalog.tool_schema", Judged(StdioMinimal)),

@@ -104,6 +104,31 @@ async fn minimal_server_over_stdio_is_dual_and_clean() {
     assert!(fails(&r, "stdio.").is_empty(), "{:?}", fails(&r, "stdio."));
     assert_eq!(finding(&r, "stdio.shutdown").status, Status::Pass);
     assert_eq!(r.protocol_versions.len(), 2, "{:?}", r.protocol_versions);
+    let order = finding(&r, "stdio.ordering");
+    assert_eq!(order.status, Status::Info);
+    assert!(
+        order.detail.contains("no wait was a fixed window"),
+        "{}",
+        order.detail
+    );
+    assert_eq!(order.evidence.len(), 1, "cites the first ping");
+}
+
+#[tokio::test]
+async fn a_run_that_fell_back_to_the_quiet_window_says_so_and_cites_what_showed_it() {
+    // answers_late.py answers pings a second late: with a 500 ms timeout the first ping
+    // behind a message is left unanswered.
+    let mut spec = stdio_spec("answers_late.py");
+    spec.timeout = Duration::from_millis(500);
+    let r = run(spec).await;
+    let order = finding(&r, "stdio.ordering");
+    assert_eq!(order.status, Status::Info);
+    assert!(
+        order.detail.contains("unanswered") && order.detail.contains("quiet window"),
+        "{}",
+        order.detail
+    );
+    assert_eq!(order.evidence.len(), 1, "{:?}", order.evidence);
 }
 
 #[tokio::test]
@@ -562,4 +587,97 @@ async fn a_late_reply_is_recorded_and_dropped_and_the_wire_goes_on() {
     let after = legacy.request("tools/list", serde_json::json!({})).await;
     assert!(after.result().is_some(), "{:?}", after.outcome);
     wire.close(Duration::from_millis(500)).await;
+}
+
+#[tokio::test]
+async fn a_notification_waits_for_the_ping_behind_it_and_no_quiet_window() {
+    let spec = stdio_spec("minimal_server.py");
+    let c = scout::client::Connector::new(&spec, scout::telemetry::Recorder::new(), "t")
+        .expect("connector");
+    let conn = c.open().await.expect("spawned");
+    let (legacy, _, _) = scout::client::lifecycle::open_legacy(&conn).await;
+    let legacy = legacy.expect("initialize works");
+    let wire = legacy.stdio().expect("stdio wire");
+    let before = wire.order();
+    let r = legacy
+        .send(scout::transport::Probe::notification(
+            "notifications/scout-unknown",
+            None,
+        ))
+        .await;
+    assert_eq!(r.outcome, scout::transport::Outcome::NoResponse);
+    let order = wire.order();
+    assert_eq!(order.sentinels, before.sentinels + 1, "{order:?}");
+    assert_eq!(order.answered, order.sentinels, "{order:?}");
+    assert_eq!(order.quiet_windows, 0, "{order:?}");
+    assert!(order.first_sentinel.is_some() && order.unanswered.is_none());
+    wire.close(Duration::from_millis(500)).await;
+}
+
+#[tokio::test]
+async fn a_ping_left_unanswered_is_remembered_and_the_next_wait_is_a_quiet_window() {
+    // answers_late.py answers every ping only after a second: with a 300 ms timeout the
+    // ping behind the first notification goes unanswered.
+    let spec = stdio_spec("answers_late.py");
+    let c = scout::client::Connector::new(&spec, scout::telemetry::Recorder::new(), "t")
+        .expect("connector");
+    let conn = c.open().await.expect("spawned");
+    let (legacy, _, _) = scout::client::lifecycle::open_legacy(&conn).await;
+    let legacy = legacy.expect("initialize works");
+    let wire = legacy.stdio().expect("stdio wire");
+    let note = || scout::transport::Probe {
+        timeout: Some(Duration::from_millis(300)),
+        ..scout::transport::Probe::notification("notifications/scout-unknown", None)
+    };
+    let first = legacy.send(note()).await;
+    assert_eq!(first.outcome, scout::transport::Outcome::NoResponse);
+    let order = wire.order();
+    assert!(order.unanswered.is_some(), "{order:?}");
+    assert_eq!(order.quiet_windows, 0, "{order:?}");
+    assert!(c.recorder().contains(order.unanswered.unwrap_or_default()));
+    let sentinels = order.sentinels;
+    let second = legacy.send(note()).await;
+    assert_eq!(second.outcome, scout::transport::Outcome::NoResponse);
+    let order = wire.order();
+    assert_eq!(order.quiet_windows, 1, "{order:?}");
+    assert_eq!(
+        order.sentinels, sentinels,
+        "no ping behind the second: {order:?}"
+    );
+    wire.close(Duration::from_millis(500)).await;
+}
+
+#[tokio::test]
+async fn a_process_that_exits_before_answering_is_not_assessed_beyond_that() {
+    // Exits a moment after it starts, before it reads a request: nothing it did answers a
+    // question about its protocol, and it did not stay alive.
+    let mut spec = stdio_spec("minimal_server.py");
+    if let TargetSpec::Stdio(ProcessConfig { command, .. }) = &mut spec.target {
+        *command = vec![
+            "python3".into(),
+            "-c".into(),
+            "import sys, time; time.sleep(0.3); sys.stderr.write('no module named x\\n'); sys.exit(1)"
+                .into(),
+        ];
+    }
+    let r = run(spec).await;
+    assert!(r.blocked.is_some(), "{:#?}", r.findings);
+    for id in ["stdio.process", "discovery.reachable"] {
+        let f = finding(&r, id);
+        assert_eq!(f.status, Status::Fail, "{id}: {}", f.detail);
+        assert!(f.detail.contains("no module named x"), "{id}: {}", f.detail);
+    }
+    assert_eq!(finding(&r, "handshake.protocol_era").status, Status::Skip);
+    assert_eq!(finding(&r, "stdio.alive").status, Status::Skip);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.status != Status::Pass || f.id == "stdio.environment"),
+        "no pass for a server that never answered: {:#?}",
+        r.findings
+            .iter()
+            .filter(|f| f.status == Status::Pass)
+            .map(|f| (&f.id, &f.detail))
+            .collect::<Vec<_>>()
+    );
 }

@@ -27,17 +27,12 @@ crate::checks! { phase: Discovery;
         "Advertise `client_id_metadata_document_supported: true` so agents with no prior relationship can log in, or document how to obtain a client id.";
 }
 
-use std::time::Duration;
-
 use crate::client::Connector;
 use crate::client::connect::START_TIMEOUT;
 use crate::probe::Session;
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::spec::TargetSpec;
 use crate::transport::{MetaMode, Outcome, Probe, Reply};
-
-/// How long after the spawn a stdio server must still be running to count as started.
-const SETTLE: Duration = Duration::from_millis(100);
 
 /// Opens the transport (starting the server first when a `start` command is configured)
 /// and records whether it answered; blocks the run when it did not.
@@ -76,7 +71,9 @@ async fn stdio(s: &mut Session, connector: &Connector) {
             return;
         }
     };
-    tokio::time::sleep(SETTLE).await;
+    // No wait here: a command that exits at once is seen now or by its first request (the
+    // handshake then says it exited before answering), and `stdio.process` is judged at the
+    // end on what the process did.
     let Some(wire) = conn.stdio() else { return };
     if let Some(status) = wire.process.try_exit().await {
         let why = format!(
@@ -94,7 +91,6 @@ async fn stdio(s: &mut Session, connector: &Connector) {
             .pass(format!("the command started (pid {pid})"))
             .without_exchange(),
     );
-    s.add(crate::probe::stdio::process_running(pid, SETTLE));
     s.opened = Some(conn);
 }
 
@@ -244,7 +240,7 @@ mod tests {
                 status,
                 ..HttpInfo::default()
             }),
-            elapsed: Duration::ZERO,
+            elapsed: std::time::Duration::ZERO,
             refused: false,
         }
     }

@@ -133,6 +133,17 @@ pub async fn run(s: &mut Session) {
             s.block(why);
             return;
         }
+        // A stdio server that exited before it answered anything was not asked about its
+        // protocol: the process check says it did not stay up, and the run is blocked.
+        if let Some(why) = crate::probe::stdio::exited_before_answering(s, &first).await {
+            s.add(
+                PROTOCOL_ERA
+                    .skip(SkipReason::Blocked, why.clone())
+                    .evidence(evidence),
+            );
+            s.block("the stdio server exited before it answered its first request");
+            return;
+        }
         s.add(PROTOCOL_ERA.fail(detail).evidence(evidence));
         s.block("the server answered neither server/discover nor initialize");
         return;
