@@ -391,9 +391,13 @@ impl Connector {
     /// with no answer since, asks whether the server still listens, before anything more is
     /// judged: one credential-free `HEAD` on the server's URL over a fresh connection
     /// (recorded like every request). A refused connection means the server stopped, after
-    /// the first broken request; any answer means it runs. Without the question, whether
-    /// the next probe met a refused connection or one more dead pooled connection would be
-    /// the schedule's choice. Does nothing otherwise.
+    /// the first broken request; any answer means it runs. A fresh connection that is closed
+    /// without an answer too is asked once more: a process that is exiting still accepts
+    /// connections for a moment and drops them, so two fresh connections closed unanswered
+    /// after the broken request mean it stopped, as a refused one does. Without the question,
+    /// whether the next probe met a refused connection or one more dead pooled connection
+    /// (or the exiting process's last accepts) would be the schedule's choice. Does nothing
+    /// otherwise.
     pub async fn confirm_http_stop(&self) {
         let broken = {
             let alive = self
@@ -411,23 +415,44 @@ impl Connector {
         else {
             return;
         };
-        let Ok(fresh) = clients.with_own_pool() else {
-            return;
-        };
-        let req = crate::transport::http::HttpRequest {
-            method: "HEAD".into(),
-            url: url.clone(),
-            headers: vec![("X-MCP-Trace-ID".to_string(), clients.trace_id.clone())],
-            body: None,
-            expect_id: None,
-            timeout: self.timeout().min(Duration::from_secs(5)),
-            max_body: 0,
-            stop: None,
-            pad: None,
-            abandon: false,
-        };
-        let reply = crate::transport::http::exchange(&fresh, &self.inner.recorder, None, req).await;
-        self.note_http_reply(&reply);
+        let mut unanswered = 0;
+        for _ in 0..2 {
+            let Ok(fresh) = clients.with_own_pool() else {
+                return;
+            };
+            let req = crate::transport::http::HttpRequest {
+                method: "HEAD".into(),
+                url: url.clone(),
+                headers: vec![("X-MCP-Trace-ID".to_string(), clients.trace_id.clone())],
+                body: None,
+                expect_id: None,
+                timeout: self.timeout().min(Duration::from_secs(5)),
+                max_body: 0,
+                stop: None,
+                pad: None,
+                abandon: false,
+            };
+            let reply =
+                crate::transport::http::exchange(&fresh, &self.inner.recorder, None, req).await;
+            self.note_http_reply(&reply);
+            let dropped = !reply.refused
+                && reply.http.is_none()
+                && matches!(reply.outcome, crate::transport::Outcome::TransportError(_));
+            if !dropped {
+                return;
+            }
+            unanswered += 1;
+        }
+        if unanswered == 2 {
+            let mut alive = self
+                .inner
+                .http_alive
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            if alive.stopped_after.is_none() {
+                alive.stopped_after = alive.broken;
+            }
+        }
     }
 
     /// How many sessions were issued to scout, and how many of them it ended.

@@ -83,7 +83,7 @@ fn process(s: &mut Session, primary: &StdioWire) {
     match stdout_lines(s).first() {
         Some(first) => s.add(
             PROCESS
-                .pass(format!("{started} and answered (req#{first})"))
+                .pass(format!("{started}; the first line it wrote is req#{first}"))
                 .evidence([*first]),
         ),
         None => s.add(

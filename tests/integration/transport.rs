@@ -562,14 +562,20 @@ async fn modern_http_requests_carry_routing_headers_the_server_accepts() {
     c.stop_started(Duration::from_millis(500)).await;
 }
 
-#[tokio::test]
-async fn a_late_reply_is_recorded_and_dropped_and_the_wire_goes_on() {
-    let spec = stdio_spec("answers_late.py");
+/// A fixture started over stdio with its legacy handshake done (the connector keeps the
+/// recorder and the process).
+async fn legacy_over_stdio(script: &str) -> (scout::client::Connector, scout::client::Connection) {
+    let spec = stdio_spec(script);
     let c = scout::client::Connector::new(&spec, scout::telemetry::Recorder::new(), "t")
         .expect("connector");
     let conn = c.open().await.expect("spawned");
     let (legacy, _, _) = scout::client::lifecycle::open_legacy(&conn).await;
-    let legacy = legacy.expect("initialize works");
+    (c, legacy.expect("initialize works"))
+}
+
+#[tokio::test]
+async fn a_late_reply_is_recorded_and_dropped_and_the_wire_goes_on() {
+    let (c, legacy) = legacy_over_stdio("answers_late.py").await;
     let r = legacy
         .send(scout::transport::Probe {
             timeout: Some(Duration::from_millis(300)),
@@ -591,12 +597,7 @@ async fn a_late_reply_is_recorded_and_dropped_and_the_wire_goes_on() {
 
 #[tokio::test]
 async fn a_notification_waits_for_the_ping_behind_it_and_no_quiet_window() {
-    let spec = stdio_spec("minimal_server.py");
-    let c = scout::client::Connector::new(&spec, scout::telemetry::Recorder::new(), "t")
-        .expect("connector");
-    let conn = c.open().await.expect("spawned");
-    let (legacy, _, _) = scout::client::lifecycle::open_legacy(&conn).await;
-    let legacy = legacy.expect("initialize works");
+    let (_c, legacy) = legacy_over_stdio("minimal_server.py").await;
     let wire = legacy.stdio().expect("stdio wire");
     let before = wire.order();
     let r = legacy
@@ -618,12 +619,7 @@ async fn a_notification_waits_for_the_ping_behind_it_and_no_quiet_window() {
 async fn a_ping_left_unanswered_is_remembered_and_the_next_wait_is_a_quiet_window() {
     // answers_late.py answers every ping only after a second: with a 300 ms timeout the
     // ping behind the first notification goes unanswered.
-    let spec = stdio_spec("answers_late.py");
-    let c = scout::client::Connector::new(&spec, scout::telemetry::Recorder::new(), "t")
-        .expect("connector");
-    let conn = c.open().await.expect("spawned");
-    let (legacy, _, _) = scout::client::lifecycle::open_legacy(&conn).await;
-    let legacy = legacy.expect("initialize works");
+    let (c, legacy) = legacy_over_stdio("answers_late.py").await;
     let wire = legacy.stdio().expect("stdio wire");
     let note = || scout::transport::Probe {
         timeout: Some(Duration::from_millis(300)),
