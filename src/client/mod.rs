@@ -153,6 +153,12 @@ impl Connection {
     fn tag_era(&self) {
         if let Wire::Stdio(w) = &self.wire {
             w.set_era(Some(self.era));
+            // A 2026-07-28 server refuses a request without the `_meta` envelope: the
+            // sentinel pings that pace the stdio wire carry it too.
+            let modern = self.era == Era::Modern && !self.version.is_empty();
+            w.set_sentinel_params(
+                modern.then(|| serde_json::json!({"_meta": message::envelope(&self.version)})),
+            );
         }
     }
 

@@ -102,12 +102,18 @@ enum Step {
     SecurityProbes,
     /// The security phase's judgements over every message of the run, after the last probe.
     SecurityJudge,
+    /// The execution phase's cancellation probes (stdio), planned by the phase and run last
+    /// of the probes, alone: a server that mishandles a cancellation racing its own reply
+    /// can exit on it. It sends no phase events (the phase has already finished on the
+    /// live view; its finding is counted there all the same).
+    ExecutionCancel,
 }
 
 impl Step {
     fn phase(self) -> Phase {
         match self {
             Step::Phase(p) => p,
+            Step::ExecutionCancel => Phase::Execution,
             Step::ProtocolEarly | Step::ProtocolLate => Phase::Protocol,
             Step::PerformanceSample | Step::PerformanceObserved => Phase::Performance,
             Step::ResilienceSessions | Step::ResilienceLate => Phase::Resilience,
@@ -200,7 +206,9 @@ impl Branch {
 /// 3. **The final stage**, one phase after another and alone on the wire: the protocol
 ///    phase's deliberately broken input (garbage bodies, invalid requests, batches, ended
 ///    sessions), then resilience (malformed bodies, abandoned requests, the oversized body,
-///    session recovery), then security (which reads every message of the run). A probe
+///    session recovery), then security (which reads every message of the run), with the
+///    execution phase's cancellation probe (stdio) last before the security judgements: a
+///    server that races a cancellation against its own reply can exit on it. A probe
 ///    that could crash or stall the server never overlaps a probe whose verdict would be
 ///    wrong if it did: within this stage only the protocol groups overlap each other (on
 ///    HTTP, as they always did) and the unparsable body goes last and alone, and each
@@ -252,13 +260,14 @@ pub async fn run_server_exposing(
     step(&mut s, Step::PerformanceObserved, &mut main).await;
 
     // 3. The final stage, one step after another and alone on the wire: the broken input
-    // first, then the probes that open sessions, one at a time, then the judgements over
-    // every message of the run.
+    // first, then the probes that open sessions, one at a time, then the cancellation that
+    // can end a server, then the judgements over every message of the run.
     for late in [
         Step::ProtocolLate,
         Step::ResilienceLate,
         Step::SecurityProbes,
         Step::ResilienceSessions,
+        Step::ExecutionCancel,
         Step::SecurityJudge,
     ] {
         step(&mut s, late, &mut main).await;
@@ -406,8 +415,9 @@ fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerR
 /// cancel signal, between the phase's start and end events.
 async fn step(s: &mut Session, step: Step, b: &mut Branch) {
     let phase = step.phase();
+    let silent = matches!(step, Step::ExecutionCancel);
     // A split phase starts with its first half and ends with its second.
-    if !step.closes_only() {
+    if !step.closes_only() && !silent {
         events::emit(&s.ctx.observer, || events::RunEvent::PhaseStarted {
             server: s.spec.name.clone(),
             phase,
@@ -416,7 +426,7 @@ async fn step(s: &mut Session, step: Step, b: &mut Branch) {
     // Boxed: a phase's future is large (several probes in flight at once), and a run's
     // future must stay small enough for a caller that runs many servers on one stack.
     Box::pin(run_step(s, step, phase, b)).await;
-    if !step.opens_only() {
+    if !step.opens_only() && !silent {
         events::emit(&s.ctx.observer, || events::RunEvent::PhaseFinished {
             server: s.spec.name.clone(),
             phase,
@@ -492,6 +502,7 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
                 Step::ResilienceLate => resilience::run_late(s).await,
                 Step::SecurityProbes => security::probe(s).await,
                 Step::SecurityJudge => security::judge(s),
+                Step::ExecutionCancel => execution::run_cancellations(s).await,
             }
         };
         tokio::select! {

@@ -52,6 +52,8 @@ pub struct Session {
     pub internal_errors: Vec<String>,
     /// What the discovery and auth phases learnt about the server's protection.
     pub oauth: crate::probe::auth::State,
+    /// The cancellation probes the execution phase planned for the final stage.
+    pub cancellations: Vec<crate::probe::execution::PlannedCancel>,
 }
 
 impl Session {
@@ -80,6 +82,7 @@ impl Session {
             ctx,
             internal_errors: Vec::new(),
             oauth: crate::probe::auth::State::default(),
+            cancellations: Vec::new(),
         }
     }
 
@@ -103,6 +106,7 @@ impl Session {
             ctx: self.ctx.clone(),
             internal_errors: Vec::new(),
             oauth: self.oauth.clone(),
+            cancellations: Vec::new(),
         }
     }
 
@@ -111,6 +115,7 @@ impl Session {
     pub fn join(&mut self, branch: Session) {
         self.findings.extend(branch.findings);
         self.internal_errors.extend(branch.internal_errors);
+        self.cancellations.extend(branch.cancellations);
         if self.catalogs.is_empty() {
             self.catalogs = branch.catalogs;
         }

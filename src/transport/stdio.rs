@@ -140,6 +140,9 @@ pub struct StdioWire {
     end: Arc<EndWatch>,
     /// Sentinels sent so far (each gets the id `scout-sentinel-N`).
     sentinels: std::sync::atomic::AtomicU64,
+    /// The `params` of a sentinel `ping` (a 2026-07-28 wire requires the `_meta` envelope on
+    /// every request; the client layer sets it once the era is known).
+    sentinel_params: Mutex<Option<Value>>,
     /// The first sentinel that went unanswered (the sequence number of its line): from then
     /// on only a quiet window can tell.
     sentinel_unanswered: Mutex<Option<Seq>>,
@@ -240,6 +243,7 @@ impl StdioWire {
             reader: Mutex::new(Some(handle)),
             end,
             sentinels: std::sync::atomic::AtomicU64::new(0),
+            sentinel_params: Mutex::new(None),
             sentinel_unanswered: Mutex::new(None),
             first_sentinel: Mutex::new(None),
             sentinels_answered: std::sync::atomic::AtomicU64::new(0),
@@ -272,6 +276,14 @@ impl StdioWire {
     /// Tags exchanges recorded from now on with `era`.
     pub fn set_era(&self, era: Option<Era>) {
         *self.era.lock().unwrap_or_else(|e| e.into_inner()) = era;
+    }
+
+    /// The `params` every sentinel `ping` carries from now on (`None`: none).
+    pub fn set_sentinel_params(&self, params: Option<Value>) {
+        *self
+            .sentinel_params
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = params;
     }
 
     /// stdout lines that were not JSON-RPC and that the recorder kept, so far.
@@ -539,7 +551,16 @@ impl StdioWire {
                 ..PendingEntry::default()
             },
         );
-        let line = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"}).to_string();
+        let mut ping = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+        if let Some(params) = self
+            .sentinel_params
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+        {
+            ping["params"] = params;
+        }
+        let line = ping.to_string();
         let seq = self.recorder.record_now(
             era,
             ExchangeKind::Stdio(StdioMessage {

@@ -405,3 +405,65 @@ async fn declared_resources_without_resources_read_fail() {
     let f = expect(&r, "execution.resource_read", None, Status::Fail);
     assert!(f.detail.contains("Method not found"), "{}", f.detail);
 }
+
+/// A server that exits on a cancellation (as an SDK does when the cancellation lands just as
+/// the tool finishes) fails the cancellation and nothing else: the probe runs last, so every
+/// other verdict is the one its correct twin gets.
+#[tokio::test]
+async fn a_server_that_exits_on_a_cancellation_loses_no_other_verdict() {
+    let every_phase = |mut spec: scout::spec::ServerSpec| {
+        spec.only.clear();
+        spec
+    };
+    let exits = run(every_phase(fixture(
+        "slow_tool_cancellable.py",
+        &[("EXIT_ON_CANCEL", "1".into())],
+    )))
+    .await;
+    let twin = run(every_phase(fixture("slow_tool_cancellable.py", &[]))).await;
+    // Both wires share the process: the first cancellation ends it, and the other wire's
+    // is not assessed.
+    let cancel = all(&exits, "execution.cancellation");
+    let f = cancel
+        .iter()
+        .find(|f| f.status == Status::Fail)
+        .expect("a failed cancellation");
+    assert!(f.detail.contains("notifications/cancelled"), "{}", f.detail);
+    assert!(
+        cancel
+            .iter()
+            .all(|f| f.status == Status::Fail || f.skip_reason == Some(SkipReason::NotAssessed)),
+        "{cancel:#?}"
+    );
+    expect(&twin, "execution.cancellation", None, Status::Pass);
+    expect(&exits, "stdio.alive", None, Status::Fail);
+    // (A pass of stdio.alive is the process still running at the end: no exchange shows it.)
+    assert!(
+        all(&twin, "stdio.alive")
+            .iter()
+            .all(|f| f.status == Status::Pass),
+        "{:#?}",
+        all(&twin, "stdio.alive")
+    );
+    // Timings and the whole-run judgements over every message (which read the cancelled
+    // call's exchanges too) aside, the two reports agree verdict for verdict.
+    let verdicts = |r: &scout::report::ServerReport| {
+        let mut v: Vec<String> = r
+            .findings
+            .iter()
+            .filter(|f| {
+                !f.id.starts_with("stdio.")
+                    && !f.id.starts_with("performance.")
+                    && f.id != "execution.cancellation"
+            })
+            .map(|f| format!("{} {:?} {:?} {}", f.id, f.era, f.subject, f.status.as_str()))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(verdicts(&exits), verdicts(&twin));
+    assert!(
+        verdicts(&exits).iter().any(|v| v.starts_with("protocol.")),
+        "the protocol phase ran"
+    );
+}

@@ -49,7 +49,7 @@ crate::checks! { phase: Execution;
         "With a progressToken, the call must still answer, and the notifications that arrive with it must echo the token and progress must strictly increase. Over stdio, progress for the token must not arrive after the result (over HTTP the response stream ends with the result). A misbehaving notification is a warning: the agent still gets its result.",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
     CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec_url::CANCEL26,
-        "stdio: after notifications/cancelled for a request the server must send no further messages for it.",
+        "stdio: a tool call is cancelled 20 ms after it was sent (last in the run, alone on the wire); after notifications/cancelled the server must send no further messages for it. A call answered before the cancellation was due is not cancelled (an observation).",
         "Stop work on cancellation and send nothing more for that request.";
     RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec_url::R26,
         "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning). A declared resources capability whose resources/read answers -32601 (Method not found) with nothing listed to read fails.",
@@ -263,7 +263,10 @@ async fn execute_wire(
     match calls.progress {
         Some((progress, cancel)) => {
             s.add(progress.era(era));
-            s.add(cancel.era(era));
+            match cancel {
+                Cancel::Judged(f) => s.add(f.era(era)),
+                Cancel::Planned(p) => s.cancellations.push(*p),
+            }
         }
         None => {
             for c in [&PROGRESS, &CANCELLATION] {
@@ -296,7 +299,44 @@ struct Calls {
         Option<crate::transport::Reply>,
         Option<FindingBuilder>,
     )>,
-    progress: Option<(FindingBuilder, FindingBuilder)>,
+    progress: Option<(FindingBuilder, Cancel)>,
+}
+
+/// The cancellation verdict of a wire: judged at once (not applicable), or a probe to run
+/// in the final stage.
+enum Cancel {
+    Judged(FindingBuilder),
+    Planned(Box<PlannedCancel>),
+}
+
+/// The cancellation probe of one stdio wire, planned by the execution phase (which chose
+/// the tool) and run by [`run_cancellations`] in the final stage of the run.
+#[derive(Clone)]
+pub struct PlannedCancel {
+    era: crate::report::finding::Era,
+    wire: Connection,
+    name: String,
+    arguments: Value,
+    input_schema: Value,
+}
+
+/// Runs the cancellation probes the execution phase planned, one wire after another:
+/// last, alone on the wire, because a server that mishandles a cancellation racing its
+/// reply may exit on it.
+pub async fn run_cancellations(s: &mut Session) {
+    let timeout = s.spec.timeout;
+    for p in std::mem::take(&mut s.cancellations) {
+        // The wires of a dual-era stdio server may share one process: once a cancellation
+        // ended it, the next is not sent.
+        let f = match crate::probe::liveness::death(s) {
+            Some(d) => CANCELLATION.skip(
+                SkipReason::NotAssessed,
+                crate::probe::liveness::not_assessed(&d),
+            ),
+            None => cancellation(&p.wire, &p.name, &p.arguments, &p.input_schema, timeout).await,
+        };
+        s.add(f.era(p.era));
+    }
 }
 
 /// Calls every allowed tool once, all at the same time, each with a `progressToken` of its
@@ -395,25 +435,24 @@ async fn call_tools(
                 }
                 finding
             };
-            let cancel = async {
-                if wire.transport() == TransportKind::Stdio {
-                    limiter.wait().await;
-                    cancellation(
-                        wire,
-                        &name,
-                        &a.cancel_arguments,
-                        input_schema(&a.tool),
-                        timeout,
-                    )
-                    .await
-                } else {
-                    CANCELLATION.skip(
-                        SkipReason::NotApplicable,
-                        "cancellation is probed on stdio only",
-                    )
-                }
+            // stdio: the cancellation probe is planned here and run in the final stage,
+            // alone on the wire: a server that races a cancellation against its own reply
+            // can crash on it, and nothing else of the run may then be lost to the crash.
+            let cancel = if wire.transport() == TransportKind::Stdio {
+                Cancel::Planned(Box::new(PlannedCancel {
+                    era,
+                    wire: wire.clone(),
+                    name,
+                    arguments: a.cancel_arguments.clone(),
+                    input_schema: input_schema(&a.tool).clone(),
+                }))
+            } else {
+                Cancel::Judged(CANCELLATION.skip(
+                    SkipReason::NotApplicable,
+                    "cancellation is probed on stdio only",
+                ))
             };
-            Some(futures_util::join!(late, cancel))
+            Some((late.await, cancel))
         }
     };
     Calls {

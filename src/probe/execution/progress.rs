@@ -8,12 +8,16 @@ use serde_json::{Value, json};
 use super::{CANCELLATION, PROGRESS};
 use crate::client::Connection;
 use crate::probe::catalog::describe;
-use crate::report::finding::FindingBuilder;
+use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::transport::{IdKind, Outcome, Probe, Reply};
 
 /// A reply to a cancelled call that arrives this long after the call was sent came after the
-/// server had the cancellation (sent 20 ms after the call).
+/// server had the cancellation (sent [`CANCEL_AFTER`] after the call).
 const LATE_AFTER_CANCEL: Duration = Duration::from_millis(500);
+
+/// How long after the call scout sends the cancellation: the call's line is on the wire and
+/// being worked on by then.
+const CANCEL_AFTER: Duration = Duration::from_millis(20);
 
 /// Calls a tool and cancels it right away (stdio): afterwards the server should send nothing
 /// more for that id. A reply that raced the cancellation is allowed (the receiver MAY ignore
@@ -32,17 +36,47 @@ pub(super) async fn cancellation(
         timeout: Some(wait),
         ..wire.tool_call(json!({"name": name, "arguments": arguments}), input_schema)
     };
-    let cancel_wire = wire.clone();
-    let (reply, cancel) = tokio::join!(wire.send(call), async move {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-        cancel_wire
-            .notify(
-                "notifications/cancelled",
-                Some(json!({"requestId": id, "reason": "scout cancellation probe"})),
-            )
-            .await
-    });
+    // A call answered before the cancellation is due is not cancelled at all: a cancellation
+    // for a finished request says nothing about the server, and it is the one moment an SDK
+    // that races the two can crash on it.
+    let send = wire.send(call);
+    tokio::pin!(send);
+    let early = tokio::select! {
+        reply = &mut send => Some(reply),
+        () = tokio::time::sleep(CANCEL_AFTER) => None,
+    };
+    if let Some(reply) = early {
+        return answered_before_cancel(&reply);
+    }
+    let (reply, cancel) = tokio::join!(
+        send,
+        wire.notify(
+            "notifications/cancelled",
+            Some(json!({"requestId": id, "reason": "scout cancellation probe"})),
+        )
+    );
     judge_cancellation(&reply, &cancel)
+}
+
+/// `execution.cancellation` when the call was answered before scout sent the cancellation
+/// (so none was sent).
+pub fn answered_before_cancel(reply: &Reply) -> FindingBuilder {
+    let ev = reply.evidence.clone();
+    match &reply.outcome {
+        Outcome::TransportError(e) => CANCELLATION
+            .skip(
+                SkipReason::NotAssessed,
+                format!("the call to be cancelled broke before the cancellation was sent: {e}"),
+            )
+            .evidence(ev),
+        _ => CANCELLATION
+            .info(format!(
+                "the call was answered in {} ms, before the cancellation was due ({} ms), so there was nothing to cancel",
+                reply.elapsed.as_millis(),
+                CANCEL_AFTER.as_millis()
+            ))
+            .evidence(ev),
+    }
 }
 
 /// `execution.cancellation` from the call's reply and the notification's.
