@@ -75,6 +75,36 @@ impl Decision {
     pub fn allows(&self) -> bool {
         matches!(self, Decision::Call)
     }
+
+    /// The one word a tool list shows (the `scout tools` table and its selector alike).
+    pub fn verdict(&self) -> &'static str {
+        match self {
+            Decision::Call => "may call",
+            Decision::Skip { .. } => "refused",
+        }
+    }
+
+    /// What would allow a refused tool, as an instruction (`None` when it may be called).
+    pub fn how_to_allow(&self) -> Option<String> {
+        match self {
+            Decision::Call => None,
+            Decision::Skip { allow_with, .. } if allow_with.starts_with("--") => {
+                Some(format!("start scout again with {allow_with}"))
+            }
+            Decision::Skip { allow_with, .. } => Some(format!("{allow_with} in the config")),
+        }
+    }
+
+    /// The verdict with its reason: `may call`, or `refused: it is not read-only …; to
+    /// allow it, start scout again with --allow-mutations`.
+    pub fn explain(&self) -> String {
+        match (self, self.how_to_allow()) {
+            (Decision::Skip { reason, .. }, Some(how)) => {
+                format!("refused: it {reason}; to allow it, {how}")
+            }
+            _ => self.verdict().to_string(),
+        }
+    }
 }
 
 /// Decides whether `tool` may be called under `policy`. `deny_tools` wins over everything;
@@ -204,13 +234,11 @@ pub fn render_tool_table(rows: &[ToolRow]) -> String {
         } else {
             format!("{} (no annotations)", r.hints.kind())
         };
-        let action = match &r.decision {
-            Decision::Call => "would call".to_string(),
-            Decision::Skip { reason, allow_with } => {
-                format!("skip: it {reason}; allow with {allow_with}")
-            }
-        };
-        out.push_str(&format!("{:<width$}  {ann}  — {action}\n", r.name));
+        out.push_str(&format!(
+            "{:<width$}  {ann}  — {}\n",
+            r.name,
+            r.decision.explain()
+        ));
         if let Some(t) = &r.title {
             out.push_str(&format!("{:<width$}  title: {t}\n", ""));
         }
@@ -459,11 +487,12 @@ mod tests {
     fn table_renders_human_and_json() {
         let rows = tool_table(&catalogue(), &PolicySpec::default());
         let text = render_tool_table(&rows);
+        assert!(text.contains("read") && text.contains("may call"), "{text}");
         assert!(
-            text.contains("read") && text.contains("would call"),
+            text.contains("refused: it is not read-only")
+                && text.contains("start scout again with --allow-mutations"),
             "{text}"
         );
-        assert!(text.contains("allow with --allow-mutations"), "{text}");
         let j = tool_table_json(&rows);
         assert_eq!(j[0]["decision"]["action"], "call");
         assert_eq!(j[1]["decision"]["allow_with"], "--allow-mutations");

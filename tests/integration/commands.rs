@@ -86,7 +86,7 @@ fn tools_shows_what_the_policy_would_do() {
             .unwrap_or_default()
             .to_string()
     };
-    assert!(line("read_only").contains("would call"), "{}", run.stdout);
+    assert!(line("read_only").contains("may call"), "{}", run.stdout);
     assert!(
         line("mutating").contains("--allow-mutations"),
         "{}",

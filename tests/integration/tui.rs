@@ -462,8 +462,9 @@ fn alive(pid: i32) -> bool {
 
 /// The `scout tools` selector: the catalogue with the policy's verdicts; a read-only tool is
 /// called with an argument typed into its form and its result shown; a mutating tool is
-/// refused by the policy and never reaches the server; Esc goes back, Ctrl-C quits (130) and
-/// the terminal is restored.
+/// refused by the policy before any form opens and never reaches the server; the list box
+/// fits its rows with the details right under it; Esc goes back, Ctrl-C quits (130) and the
+/// terminal is restored.
 #[test]
 fn tools_selector_calls_through_the_policy() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -504,13 +505,38 @@ fn tools_selector_calls_through_the_policy() {
     pty.wait_for("the list again", |s| s.contains("↑/↓ pick"));
     pty.send(b"j");
     pty.wait_for("add_note picked", |s| s.contains("> add_note"));
+    // The list box fits its rows and the details sit right under it.
+    let list = pty.wait_for("add_note's details", |s| s.contains("policy: refused"));
+    let lines: Vec<&str> = list.lines().collect();
+    // The box's bottom border.
+    let last_row = lines
+        .iter()
+        .position(|l| l.trim_start().starts_with('└'))
+        .expect("the list's bottom border");
+    assert!(
+        lines[last_row - 1].contains("delete_all_notes"),
+        "the box ends after its last row:\n{list}"
+    );
+    let details = lines
+        .iter()
+        .position(|l| l.contains("policy: refused"))
+        .expect("the details");
+    assert!(
+        details > last_row && details <= last_row + 2,
+        "the details are not right under the list:\n{list}"
+    );
+    // A refused tool says so before any form opens, in the table's words.
     pty.send(b"\r");
-    pty.wait_for("the form of add_note", |s| s.contains("call add_note"));
-    pty.send(b"a note\r");
     let screen = pty.wait_for("the refusal", |s| {
         s.contains("refused by the safety policy")
     });
-    assert!(screen.contains("--allow-mutations"), "{screen}");
+    assert!(
+        screen.contains("start scout again with --allow-mutations"),
+        "{screen}"
+    );
+    assert!(!screen.contains("(* required)"), "no form opened: {screen}");
+    pty.send(b"\r");
+    pty.wait_for("the list again", |s| s.contains("↑/↓ pick"));
 
     pty.send(b"\x03");
     assert_eq!(pty.exit_code(), 130);
@@ -576,7 +602,7 @@ fn plain_output_off_a_terminal_is_unchanged() {
     };
     let table = tools(&[]);
     assert_eq!(table.code, Some(0), "{}", table.stderr);
-    assert!(table.stdout.contains("would call"), "{}", table.stdout);
+    assert!(table.stdout.contains("may call"), "{}", table.stdout);
     assert_eq!(tools(&["--no-tui"]).stdout, table.stdout);
 }
 

@@ -174,6 +174,30 @@ impl Form {
             .collect()
     }
 
+    /// Why Enter cannot call yet, and the field to put the cursor on: a required field that
+    /// is empty, or a value its type does not read (the same reading as the call's).
+    fn problem(&self, schema: &Value) -> Option<(usize, String)> {
+        if let Some(at) = self
+            .fields
+            .iter()
+            .position(|f| f.required && f.value.is_empty())
+        {
+            return Some((at, format!("required: {}", self.missing().join(", "))));
+        }
+        self.fields.iter().enumerate().find_map(|(at, f)| {
+            if f.value.is_empty() {
+                return None;
+            }
+            let pair = format!("{}={}", f.name, f.value);
+            match policy::args::cli_arguments(&[pair], None, schema) {
+                Err(policy::args::ArgError::BadValue { expected, .. }) => {
+                    Some((at, format!("{}: {:?} is not {expected}", f.name, f.value)))
+                }
+                _ => None,
+            }
+        })
+    }
+
     fn missing(&self) -> Vec<&str> {
         self.fields
             .iter()
@@ -197,6 +221,9 @@ struct Outcome {
 #[derive(Debug, Clone)]
 enum Screen {
     List,
+    /// A tool the policy refuses, picked from the list: why, and what would allow it (no
+    /// form opens for it).
+    Refused(usize),
     Form(Form),
     /// The result, over the form it came from (Esc returns to it with its values).
     Result(Form, Outcome),
@@ -274,6 +301,10 @@ impl App {
                 }
                 KeyCode::Enter => {
                     if let Some(i) = self.list.selected().filter(|i| *i < self.tools.len()) {
+                        if !self.tools[i].decision.allows() {
+                            self.screen = Screen::Refused(i);
+                            return Action::Nothing;
+                        }
                         self.screen = Screen::Form(Form {
                             tool: i,
                             fields: fields(&self.tools[i].schema),
@@ -285,7 +316,15 @@ impl App {
                 }
                 _ => Action::Nothing,
             },
-            Screen::Form(form) => match form_key(form, key) {
+            Screen::Refused(_) => match key.code {
+                KeyCode::Char('q') => Action::Quit,
+                KeyCode::Esc | KeyCode::Enter | KeyCode::Backspace => {
+                    self.screen = Screen::List;
+                    Action::Nothing
+                }
+                _ => Action::Nothing,
+            },
+            Screen::Form(form) => match form_key(form, key, &self.tools[form.tool].schema) {
                 Some(action) => action,
                 None => {
                     self.screen = Screen::List;
@@ -328,7 +367,7 @@ impl App {
         };
         let form = match std::mem::replace(&mut self.screen, Screen::List) {
             Screen::Form(f) | Screen::Result(f, _) => f,
-            Screen::List => Form {
+            Screen::List | Screen::Refused(_) => Form {
                 tool,
                 fields: fields(&self.tools[tool].schema),
                 focus: 0,
@@ -349,25 +388,29 @@ impl App {
     }
 }
 
-/// A key on the form; `None` = back to the list.
-fn form_key(form: &mut Form, key: KeyEvent) -> Option<Action> {
+/// A key on the form of a tool with this input schema; `None` = back to the list.
+fn form_key(form: &mut Form, key: KeyEvent, schema: &Value) -> Option<Action> {
     let n = form.fields.len();
-    let field = form.fields.get_mut(form.focus);
-    Some(match key.code {
-        KeyCode::Esc => return None,
-        KeyCode::Enter => {
-            let missing = form.missing();
-            if missing.is_empty() {
+    if key.code == KeyCode::Enter {
+        return Some(match form.problem(schema) {
+            None => {
                 form.error = None;
                 Action::Call {
                     tool: form.tool,
                     pairs: form.pairs(),
                 }
-            } else {
-                form.error = Some(format!("required: {}", missing.join(", ")));
+            }
+            // The cursor goes back to the field to fix.
+            Some((at, why)) => {
+                form.focus = at;
+                form.error = Some(why);
                 Action::Nothing
             }
-        }
+        });
+    }
+    let field = form.fields.get_mut(form.focus);
+    Some(match key.code {
+        KeyCode::Esc => return None,
         KeyCode::Tab | KeyCode::Down if n > 0 => {
             form.focus = (form.focus + 1) % n;
             Action::Nothing
@@ -484,18 +527,17 @@ fn interact(
     }
 }
 
+/// The policy's verdict in the words of the piped table (`Decision::explain`).
 fn decision_line(d: &Decision) -> Line<'static> {
-    match d {
-        Decision::Call => Line::from(vec![
-            Span::raw("policy: "),
-            Span::styled("may be called", Style::new().green()),
-        ]),
-        Decision::Skip { reason, allow_with } => Line::from(vec![
-            Span::raw("policy: "),
-            Span::styled(format!("refused — it {reason}"), Style::new().yellow()),
-            Span::raw(format!("; allow with {allow_with}")),
-        ]),
-    }
+    let style = if d.allows() {
+        Style::new().green()
+    } else {
+        Style::new().yellow()
+    };
+    Line::from(vec![
+        Span::raw("policy: "),
+        Span::styled(d.explain(), style),
+    ])
 }
 
 fn keys_line(text: &str) -> Paragraph<'_> {
@@ -518,6 +560,7 @@ fn draw(f: &mut ratatui::Frame, app: &mut App) {
     );
     let keys = match &app.screen {
         Screen::List => "↑/↓ pick · Enter fill in and call · q quit",
+        Screen::Refused(_) => "Esc back to the list · q quit",
         Screen::Form(_) => "Tab/↑/↓ field · ←/→/Space choose · Enter call · Esc back · Ctrl-C quit",
         Screen::Result(..) => "↑/↓ scroll · Esc back to the form · q quit",
     };
@@ -528,6 +571,29 @@ fn draw(f: &mut ratatui::Frame, app: &mut App) {
     f.render_widget(foot_text, foot);
     match &app.screen {
         Screen::List => draw_list(f, body, app),
+        Screen::Refused(i) => {
+            let tool = &app.tools[*i];
+            let mut lines = vec![Line::from(match &tool.decision {
+                Decision::Skip { reason, .. } => {
+                    format!("scout will not call {}: it {reason}.", tool.name)
+                }
+                Decision::Call => String::new(),
+            })];
+            if let Some(how) = tool.decision.how_to_allow() {
+                lines.push(Line::default());
+                lines.push(Line::from(format!("To allow it, {how}.")));
+            }
+            let p = Paragraph::new(lines).wrap(Wrap { trim: false }).block(
+                Block::default()
+                    .borders(Borders::ALL)
+                    .title(Line::from(vec![
+                        Span::raw(format!(" {} — ", tool.name)),
+                        Span::styled("refused by the safety policy", Style::new().yellow().bold()),
+                        Span::raw(" "),
+                    ])),
+            );
+            f.render_widget(p, body);
+        }
         Screen::Form(form) => {
             let tool = &app.tools[form.tool];
             draw_form(f, body, tool, form);
@@ -561,8 +627,6 @@ fn draw_list(f: &mut ratatui::Frame, area: Rect, app: &mut App) {
         f.render_widget(Paragraph::new("The server lists no tools."), area);
         return;
     }
-    let [list_area, detail] =
-        Layout::vertical([Constraint::Min(3), Constraint::Length(7)]).areas(area);
     let width = app
         .tools
         .iter()
@@ -570,14 +634,33 @@ fn draw_list(f: &mut ratatui::Frame, area: Rect, app: &mut App) {
         .max()
         .unwrap_or(0)
         .min(40);
+    // The box fits its rows (the highlight mark, name, kind and verdict, inside the borders)
+    // and the details sit right under it, not at the bottom of a tall terminal.
+    let rows = u16::try_from(app.tools.len()).unwrap_or(u16::MAX);
+    let list_h = rows
+        .saturating_add(2)
+        .min(area.height.saturating_sub(7).max(3));
+    let list_w = u16::try_from(2 + 2 + width + 2 + 12 + 1 + 8)
+        .unwrap_or(u16::MAX)
+        .min(area.width);
+    let [list_row, detail, _] = Layout::vertical([
+        Constraint::Length(list_h),
+        Constraint::Length(7),
+        Constraint::Min(0),
+    ])
+    .areas(area);
+    let [list_area, _] =
+        Layout::horizontal([Constraint::Length(list_w), Constraint::Min(0)]).areas(list_row);
     let items: Vec<ListItem> = app
         .tools
         .iter()
         .map(|t| {
-            let verdict = match t.decision {
-                Decision::Call => Span::styled("may call", Style::new().green()),
-                Decision::Skip { .. } => Span::styled("refused", Style::new().yellow()),
+            let style = if t.decision.allows() {
+                Style::new().green()
+            } else {
+                Style::new().yellow()
             };
+            let verdict = Span::styled(t.decision.verdict(), style);
             ListItem::new(Line::from(vec![
                 Span::raw(format!("{:<width$}  {:<12} ", t.name, t.kind)),
                 verdict,
@@ -774,29 +857,58 @@ mod tests {
         );
     }
 
+    /// A refused tool opens no form: the selector says why and what would allow it, and Esc
+    /// goes back to the list.
     #[test]
-    fn a_refusal_is_shown_as_such() {
+    fn a_refused_tool_says_so_before_any_form() {
         let mut app = App::new("srv", &catalogue(), &Default::default());
         assert!(!app.tools[1].decision.allows());
         press(&mut app, KeyCode::Down);
-        press(&mut app, KeyCode::Enter);
+        assert_eq!(press(&mut app, KeyCode::Enter), Action::Nothing);
+        assert!(matches!(app.screen, Screen::Refused(1)), "{:?}", app.screen);
         assert_eq!(
-            press(&mut app, KeyCode::Enter),
-            Action::Call {
-                tool: 1,
-                pairs: vec![]
-            }
+            app.tools[1].decision.how_to_allow().as_deref(),
+            Some("start scout again with --allow-mutations")
         );
-        app.show(
-            1,
-            Err(CliError::Refused(
-                "scout will not call `add_note`: …; allow it with --allow-mutations".into(),
-            )),
-        );
-        let Screen::Result(_, out) = &app.screen else {
-            panic!("result")
+        // Enter again calls nothing.
+        assert_eq!(press(&mut app, KeyCode::Enter), Action::Nothing);
+        assert!(matches!(app.screen, Screen::List));
+        press(&mut app, KeyCode::Enter);
+        press(&mut app, KeyCode::Esc);
+        assert!(matches!(app.screen, Screen::List));
+    }
+
+    /// A value its type does not read stops the call with the selector's words (no `--arg`)
+    /// and puts the cursor back on that field; so does an empty required field.
+    #[test]
+    fn a_bad_value_puts_the_cursor_on_its_field() {
+        let mut app = App::new("srv", &catalogue(), &Default::default());
+        press(&mut app, KeyCode::Enter);
+        typed(&mut app, "hi");
+        press(&mut app, KeyCode::Tab);
+        typed(&mut app, "three");
+        press(&mut app, KeyCode::Tab);
+        assert_eq!(press(&mut app, KeyCode::Enter), Action::Nothing);
+        let Screen::Form(form) = &app.screen else {
+            panic!("form")
         };
-        assert!(!out.ok);
-        assert_eq!(out.headline, "refused by the safety policy");
+        assert_eq!(form.focus, 1);
+        let error = form.error.as_deref().unwrap_or_default();
+        assert_eq!(error, "times: \"three\" is not an integer");
+        // Emptying the required field moves the cursor there.
+        for _ in 0..4 {
+            press(&mut app, KeyCode::Backspace);
+        }
+        typed(&mut app, "3");
+        press(&mut app, KeyCode::BackTab);
+        app.key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        press(&mut app, KeyCode::Tab);
+        press(&mut app, KeyCode::Tab);
+        assert_eq!(press(&mut app, KeyCode::Enter), Action::Nothing);
+        let Screen::Form(form) = &app.screen else {
+            panic!("form")
+        };
+        assert_eq!(form.focus, 0);
+        assert_eq!(form.error.as_deref(), Some("required: message"));
     }
 }
