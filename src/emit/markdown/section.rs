@@ -265,14 +265,40 @@ pub(super) fn server_section(
     } else {
         full_body(&mut out, s, d, detail);
     }
-    let count = |st: Status| s.findings.iter().filter(|f| f.status == st).count();
-    out.push_str(&format!(
-        "<sub>{} passed · {} info · {} skipped</sub>\n\n",
-        count(Status::Pass),
-        count(Status::Info),
-        count(Status::Skip)
-    ));
+    out.push_str(&format!("<sub>{}</sub>\n\n", tally(s)));
     out
+}
+
+/// `N passed · N info · N skipped`, counting findings (each era's own); on a dual-era server
+/// it says so and gives each era's passes, since the rows above count a check once.
+fn tally(s: &ServerReport) -> String {
+    let count = |st: Status, era: Option<Era>| {
+        s.findings
+            .iter()
+            .filter(|f| f.status == st && (era.is_none() || f.era == era))
+            .count()
+    };
+    let mut line = format!(
+        "{} passed · {} info · {} skipped",
+        count(Status::Pass, None),
+        count(Status::Info, None),
+        count(Status::Skip, None)
+    );
+    let both = [Era::Legacy, Era::Modern]
+        .iter()
+        .all(|e| s.findings.iter().any(|f| f.era == Some(*e)));
+    if both {
+        line.push_str(&format!(
+            " — both eras counted (passed: {} legacy, {} modern, {} not tied to an era)",
+            count(Status::Pass, Some(Era::Legacy)),
+            count(Status::Pass, Some(Era::Modern)),
+            s.findings
+                .iter()
+                .filter(|f| f.status == Status::Pass && f.era.is_none())
+                .count()
+        ));
+    }
+    line
 }
 
 /// The category table and one row per failing or warning check.
