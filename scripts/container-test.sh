@@ -398,6 +398,11 @@ PY
   local private
   private=$(find "$action_ws/scout-report" -type f ! -perm -004 | head -3)
   [ -z "$private" ] || die "reports another user cannot read (mode $(stat -c %a "${private%%$'\n'*}")): $private"
+  # And such a user reads every one of them (uid 1001, the runner's), folders included.
+  podman run --rm --network=none --user 1001:1001 --entrypoint /bin/sh \
+    -v "$action_ws/scout-report:/reports:ro" localhost/scout:full \
+    -c 'n=0; for f in $(find /reports -type f); do cat "$f" >/dev/null || exit 1; n=$((n+1)); done; [ "$n" -ge 5 ]' ||
+    die "a non-root user (uid 1001) could not read every report in scout-report/"
   grep -q "$score" "$files/step_summary_http" || die "the step summary does not show the score $score"
   grep -q '^::notice title=scout::gate passed' "$scratch/stdout_http" ||
     die "the action printed no '::notice' summary annotation"
