@@ -50,6 +50,10 @@ pub struct LoginArgs {
     /// Only print the URL to open; do not start a browser
     #[arg(long = "no-browser")]
     pub no_browser: bool,
+    /// Also trust the certificate authorities in this PEM file (a company's own CA), as the
+    /// config key `ca_file` does for checks
+    #[arg(long = "ca-file", value_name = "PEM", env = "SCOUT_CA_FILE")]
+    pub ca_file: Option<PathBuf>,
 }
 
 /// `scout auth logout`.
@@ -99,6 +103,11 @@ fn login(a: LoginArgs) -> Result<u8, CliError> {
     };
     let wait = crate::config::duration::parse(&a.wait)
         .map_err(|e| CliError::Usage(format!("invalid --wait: {e}")))?;
+    if let Some(path) = &a.ca_file {
+        let certs = crate::transport::tls::read_pem(path)
+            .map_err(|e| CliError::Usage(format!("--ca-file: {e}")))?;
+        crate::transport::tls::trust(certs);
+    }
     let dir = token_dir()?;
     let recorder = Recorder::new();
     let http = AuthHttp::new(

@@ -216,21 +216,14 @@ fn auth_spec(e: &ServerEntry, settings: &Settings) -> Result<AuthSpec, String> {
 /// The anchor of a server with no config line: the workflow file that ran scout
 /// (`GITHUB_WORKFLOW_REF` = `owner/repo/.github/workflows/x.yml@ref`), else `mcp/<server>`.
 pub fn fallback_anchor(name: &str) -> Anchor {
-    workflow_anchor(std::env::var("GITHUB_WORKFLOW_REF").ok().as_deref()).unwrap_or(Anchor {
-        path: format!("mcp/{name}"),
-        line: 1,
-    })
-}
-
-/// Parses `owner/repo/.github/workflows/x.yml@ref` into `.github/workflows/x.yml`, line 1.
-pub fn workflow_anchor(workflow_ref: Option<&str>) -> Option<Anchor> {
-    let r = workflow_ref?;
-    let path = r.split('@').next()?;
-    let start = path.find(".github/")?;
-    Some(Anchor {
-        path: path[start..].to_string(),
-        line: 1,
-    })
+    let from_ci = std::env::var("GITHUB_WORKFLOW_REF").ok();
+    from_ci
+        .as_deref()
+        .and_then(crate::emit::common::workflow_anchor)
+        .unwrap_or(Anchor {
+            path: format!("mcp/{name}"),
+            line: 1,
+        })
 }
 
 /// A name for a server given on the command line: the URL's host (and port), or the
@@ -304,15 +297,5 @@ mod tests {
             name_from_target(None, &v(&["/usr/bin/my-server", "--flag"])),
             "my-server"
         );
-    }
-
-    #[test]
-    fn workflow_ref_becomes_anchor() {
-        let a = workflow_anchor(Some("acme/app/.github/workflows/mcp.yml@refs/heads/main"))
-            .expect("anchor");
-        assert_eq!(a.path, ".github/workflows/mcp.yml");
-        assert_eq!(a.line, 1);
-        assert!(workflow_anchor(None).is_none());
-        assert!(workflow_anchor(Some("garbage")).is_none());
     }
 }

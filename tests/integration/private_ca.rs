@@ -128,3 +128,37 @@ fn a_ca_file_without_certificates_is_a_config_error() {
     assert!(stderr.contains("ca_file"), "{stderr}");
     assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
 }
+
+#[test]
+fn auth_login_trusts_a_private_ca_when_told_to() {
+    // Previously `scout auth login` read no ca_file at all, so a server behind a company's
+    // certificate authority could be checked but never logged in to.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (ca, cert, key) = issue(dir.path());
+    let server = HttpFixture::start_with_env(
+        "minimal_server.py",
+        &[
+            ("SCOUT_TEST_TLS_CERT", cert.as_str()),
+            ("SCOUT_TEST_TLS_KEY", key.as_str()),
+        ],
+    );
+    let login = |ca: Option<&str>| {
+        let mut cmd = scout();
+        cmd.args(["auth", "login", &server.url, "--no-browser", "--wait", "5s"])
+            .env_remove("CI")
+            .env_remove("SCOUT_CA_FILE")
+            .env("XDG_CONFIG_HOME", dir.path())
+            .env("HOME", dir.path());
+        if let Some(ca) = ca {
+            cmd.args(["--ca-file", ca]);
+        }
+        let out = cmd.output().expect("scout runs");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let untrusted = login(None);
+    assert!(untrusted.contains("certificate"), "{untrusted}");
+    // The fixture asks for no authorization, so the login still fails, but past TLS.
+    let trusted = login(Some(&ca));
+    assert!(!trusted.contains("certificate"), "{trusted}");
+    assert!(trusted.contains("login failed"), "{trusted}");
+}
