@@ -211,11 +211,16 @@ async fn alive(s: &mut Session, primary: &StdioWire, grace: Duration) {
     // A process whose stdout closed on its own is exiting: its status is waited for (a
     // Python server closes its streams before its interpreter exits), never taken for alive.
     match primary.ended_on_its_own(grace).await {
-        None => s.add(
-            ALIVE
+        // The OS says it has not exited; the last line it wrote shows it was serving to the
+        // end, so the pass cites that line.
+        None => s.add(match stdout_lines(s).last().copied() {
+            Some(last) => ALIVE
+                .pass("the process was still running after the last probe, and the last line it wrote is cited")
+                .evidence([last]),
+            None => ALIVE
                 .pass("the process was still running after the last probe")
                 .without_exchange(),
-        ),
+        }),
         Some(status) => {
             // Tied to the last line it read, the message it most likely died of.
             let cause = primary.exited_after().filter(|seq| *seq > 0);

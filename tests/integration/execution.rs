@@ -259,6 +259,24 @@ async fn cancellation_on_stdio() {
     expect(&ignored, "execution.cancellation", None, Status::Warn);
 }
 
+/// Previously a tool that answers at once was cancelled all the same, and whether its answer
+/// beat the cancellation (and so what the report said, and whether a Python SDK server
+/// crashed on it) changed from run to run. A quick tool with no wait argument gets no
+/// cancellation at all: the check is not applicable, and nothing was sent.
+#[tokio::test]
+async fn a_tool_that_answers_at_once_is_not_cancelled() {
+    let r = run(fixture("minimal_server.py", &[])).await;
+    let f = expect(&r, "execution.cancellation", None, Status::Skip);
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
+    assert!(f.detail.contains("none was sent"), "{}", f.detail);
+    let sent_cancel = r.exchanges.iter().any(|e| {
+        serde_json::to_string(&e.kind)
+            .unwrap_or_default()
+            .contains("notifications/cancelled")
+    });
+    assert!(!sent_cancel, "no cancellation went to the server");
+}
+
 /// Over Streamable HTTP both eras are probed (routing headers, sessions); the correct
 /// fixture gets no failure in either phase and cancellation is not applicable.
 #[tokio::test]
@@ -437,11 +455,12 @@ async fn a_server_that_exits_on_a_cancellation_loses_no_other_verdict() {
     );
     expect(&twin, "execution.cancellation", None, Status::Pass);
     expect(&exits, "stdio.alive", None, Status::Fail);
-    // (A pass of stdio.alive is the process still running at the end: no exchange shows it.)
+    // A pass of stdio.alive is the process still running at the end; it cites the last line
+    // the process wrote, which shows it was serving to the end.
     assert!(
         all(&twin, "stdio.alive")
             .iter()
-            .all(|f| f.status == Status::Pass),
+            .all(|f| f.status == Status::Pass && f.evidence.len() == 1),
         "{:#?}",
         all(&twin, "stdio.alive")
     );

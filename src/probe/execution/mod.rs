@@ -49,7 +49,7 @@ crate::checks! { phase: Execution;
         "With a progressToken, the call must still answer, and the notifications that arrive with it must echo the token and progress must strictly increase. Over stdio, progress for the token must not arrive after the result (over HTTP the response stream ends with the result). A misbehaving notification is a warning: the agent still gets its result.",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
     CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec_url::CANCEL26,
-        "stdio: a tool call is cancelled 20 ms after it was sent (last in the run, alone on the wire); after notifications/cancelled the server must send no further messages for it. A call answered before the cancellation was due is not cancelled (an observation).",
+        "stdio: a tool call is cancelled 20 ms after it was sent (last in the run, alone on the wire); after notifications/cancelled the server must send no further messages for it. Only a call that will still be running is cancelled: one whose wait argument scout lengthened, or a tool whose first call took at least 200 ms; a quicker tool would only race its answer, so the check is not applicable there. A call answered before the cancellation was due is not cancelled (an observation).",
         "Stop work on cancellation and send nothing more for that request.";
     RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec_url::R26,
         "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning). A declared resources capability whose resources/read answers -32601 (Method not found) with nothing listed to read fails.",
@@ -318,6 +318,10 @@ pub struct PlannedCancel {
     name: String,
     arguments: Value,
     input_schema: Value,
+    /// How long the tool's first call (with the shortest waits) took to answer.
+    first_call: std::time::Duration,
+    /// Whether `arguments` make the tool wait longer than its first call did.
+    lengthened: bool,
 }
 
 /// Runs the cancellation probes the execution phase planned, one wire after another:
@@ -333,6 +337,9 @@ pub async fn run_cancellations(s: &mut Session) {
                 SkipReason::NotAssessed,
                 crate::probe::liveness::not_assessed(&d),
             ),
+            None if !p.lengthened && p.first_call < progress::SLOW_ENOUGH_TO_CANCEL => {
+                progress::too_quick_to_cancel(p.first_call)
+            }
             None => cancellation(&p.wire, &p.name, &p.arguments, &p.input_schema, timeout).await,
         };
         s.add(f.era(p.era));
@@ -445,6 +452,8 @@ async fn call_tools(
                     name,
                     arguments: a.cancel_arguments.clone(),
                     input_schema: input_schema(&a.tool).clone(),
+                    first_call: reply.elapsed,
+                    lengthened: a.cancel_arguments != a.arguments,
                 }))
             } else {
                 Cancel::Judged(CANCELLATION.skip(

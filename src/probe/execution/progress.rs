@@ -19,6 +19,25 @@ const LATE_AFTER_CANCEL: Duration = Duration::from_millis(500);
 /// being worked on by then.
 const CANCEL_AFTER: Duration = Duration::from_millis(20);
 
+/// A tool whose first call took at least this long is still running when a cancellation
+/// sent [`CANCEL_AFTER`] into its second call arrives, however loaded the machine; a
+/// quicker one (with no wait argument to lengthen) would only race its own answer, and
+/// whether it won would change the report from run to run.
+pub(super) const SLOW_ENOUGH_TO_CANCEL: Duration = Duration::from_millis(200);
+
+/// `execution.cancellation` for a tool too quick to cancel: nothing is sent.
+pub(super) fn too_quick_to_cancel(first_call: Duration) -> FindingBuilder {
+    CANCELLATION
+        .skip(
+            SkipReason::NotApplicable,
+            format!(
+                "the tool scout may call answered in {} ms and has no wait argument to make it run longer, so a cancellation would only race its answer; none was sent",
+                first_call.as_millis()
+            ),
+        )
+        .without_exchange()
+}
+
 /// Calls a tool and cancels it right away (stdio): afterwards the server should send nothing
 /// more for that id. A reply that raced the cancellation is allowed (the receiver MAY ignore
 /// a cancellation for a request that already finished).
