@@ -635,8 +635,8 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
             .all(|m| m.starts_with("origin:") || m.starts_with("host:")),
         "only the headers the finding names: {about:?}"
     );
-    // Reopened from "Recent runs", the phase list has the stored report's counts (the live
-    // ones, too).
+    // The phase list has the stored report's counts when the followed run finishes, and
+    // again when it is reopened from "Recent runs" (its list drawn anew).
     assert_eq!(r["phases_reopened"], r["report_counts"], "{r}");
     assert_eq!(r["phases_live"], r["report_counts"], "{r}");
     assert_eq!(r["recent_demo_state"], json!(["finished"]), "{r}");

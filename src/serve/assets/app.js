@@ -225,8 +225,7 @@ const ENDED = { unreachable: 'Unreachable', blocked: 'Blocked', stopped: 'Stoppe
 function renderEnding(ending, index) {
   const box = el('section', { class: `ending ${ending.state}`, id: `ending-${index}`, 'aria-labelledby': `ending-h-${index}` },
     el('h3', { id: `ending-h-${index}` }, el('span', { class: `badge ${ending.state === 'stopped' ? 'warn' : 'fail'}`, text: ending.state }),
-      ' ', ENDED[ending.state] || ending.state),
-    el('p', { class: 'headline', text: ending.headline || '' }));
+      el('span', { class: 'headline', text: ending.headline || ENDED[ending.state] || ending.state })));
   if (ending.chain.length) {
     box.append(el('p', { class: 'help', text: ending.chain.length > 1 ? 'What went wrong, each line caused by the next:' : 'What went wrong:' }));
     const ol = el('ol', { class: 'chain' });
@@ -251,12 +250,16 @@ function statusText(f) {
 // era; elsewhere each finding is its own card. Cards keep the findings' order.
 function cards(findings) {
   const byKey = new Map();
+  const all = [];
   for (const f of findings) {
     const key = `${f.id}\u0000${f.subject || ''}`;
     if (!byKey.has(key)) byKey.set(key, []);
-    byKey.get(key).push(f);
+    // A second finding of the same era is a card of its own: a card's rows are its eras.
+    let card = byKey.get(key).find((c) => f.era && c.every((g) => g.era && g.era !== f.era));
+    if (!card) { card = []; byKey.get(key).push(card); all.push(card); }
+    card.push(f);
   }
-  return [...byKey.values()].map((fs) => ({
+  return all.map((fs) => ({
     findings: fs,
     status: fs.reduce((w, f) => (STATUS_ORDER[f.status] < STATUS_ORDER[w] ? f.status : w), 'pass'),
   })).sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
@@ -324,7 +327,7 @@ function renderServer(id, index, server, report, ending) {
     for (const status of ['skip', 'pass']) {
       const f = folds[status];
       if (!f) continue;
-      const checks = f.cards.length === f.rows ? '' : ` · ${f.cards.length} checks, each on both eras`;
+      const checks = f.cards.length === f.rows ? '' : ` · ${f.cards.length} checks`;
       group.append(el('details', { class: `fold ${status}-fold`, 'data-status': status },
         el('summary', {}, el('span', { class: 'fold-count', text: `${f.rows} ${FOLDED[status]}` }), checks), ...f.cards));
     }
