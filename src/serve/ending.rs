@@ -39,8 +39,9 @@ pub struct Ending {
     pub state: Ended,
     /// One sentence: what happened (absent when the run finished).
     pub headline: Option<String>,
-    /// The failure broken at its causes, outermost first (`POST … failed`, `client error
-    /// (Connect)`, `Connection refused (os error 111)`).
+    /// The failure: an unreachable server's error broken at its causes, outermost first
+    /// (`POST … failed`, `client error (Connect)`, `Connection refused (os error 111)`); a
+    /// blocked run's reason as one line.
     pub chain: Vec<String>,
     /// What the program wrote when the failure quotes it (a stdio server's stderr; empty
     /// when it wrote nothing).
@@ -70,12 +71,13 @@ pub fn of_server(server: &ServerReport) -> Ending {
     } else {
         Ended::Finished
     };
-    let failure = match state {
-        Ended::Unreachable => unreached.clone(),
-        Ended::Blocked => blocked.clone(),
-        Ended::Stopped | Ended::Finished => None,
+    // An unreachable server's detail is a transport error with its sources; a blocked run's
+    // reason is scout's own sentence (its colons introduce advice, not causes): kept whole.
+    let (chain, output) = match state {
+        Ended::Unreachable => unreached.as_deref().map(split).unwrap_or_default(),
+        Ended::Blocked => (blocked.iter().map(|b| capitalised(b)).collect(), None),
+        Ended::Stopped | Ended::Finished => (Vec::new(), None),
     };
-    let (chain, output) = failure.as_deref().map(split).unwrap_or_default();
     let headline = match state {
         Ended::Finished => None,
         Ended::Stopped => Some("The run was stopped before every phase finished.".to_string()),
@@ -270,7 +272,7 @@ mod tests {
     fn blocked_stopped_and_finished_runs_are_told_apart() {
         let e = of_server(&server(Some("every request got HTTP 401: no token"), None));
         assert_eq!(e.state, Ended::Blocked);
-        assert_eq!(e.chain, ["every request got HTTP 401", "no token"]);
+        assert_eq!(e.chain, ["Every request got HTTP 401: no token"]);
         let mut s = server(None, None);
         assert_eq!(of_server(&s).state, Ended::Finished);
         assert!(of_server(&s).repeats.is_empty() && of_server(&s).headline.is_none());

@@ -579,23 +579,7 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
     );
     assert_eq!(layout["misplaced"], serde_json::json!([]), "{layout}");
     assert_eq!(layout["miscounted"], serde_json::json!([]), "{layout}");
-    // Passes and skips are folded by default, under closed summaries.
-    let folds = r["folds"].as_array().expect("folds");
-    assert!(
-        folds.iter().any(|f| f["status"] == "pass") && folds.iter().any(|f| f["status"] == "skip"),
-        "{folds:?}"
-    );
-    assert!(folds.iter().all(|f| f["open"] == false), "{folds:?}");
-    // The demo is dual-era: one check is one card, with a row per era.
-    let cards = &r["cards"];
-    assert_eq!(cards["duplicates"], json!([]), "{cards}");
-    assert!(cards["dual"].as_u64().unwrap_or(0) > 0, "{cards}");
-    assert_eq!(cards["dual_eras"], json!(["legacy+modern"]), "{cards}");
-    assert_eq!(
-        cards["parse_error"],
-        json!([["legacy", "modern"]]),
-        "{cards}"
-    );
+    folds_and_cards(&r);
     let score: u8 = r["score"]
         .as_str()
         .and_then(|s| s.parse().ok())
@@ -616,78 +600,8 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
             && exchange.contains("jsonrpc"),
         "{exchange}"
     );
-    // The failing finding's evidence marks the header lines its detail names.
-    let about: Vec<String> = r["about"]
-        .as_array()
-        .expect("about")
-        .iter()
-        .map(|m| m.as_str().unwrap_or_default().to_ascii_lowercase())
-        .collect();
-    assert_eq!(r["evidence_finding"], "security.origin", "{r}");
-    assert!(
-        about.iter().any(|m| m == "origin: http://evil.example"),
-        "{about:?} for {}",
-        r["evidence_detail"]
-    );
-    assert!(
-        about
-            .iter()
-            .all(|m| m.starts_with("origin:") || m.starts_with("host:")),
-        "only the headers the finding names: {about:?}"
-    );
-    // The phase list has the stored report's counts when the followed run finishes, and
-    // again when it is reopened from "Recent runs" (its list drawn anew).
-    assert_eq!(r["phases_reopened"], r["report_counts"], "{r}");
-    assert_eq!(r["phases_live"], r["report_counts"], "{r}");
-    assert_eq!(r["recent_demo_state"], json!(["finished"]), "{r}");
-    // The favicon is the page's own SVG, and nothing broke the CSP.
-    assert_eq!(r["favicon"]["href"], "/assets/favicon.svg", "{r}");
-    assert_eq!(r["favicon"]["status"], 200, "{r}");
-    assert_eq!(r["favicon"]["type"], "image/svg+xml", "{r}");
-    assert_eq!(r["csp_violations"], json!([]), "{r}");
-    // Dark mode: a dark background with light text; light mode the other way round.
-    let lum = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
-    assert!(lum(&r["dark"]["background"]) < 0.2, "{}", r["dark"]);
-    assert!(lum(&r["dark"]["panel"]) < 0.25, "{}", r["dark"]);
-    assert!(lum(&r["dark"]["ink"]) > 0.7, "{}", r["dark"]);
-    assert!(lum(&r["light"]["background"]) > 0.8, "{}", r["light"]);
-    assert!(lum(&r["light"]["ink"]) < 0.3, "{}", r["light"]);
-    // Bad days: the reason once, readable, and the run labelled by how it ended.
-    let dead_run = &r["unreachable"];
-    assert_eq!(dead_run["state"], "unreachable", "{dead_run}");
-    assert_eq!(dead_run["recent"], json!(["unreachable"]), "{dead_run}");
-    assert_eq!(dead_run["last_cause_written"], 1, "{dead_run}");
-    let chain: Vec<&str> = dead_run["chain"]
-        .as_array()
-        .expect("chain")
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
-    assert!(chain.len() >= 2, "{chain:?}");
-    assert!(
-        chain.iter().any(|c| c.contains("Connection refused")),
-        "{chain:?}"
-    );
-    assert_eq!(
-        chain.iter().filter(|c| c.contains(&dead)).count(),
-        1,
-        "the URL is named once: {chain:?}"
-    );
-    let exits = &r["stdio_exits"];
-    assert_eq!(exits["state"], "unreachable", "{exits}");
-    assert_eq!(exits["recent"], json!(["unreachable"]), "{exits}");
-    assert_eq!(exits["last_cause_written"], 1, "{exits}");
-    assert!(
-        exits["chain"][0]
-            .as_str()
-            .unwrap_or_default()
-            .contains("exit status: 3"),
-        "{exits}"
-    );
-    assert!(
-        exits["output"].is_string(),
-        "stderr has its own place: {exits}"
-    );
+    marks_counts_favicon_and_schemes(&r);
+    bad_days(&r, &dead);
     assert_eq!(r["sarif_name"], "scout.sarif");
     assert!(
         r["recent"][0]
@@ -728,4 +642,105 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
     let kept = target_dir().join("serve-report.png");
     std::fs::copy(&shot, &kept).expect("keep the screenshot");
     assert!(std::fs::metadata(&kept).expect("png").len() > 10_000);
+}
+
+/// Passes and skips folded by default; the demo's two eras of a check on one card.
+fn folds_and_cards(r: &Value) {
+    // Passes and skips are folded by default, under closed summaries.
+    let folds = r["folds"].as_array().expect("folds");
+    assert!(
+        folds.iter().any(|f| f["status"] == "pass") && folds.iter().any(|f| f["status"] == "skip"),
+        "{folds:?}"
+    );
+    assert!(folds.iter().all(|f| f["open"] == false), "{folds:?}");
+    // The demo is dual-era: one check is one card, with a row per era.
+    let cards = &r["cards"];
+    assert_eq!(cards["duplicates"], json!([]), "{cards}");
+    assert!(cards["dual"].as_u64().unwrap_or(0) > 0, "{cards}");
+    assert_eq!(cards["dual_eras"], json!(["legacy+modern"]), "{cards}");
+    assert_eq!(
+        cards["parse_error"],
+        json!([["legacy", "modern"]]),
+        "{cards}"
+    );
+}
+
+/// The evidence's marked headers, the phase counts, the favicon and the colour schemes.
+fn marks_counts_favicon_and_schemes(r: &Value) {
+    // The failing finding's evidence marks the header lines its detail names.
+    let about: Vec<String> = r["about"]
+        .as_array()
+        .expect("about")
+        .iter()
+        .map(|m| m.as_str().unwrap_or_default().to_ascii_lowercase())
+        .collect();
+    assert_eq!(r["evidence_finding"], "security.origin", "{r}");
+    assert!(
+        about.iter().any(|m| m == "origin: http://evil.example"),
+        "{about:?} for {}",
+        r["evidence_detail"]
+    );
+    assert!(
+        about
+            .iter()
+            .all(|m| m.starts_with("origin:") || m.starts_with("host:")),
+        "only the headers the finding names: {about:?}"
+    );
+    // The phase list has the stored report's counts when the followed run finishes, and
+    // again when it is reopened from "Recent runs" (its list drawn anew).
+    assert_eq!(r["phases_reopened"], r["report_counts"], "{r}");
+    assert_eq!(r["phases_live"], r["report_counts"], "{r}");
+    assert_eq!(r["recent_demo_state"], json!(["finished"]), "{r}");
+    // The favicon is the page's own SVG, and nothing broke the CSP.
+    assert_eq!(r["favicon"]["href"], "/assets/favicon.svg", "{r}");
+    assert_eq!(r["favicon"]["status"], 200, "{r}");
+    assert_eq!(r["favicon"]["type"], "image/svg+xml", "{r}");
+    assert_eq!(r["csp_violations"], json!([]), "{r}");
+    // Dark mode: a dark background with light text; light mode the other way round.
+    let lum = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    assert!(lum(&r["dark"]["background"]) < 0.2, "{}", r["dark"]);
+    assert!(lum(&r["dark"]["panel"]) < 0.25, "{}", r["dark"]);
+    assert!(lum(&r["dark"]["ink"]) > 0.7, "{}", r["dark"]);
+    assert!(lum(&r["light"]["background"]) > 0.8, "{}", r["light"]);
+    assert!(lum(&r["light"]["ink"]) < 0.3, "{}", r["light"]);
+}
+
+/// An unreachable URL and a program that exits at once: the reason once, and the label.
+fn bad_days(r: &Value, dead: &str) {
+    // Bad days: the reason once, readable, and the run labelled by how it ended.
+    let dead_run = &r["unreachable"];
+    assert_eq!(dead_run["state"], "unreachable", "{dead_run}");
+    assert_eq!(dead_run["recent"], json!(["unreachable"]), "{dead_run}");
+    assert_eq!(dead_run["last_cause_written"], 1, "{dead_run}");
+    let chain: Vec<&str> = dead_run["chain"]
+        .as_array()
+        .expect("chain")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(chain.len() >= 2, "{chain:?}");
+    assert!(
+        chain.iter().any(|c| c.contains("Connection refused")),
+        "{chain:?}"
+    );
+    assert_eq!(
+        chain.iter().filter(|c| c.contains(dead)).count(),
+        1,
+        "the URL is named once: {chain:?}"
+    );
+    let exits = &r["stdio_exits"];
+    assert_eq!(exits["state"], "unreachable", "{exits}");
+    assert_eq!(exits["recent"], json!(["unreachable"]), "{exits}");
+    assert_eq!(exits["last_cause_written"], 1, "{exits}");
+    assert!(
+        exits["chain"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("exit status: 3"),
+        "{exits}"
+    );
+    assert!(
+        exits["output"].is_string(),
+        "stderr has its own place: {exits}"
+    );
 }
