@@ -1,7 +1,9 @@
 //! `scout serve`: the real binary, talked to over plain HTTP (the guard, the refusals, the
 //! run limit) and through a real headless Chromium driven by playwright-core
-//! (`tests/browser/serve.mjs`: load the page, check the demo server, open a finding's
-//! evidence, download the SARIF). `tests/tools/setup.sh` installs Chromium and the driver.
+//! (`tests/browser/serve.mjs`: load the page, check a URL nothing listens on and a program
+//! that exits at once, check the demo server, look at its layout, folds and era cards, open a
+//! finding's evidence, reopen the run, switch to the dark scheme, download the SARIF).
+//! `tests/tools/setup.sh` installs Chromium and the driver.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
