@@ -18,6 +18,12 @@ const FILES: &[(&str, &str, &str)] = &[
         include_str!("assets/app.css"),
         "text/css; charset=utf-8",
     ),
+    // An image the CSP's `img-src 'self'` allows; a browser asks for it with the cookie.
+    (
+        "favicon.svg",
+        include_str!("assets/favicon.svg"),
+        "image/svg+xml",
+    ),
 ];
 
 /// The file named `name`, with its content type.
@@ -36,6 +42,10 @@ mod tests {
     fn the_page_loads_only_its_own_files() {
         let (html, _) = get("index.html").expect("index");
         assert!(html.contains("/assets/app.js") && html.contains("/assets/app.css"));
+        assert!(html.contains("href=\"/assets/favicon.svg\""));
+        let (svg, kind) = get("favicon.svg").expect("favicon");
+        assert_eq!(kind, "image/svg+xml");
+        assert!(!svg.contains("<script"), "an icon without a script");
         // No CDN, no inline script (the CSP allows only this server's files).
         for (_, body, _) in FILES {
             assert!(!body.contains("https://cdn"), "no CDN");

@@ -8,6 +8,7 @@
 //! refused with `--public` whatever the flags say.
 
 pub mod assets;
+pub mod ending;
 pub mod guard;
 pub mod routes;
 pub mod runs;

@@ -19,9 +19,9 @@ use serde_json::{Value, json};
 
 use crate::emit;
 use crate::emit::outputs::{Format, file_safe};
-use crate::serve::assets;
 use crate::serve::guard::refuse;
 use crate::serve::runs::{Refusal, Run, RunRequest, Runs, State as RunState};
+use crate::serve::{assets, ending};
 
 /// Most exchanges one evidence request may ask for.
 const MAX_SEQS: usize = 200;
@@ -105,7 +105,7 @@ fn run_of(runs: &Runs, id: &str) -> Result<Arc<Run>, Refusal> {
     })
 }
 
-/// `GET /api/runs/{id}`: the run and, when finished, its JSON report.
+/// `GET /api/runs/{id}`: the run and, when finished, its JSON report and how it ended.
 pub async fn get(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Response {
     let run = match run_of(&runs, &id) {
         Ok(r) => r,
@@ -114,6 +114,9 @@ pub async fn get(State(runs): State<Arc<Runs>>, Path(id): Path<String>) -> Respo
     let mut v = run.summary();
     if let RunState::Finished(report) = run.state() {
         v["report"] = serde_json::from_str(&emit::json::render(&report)).unwrap_or(Value::Null);
+        // How each server's run ended, for the page's banner (in the report's server order).
+        let endings: Vec<ending::Ending> = report.servers.iter().map(ending::of_server).collect();
+        v["endings"] = json!(endings);
     }
     Json(v).into_response()
 }

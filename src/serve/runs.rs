@@ -151,16 +151,13 @@ impl Run {
         self.push(json!({"type": "done", "score": score, "passed": passed}));
     }
 
-    /// The run as the page's list shows it.
+    /// The run as the page's list shows it: its state is `running`, or how it ended
+    /// (`unreachable`, `blocked`, `stopped`, `finished`: [`crate::serve::ending`]).
     pub fn summary(&self) -> Value {
         let (state, score) = match self.state() {
             State::Running => ("running", None),
             State::Finished(r) => (
-                if r.servers.iter().any(|s| s.interrupted) {
-                    "stopped"
-                } else {
-                    "finished"
-                },
+                crate::serve::ending::of_report(&r).as_str(),
                 r.servers.first().and_then(|s| s.score),
             ),
         };

@@ -1,7 +1,9 @@
 //! `scout serve`: the real binary, talked to over plain HTTP (the guard, the refusals, the
 //! run limit) and through a real headless Chromium driven by playwright-core
-//! (`tests/browser/serve.mjs`: load the page, check the demo server, open a finding's
-//! evidence, download the SARIF). `tests/tools/setup.sh` installs Chromium and the driver.
+//! (`tests/browser/serve.mjs`: load the page, check a URL nothing listens on and a program
+//! that exits at once, check the demo server, look at its layout, folds and era cards, open a
+//! finding's evidence, reopen the run, switch to the dark scheme, download the SARIF).
+//! `tests/tools/setup.sh` installs Chromium and the driver.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -379,6 +381,133 @@ fn run_bounded(mut cmd: Command, limit: Duration) -> (bool, String, String) {
     )
 }
 
+/// A URL nothing listens on: a port that was free a moment ago.
+fn dead_url() -> String {
+    let free = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = free.local_addr().expect("addr").port();
+    drop(free);
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// A server that answers every request with 401 and no way to get a token.
+fn refusing_server() -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut buf = [0u8; 65536];
+                // One answer per connection: read what came, refuse it, close.
+                let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+                let _ = conn.read(&mut buf);
+                let _ = conn.write_all(
+                    b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+            });
+        }
+    });
+    format!("http://127.0.0.1:{port}/mcp")
+}
+
+/// Starts a run and waits (bounded) until it has ended; returns its `GET /api/runs/{id}`.
+async fn finished_run(s: &Serve, request: Value) -> Value {
+    let c = client();
+    let r = c
+        .post(format!("{}/api/runs", s.base))
+        .header("Authorization", s.bearer())
+        .header("Content-Type", "application/json")
+        .body(request.to_string())
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(r.status(), 201);
+    let id = body_json(r).await["id"].as_str().expect("id").to_string();
+    // The event stream ends with the run: read it to its end instead of polling.
+    let events = c
+        .get(format!("{}/api/runs/{id}/events", s.base))
+        .header("Authorization", s.bearer())
+        .timeout(Duration::from_secs(120))
+        .send()
+        .await
+        .expect("events");
+    let _ = events.text().await;
+    let r = c
+        .get(format!("{}/api/runs/{id}", s.base))
+        .header("Authorization", s.bearer())
+        .send()
+        .await
+        .expect("get");
+    body_json(r).await
+}
+
+#[tokio::test]
+async fn runs_are_labelled_by_how_they_ended_and_the_favicon_is_an_svg() {
+    let s = Serve::start(&["--allow-stdio", "--max-runs", "3"]);
+    let dead = dead_url();
+    let (unreachable, exits, refused) = tokio::join!(
+        finished_run(&s, json!({ "url": dead })),
+        finished_run(
+            &s,
+            json!({"command": ["sh", "-c", "echo boom: it broke >&2; exit 3"]})
+        ),
+        finished_run(&s, json!({ "url": refusing_server() })),
+    );
+    for (run, state) in [
+        (&unreachable, "unreachable"),
+        (&exits, "unreachable"),
+        (&refused, "blocked"),
+    ] {
+        assert_eq!(run["state"], state, "{run}");
+        assert_eq!(run["endings"][0]["state"], state, "{run}");
+        assert!(
+            !run["endings"][0]["chain"]
+                .as_array()
+                .expect("chain")
+                .is_empty(),
+            "{run}"
+        );
+    }
+    let list = client()
+        .get(format!("{}/api/runs", s.base))
+        .header("Authorization", s.bearer())
+        .send()
+        .await
+        .expect("list");
+    let list = body_json(list).await;
+    let mut states: Vec<&str> = list["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .filter_map(|r| r["state"].as_str())
+        .collect();
+    states.sort_unstable();
+    assert_eq!(states, ["blocked", "unreachable", "unreachable"], "{list}");
+    let chain = &unreachable["endings"][0]["chain"];
+    assert!(
+        chain[chain.as_array().expect("chain").len() - 1]
+            .as_str()
+            .unwrap_or_default()
+            .contains("Connection refused"),
+        "{chain}"
+    );
+    assert!(
+        exits["endings"][0]["output"].is_string(),
+        "{}",
+        exits["endings"][0]
+    );
+
+    let favicon = client()
+        .get(format!("{}/assets/favicon.svg", s.base))
+        .header("Authorization", s.bearer())
+        .send()
+        .await
+        .expect("favicon");
+    assert_eq!(favicon.status(), 200);
+    assert_eq!(favicon.headers()["content-type"], "image/svg+xml");
+    assert!(favicon.text().await.expect("svg").starts_with("<svg"));
+}
+
 #[test]
 fn the_page_checks_the_demo_server_in_a_real_browser() {
     let chromium = Path::new("/usr/bin/chromium");
@@ -389,12 +518,17 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
     let driver = tool("node/node_modules/playwright-core/package.json");
     let demo = demo_http();
     let s = Serve::start(&[]);
+    // A second page that may start programs, for a stdio server that exits at once.
+    let stdio = Serve::start(&["--allow-stdio"]);
+    let dead = dead_url();
     let out = tempfile::tempdir().expect("tempdir");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser/serve.mjs");
     let mut node = scrubbed(Command::new("node"));
     node.arg(&script)
         .env("SCOUT_URL", s.url())
         .env("DEMO_URL", &demo.url)
+        .env("DEAD_URL", &dead)
+        .env("STDIO_SCOUT_URL", stdio.url())
         .env("OUT_DIR", out.path())
         .env(
             "PW_DIR",
@@ -441,8 +575,13 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
         layout["skipped_checked"].as_u64().unwrap_or(0) > 0,
         "{layout}"
     );
+    assert!(
+        layout["folds_checked"].as_u64().unwrap_or(0) > 0,
+        "{layout}"
+    );
     assert_eq!(layout["misplaced"], serde_json::json!([]), "{layout}");
     assert_eq!(layout["miscounted"], serde_json::json!([]), "{layout}");
+    folds_and_cards(&r);
     let score: u8 = r["score"]
         .as_str()
         .and_then(|s| s.parse().ok())
@@ -463,6 +602,8 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
             && exchange.contains("jsonrpc"),
         "{exchange}"
     );
+    marks_counts_favicon_and_schemes(&r);
+    bad_days(&r, &dead);
     assert_eq!(r["sarif_name"], "scout.sarif");
     assert!(
         r["recent"][0]
@@ -503,4 +644,105 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
     let kept = target_dir().join("serve-report.png");
     std::fs::copy(&shot, &kept).expect("keep the screenshot");
     assert!(std::fs::metadata(&kept).expect("png").len() > 10_000);
+}
+
+/// Passes and skips folded by default; the demo's two eras of a check on one card.
+fn folds_and_cards(r: &Value) {
+    // Passes and skips are folded by default, under closed summaries.
+    let folds = r["folds"].as_array().expect("folds");
+    assert!(
+        folds.iter().any(|f| f["status"] == "pass") && folds.iter().any(|f| f["status"] == "skip"),
+        "{folds:?}"
+    );
+    assert!(folds.iter().all(|f| f["open"] == false), "{folds:?}");
+    // The demo is dual-era: one check is one card, with a row per era.
+    let cards = &r["cards"];
+    assert_eq!(cards["duplicates"], json!([]), "{cards}");
+    assert!(cards["dual"].as_u64().unwrap_or(0) > 0, "{cards}");
+    assert_eq!(cards["dual_eras"], json!(["legacy+modern"]), "{cards}");
+    assert_eq!(
+        cards["parse_error"],
+        json!([["legacy", "modern"]]),
+        "{cards}"
+    );
+}
+
+/// The evidence's marked headers, the phase counts, the favicon and the colour schemes.
+fn marks_counts_favicon_and_schemes(r: &Value) {
+    // The failing finding's evidence marks the header lines its detail names.
+    let about: Vec<String> = r["about"]
+        .as_array()
+        .expect("about")
+        .iter()
+        .map(|m| m.as_str().unwrap_or_default().to_ascii_lowercase())
+        .collect();
+    assert_eq!(r["evidence_finding"], "security.origin", "{r}");
+    assert!(
+        about.iter().any(|m| m == "origin: http://evil.example"),
+        "{about:?} for {}",
+        r["evidence_detail"]
+    );
+    assert!(
+        about
+            .iter()
+            .all(|m| m.starts_with("origin:") || m.starts_with("host:")),
+        "only the headers the finding names: {about:?}"
+    );
+    // The phase list has the stored report's counts when the followed run finishes, and
+    // again when it is reopened from "Recent runs" (its list drawn anew).
+    assert_eq!(r["phases_reopened"], r["report_counts"], "{r}");
+    assert_eq!(r["phases_live"], r["report_counts"], "{r}");
+    assert_eq!(r["recent_demo_state"], json!(["finished"]), "{r}");
+    // The favicon is the page's own SVG, and nothing broke the CSP.
+    assert_eq!(r["favicon"]["href"], "/assets/favicon.svg", "{r}");
+    assert_eq!(r["favicon"]["status"], 200, "{r}");
+    assert_eq!(r["favicon"]["type"], "image/svg+xml", "{r}");
+    assert_eq!(r["csp_violations"], json!([]), "{r}");
+    // Dark mode: a dark background with light text; light mode the other way round.
+    let lum = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    assert!(lum(&r["dark"]["background"]) < 0.2, "{}", r["dark"]);
+    assert!(lum(&r["dark"]["panel"]) < 0.25, "{}", r["dark"]);
+    assert!(lum(&r["dark"]["ink"]) > 0.7, "{}", r["dark"]);
+    assert!(lum(&r["light"]["background"]) > 0.8, "{}", r["light"]);
+    assert!(lum(&r["light"]["ink"]) < 0.3, "{}", r["light"]);
+}
+
+/// An unreachable URL and a program that exits at once: the reason once, and the label.
+fn bad_days(r: &Value, dead: &str) {
+    // Bad days: the reason once, readable, and the run labelled by how it ended.
+    let dead_run = &r["unreachable"];
+    assert_eq!(dead_run["state"], "unreachable", "{dead_run}");
+    assert_eq!(dead_run["recent"], json!(["unreachable"]), "{dead_run}");
+    assert_eq!(dead_run["last_cause_written"], 1, "{dead_run}");
+    let chain: Vec<&str> = dead_run["chain"]
+        .as_array()
+        .expect("chain")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(chain.len() >= 2, "{chain:?}");
+    assert!(
+        chain.iter().any(|c| c.contains("Connection refused")),
+        "{chain:?}"
+    );
+    assert_eq!(
+        chain.iter().filter(|c| c.contains(dead)).count(),
+        1,
+        "the URL is named once: {chain:?}"
+    );
+    let exits = &r["stdio_exits"];
+    assert_eq!(exits["state"], "unreachable", "{exits}");
+    assert_eq!(exits["recent"], json!(["unreachable"]), "{exits}");
+    assert_eq!(exits["last_cause_written"], 1, "{exits}");
+    assert!(
+        exits["chain"][0]
+            .as_str()
+            .unwrap_or_default()
+            .contains("exit status: 3"),
+        "{exits}"
+    );
+    assert!(
+        exits["output"].is_string(),
+        "stderr has its own place: {exits}"
+    );
 }

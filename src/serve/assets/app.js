@@ -190,6 +190,15 @@ function bar(score, label) {
   return outer;
 }
 
+// Counts of a phase's findings by status, as the report has them.
+function phaseCounts(servers, phase) {
+  const c = {};
+  for (const server of servers) {
+    for (const f of server.findings) if (f.phase === phase) c[f.status] = (c[f.status] || 0) + 1;
+  }
+  return c;
+}
+
 async function showReport(id) {
   const r = await api(`/api/runs/${id}`);
   const box = $('report');
@@ -198,18 +207,73 @@ async function showReport(id) {
   if (!r.body.report) { box.append(el('p', { class: 'help', text: 'The run is still in progress.' })); return; }
   $('stop').hidden = true;
   const report = r.body.report;
-  for (const server of report.servers) {
-    for (const p of PHASES) {
-      const li = $(`phase-${p}`);
-      const cat = server.categories.find((x) => x.phase === p);
-      if (li && li.className !== 'done') setPhase(p, 'done', cat && cat.assessed ? 'done' : 'not assessed');
-    }
-    box.append(renderServer(id, server, report));
+  // The phase list says what the stored report says, whether the run was followed live or
+  // reopened from "Recent runs" (live counts are not kept, and a finding can be replaced).
+  for (const p of PHASES) {
+    const assessed = report.servers.some((s) => (s.categories.find((x) => x.phase === p) || {}).assessed);
+    setPhase(p, 'done', `${assessed ? 'done' : 'not assessed'}: ${countText(phaseCounts(report.servers, p))}`);
   }
+  report.servers.forEach((server, i) => {
+    box.append(renderServer(id, i, server, report, (r.body.endings || [])[i]));
+  });
 }
 
-function renderServer(id, server, report) {
+const ENDED = { unreachable: 'Unreachable', blocked: 'Blocked', stopped: 'Stopped' };
+
+// How a run that did not finish ended, said once: the headline, the causes outermost first,
+// and what the program wrote. Findings that only repeat it point here instead.
+function renderEnding(ending, index) {
+  const box = el('section', { class: `ending ${ending.state}`, id: `ending-${index}`, 'aria-labelledby': `ending-h-${index}` },
+    el('h3', { id: `ending-h-${index}` }, el('span', { class: `badge ${ending.state === 'stopped' ? 'warn' : 'fail'}`, text: ending.state }),
+      el('span', { class: 'headline', text: ending.headline || ENDED[ending.state] || ending.state })));
+  if (ending.chain.length) {
+    box.append(el('p', { class: 'help', text: ending.chain.length > 1 ? 'What went wrong, each line caused by the next:' : 'What went wrong:' }));
+    const ol = el('ol', { class: 'chain' });
+    for (const step of ending.chain) ol.append(el('li', { text: step }));
+    box.append(ol);
+  }
+  if (ending.output !== null && ending.output !== undefined) {
+    box.append(el('p', { class: 'help', text: 'What the program wrote to stderr:' }),
+      el('pre', { class: 'output', tabindex: '0', text: ending.output || '(nothing)' }));
+  }
+  if (ending.state !== 'stopped') {
+    box.append(el('p', { class: 'help', text: 'The later phases were not run: their checks are listed below as skipped (blocked).' }));
+  }
+  return box;
+}
+
+function statusText(f) {
+  return f.status + (f.severity && f.status === 'fail' ? ` (${f.severity})` : '');
+}
+
+// The findings of one check (and subject) on a dual-era server are one card with a row per
+// era; elsewhere each finding is its own card. Cards keep the findings' order.
+function cards(findings) {
+  const byKey = new Map();
+  const all = [];
+  for (const f of findings) {
+    const key = `${f.id}\u0000${f.subject || ''}`;
+    if (!byKey.has(key)) byKey.set(key, []);
+    // A second finding of the same era is a card of its own: a card's rows are its eras.
+    let card = byKey.get(key).find((c) => f.era && c.every((g) => g.era && g.era !== f.era));
+    if (!card) { card = []; byKey.get(key).push(card); all.push(card); }
+    card.push(f);
+  }
+  return all.map((fs) => ({
+    findings: fs,
+    status: fs.reduce((w, f) => (STATUS_ORDER[f.status] < STATUS_ORDER[w] ? f.status : w), 'pass'),
+  })).sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
+}
+
+// Passes and skips fold under a closed summary that says how many there are.
+const FOLDED = { pass: 'passed', skip: 'skipped' };
+
+function renderServer(id, index, server, report, ending) {
   const wrap = el('div', { class: 'server-report' });
+  const said = new Set(((ending && ending.state !== 'finished' && ending.repeats) || []).map((t) => t.trim().toLowerCase()));
+  const repeats = (text) => !!text && said.has(text.trim().toLowerCase());
+  wrap.append(el('h3', { class: 'visually-hidden', text: `Report for ${server.name}` }));
+  if (ending && ending.state !== 'finished') wrap.append(renderEnding(ending, index));
   const score = server.score;
   const overall = el('div', { class: 'overall' },
     el('span', { class: 'big', id: 'score', text: score === null ? '—' : String(score) }),
@@ -217,8 +281,12 @@ function renderServer(id, server, report) {
   if (score !== null) overall.append(bar(score, `Overall score ${score} of 100`));
   const gate = report.gate;
   overall.append(el('p', { class: 'gate ' + (gate.passed ? 'passed' : 'failed'), text: gate.passed ? 'Gate passed' : 'Gate failed' }));
-  for (const reason of gate.reasons || []) overall.append(el('p', { class: 'help', text: reason }));
-  if (server.blocked) overall.append(el('p', { class: 'help', text: `Blocked: ${server.blocked}` }));
+  let blockedReason = false;
+  for (const reason of gate.reasons || []) {
+    if ([...said].some((t) => reason.toLowerCase().includes(t))) { blockedReason = true; continue; }
+    overall.append(el('p', { class: 'help', text: reason }));
+  }
+  if (blockedReason) overall.append(el('p', { class: 'help', text: `${server.name}: the run was ${ending.state} (the reason is above)` }));
   const cats = el('ul', { class: 'categories', 'aria-label': 'Category scores' });
   for (const c of server.categories) {
     const assessed = c.assessed && c.score !== null;
@@ -227,7 +295,6 @@ function renderServer(id, server, report) {
       assessed ? bar(c.score, `${c.phase} ${c.score} of 100`) : el('span', { class: 'na', text: '' }),
       el('span', { class: assessed ? 'num' : 'num na', text: assessed ? `${c.score} / 100` : 'not assessed' })));
   }
-  wrap.append(el('h3', { class: 'visually-hidden', text: `Report for ${server.name}` }));
   wrap.append(el('div', { class: 'summary' }, overall, cats));
 
   const dl = el('div', { class: 'downloads' }, el('h3', { text: 'Download' }));
@@ -237,9 +304,9 @@ function renderServer(id, server, report) {
   wrap.append(dl);
 
   wrap.append(el('h3', { text: 'Findings' }));
+  const ctx = { id, index, repeats, endingId: `ending-${index}` };
   for (const p of PHASES) {
-    const findings = server.findings.filter((f) => f.phase === p)
-      .sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status]);
+    const findings = server.findings.filter((f) => f.phase === p);
     if (!findings.length) continue;
     const counts = {};
     for (const f of findings) counts[f.status] = (counts[f.status] || 0) + 1;
@@ -248,50 +315,125 @@ function renderServer(id, server, report) {
     const group = el('details', { class: 'phase-group', open: notable, id: `group-${p}` },
       el('summary', {}, el('span', { text: p }),
         el('span', { class: 'counts', text: `${cat && cat.assessed && cat.score !== null ? cat.score + '/100 · ' : ''}${countText(counts)}` })));
-    for (const f of findings) group.append(renderFinding(id, server, f));
+    const folds = {};
+    for (const card of cards(findings)) {
+      const node = renderCard(ctx, card);
+      const fold = FOLDED[card.status];
+      if (!fold) { group.append(node); continue; }
+      if (!folds[card.status]) folds[card.status] = { cards: [], rows: 0 };
+      folds[card.status].cards.push(node);
+      folds[card.status].rows += card.findings.length;
+    }
+    for (const status of ['skip', 'pass']) {
+      const f = folds[status];
+      if (!f) continue;
+      const checks = f.cards.length === f.rows ? '' : ` · ${f.cards.length} checks`;
+      group.append(el('details', { class: `fold ${status}-fold`, 'data-status': status },
+        el('summary', {}, el('span', { class: 'fold-count', text: `${f.rows} ${FOLDED[status]}` }), checks), ...f.cards));
+    }
     wrap.append(group);
   }
   return wrap;
 }
 
-function renderFinding(id, server, f) {
-  const status = f.status + (f.severity && f.status === 'fail' ? ` (${f.severity})` : '');
-  const art = el('article', { class: `finding ${f.status}`, 'data-id': f.id },
-    el('h4', {}, el('span', { class: `badge ${f.status}`, text: status }),
-      el('span', { text: f.title }), el('code', { class: 'id', text: f.id })));
-  if (f.detail) art.append(el('p', { text: f.detail }));
-  if (f.advice && f.status !== 'pass') art.append(el('p', { class: 'advice', text: f.advice }));
+function renderCard(ctx, card) {
+  const first = card.findings[0];
+  const dual = card.findings.length > 1;
+  const art = el('article', { class: `finding ${card.status}${dual ? ' dual' : ''}`, 'data-id': first.id, 'data-subject': first.subject || '' },
+    el('h4', {}, el('span', { class: `badge ${card.status}`, text: dual ? card.status : statusText(first) }),
+      el('span', { text: first.title }), el('code', { class: 'id', text: first.id })));
+  if (!dual) {
+    art.dataset.finding = first.status;
+    findingBody(ctx, art, first, true);
+    return art;
+  }
+  if (first.subject) art.append(el('div', { class: 'meta' }, el('span', { text: `subject: ${first.subject}` })));
+  let advice = null;
+  for (const f of card.findings) {
+    const row = el('div', { class: `era-row ${f.status}`, 'data-finding': f.status, 'data-era': f.era || '' },
+      el('div', { class: 'era-head' }, el('span', { class: 'era', text: f.era || 'era not known' }),
+        el('span', { class: `badge ${f.status}`, text: statusText(f) })));
+    findingBody(ctx, row, f, false);
+    if (f.advice && f.status !== 'pass' && !advice) advice = f.advice;
+    art.append(row);
+  }
+  // The advice is the check's, the same on both eras: said once, under the rows.
+  if (advice) art.append(el('p', { class: 'advice', text: advice }));
+  return art;
+}
+
+function findingBody(ctx, node, f, single) {
+  if (f.detail && ctx.repeats(f.detail)) {
+    // The run's reason for stopping is at the top of the report, once.
+    if (f.status !== 'skip') {
+      node.append(el('p', { class: 'said-above' }, 'The error is shown once, ',
+        el('a', { href: `#${ctx.endingId}`, text: 'at the top of this report' }), '.'));
+    }
+  } else if (f.detail) node.append(el('p', { text: f.detail }));
+  if (single && f.advice && f.status !== 'pass') node.append(el('p', { class: 'advice', text: f.advice }));
   const meta = el('div', { class: 'meta' });
-  if (f.subject) meta.append(el('span', { text: `subject: ${f.subject}` }));
-  if (f.era) meta.append(el('span', { text: `era: ${f.era}` }));
+  if (single && f.subject) meta.append(el('span', { text: `subject: ${f.subject}` }));
+  if (single && f.era) meta.append(el('span', { text: `era: ${f.era}` }));
   if (f.skip_reason) meta.append(el('span', { text: `skipped: ${f.skip_reason}` }));
   if (f.spec && /^https?:\/\//.test(f.spec)) meta.append(el('a', { href: f.spec, rel: 'noreferrer noopener', target: '_blank', text: 'spec' }));
-  if (meta.childNodes.length) art.append(meta);
-  if (f.evidence && f.evidence.length) {
-    const panelId = `ev-${f.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${Math.random().toString(36).slice(2, 8)}`;
-    const button = el('button', { type: 'button', class: 'evidence-toggle', 'aria-expanded': 'false', 'aria-controls': panelId,
-      text: f.evidence.length > 12
-        ? `Evidence: req#${f.evidence.slice(0, 10).join(', ')} … and ${f.evidence.length - 10} more`
-        : `Evidence: req#${f.evidence.join(', ')}` });
-    const panel = el('div', { class: 'evidence', id: panelId, hidden: true });
-    button.addEventListener('click', async () => {
-      const open = button.getAttribute('aria-expanded') === 'true';
-      button.setAttribute('aria-expanded', String(!open));
-      panel.hidden = open;
-      if (!open && !panel.dataset.loaded) {
-        panel.dataset.loaded = '1';
-        panel.append(el('p', { class: 'help', text: 'Loading the exchanges…' }));
-        const server_index = 0;
-        const r = await api(`/api/runs/${id}/exchanges?server=${server_index}&seq=${f.evidence.join(',')}`);
-        panel.textContent = '';
-        if (!r.ok) { panel.append(el('p', { class: 'error', text: r.body.error })); return; }
-        if (!r.body.entries.length) panel.append(el('p', { class: 'help', text: 'These exchanges were not kept.' }));
-        for (const entry of r.body.entries) panel.append(renderExchange(entry));
+  if (meta.childNodes.length) node.append(meta);
+  if (f.evidence && f.evidence.length) node.append(...evidence(ctx, f));
+}
+
+function evidence(ctx, f) {
+  const panelId = `ev-${f.id.replace(/[^A-Za-z0-9_-]/g, '_')}-${Math.random().toString(36).slice(2, 8)}`;
+  const button = el('button', { type: 'button', class: 'evidence-toggle', 'aria-expanded': 'false', 'aria-controls': panelId,
+    text: f.evidence.length > 12
+      ? `Evidence: req#${f.evidence.slice(0, 10).join(', ')} … and ${f.evidence.length - 10} more`
+      : `Evidence: req#${f.evidence.join(', ')}` });
+  const panel = el('div', { class: 'evidence', id: panelId, hidden: true });
+  button.addEventListener('click', async () => {
+    const open = button.getAttribute('aria-expanded') === 'true';
+    button.setAttribute('aria-expanded', String(!open));
+    panel.hidden = open;
+    if (!open && !panel.dataset.loaded) {
+      panel.dataset.loaded = '1';
+      panel.append(el('p', { class: 'help', text: 'Loading the exchanges…' }));
+      const r = await api(`/api/runs/${ctx.id}/exchanges?server=${ctx.index}&seq=${f.evidence.join(',')}`);
+      panel.textContent = '';
+      if (!r.ok) { panel.append(el('p', { class: 'error', text: r.body.error })); return; }
+      if (!r.body.entries.length) panel.append(el('p', { class: 'help', text: 'These exchanges were not kept.' }));
+      const about = aboutHeaders(f);
+      const names = new Set();
+      const shown = r.body.entries.map((entry) => renderExchange(entry, about, names));
+      if (names.size) {
+        panel.append(el('p', { class: 'help' }, 'Highlighted: the header lines this finding is about (',
+          el('mark', { class: 'about', text: [...names].join(', ') }), ').'));
       }
-    });
-    art.append(button, panel);
-  }
-  return art;
+      panel.append(...shown);
+    }
+  });
+  return [button, panel];
+}
+
+function escapeRegExp(s) { return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); }
+
+// Which header lines of an exchange a finding is about, from what the finding itself carries:
+// its subject when that is a header name, a `Name: value` it quotes, or a header name it
+// writes out. A one-word name counts only when written as a header is (`Origin`, `Host`),
+// not as an ordinary word ("accept", "date").
+function aboutHeaders(f) {
+  const text = f.detail || '';
+  const subject = (f.subject || '').toLowerCase();
+  const cache = new Map();
+  return (name, value) => {
+    const n = name.toLowerCase();
+    if (n === subject) return true;
+    if (value && text.toLowerCase().includes(`${n}: ${value}`.toLowerCase())) return true;
+    if (!cache.has(n)) {
+      const bound = (re, flags) => new RegExp(`(^|[^A-Za-z0-9-])${re}(?![A-Za-z0-9-])`, flags);
+      const written = n.includes('-')
+        ? bound(escapeRegExp(n), 'i').test(text)
+        : bound(escapeRegExp(n[0].toUpperCase() + n.slice(1)), '').test(text) || bound(`\`${escapeRegExp(n)}\``, 'i').test(text);
+      cache.set(n, written);
+    }
+    return cache.get(n);
+  };
 }
 
 function prettyJson(t) {
@@ -314,24 +456,44 @@ function pretty(text) {
   return t;
 }
 
-function headerText(headers) {
-  return (headers || []).map((h) => `${h.name}: ${h.value}`).join('\n');
+// Header lines as text, each line the finding is about inside <mark class="about">.
+function headerNodes(headers, about, names) {
+  const nodes = [];
+  (headers || []).forEach((h, i) => {
+    if (i) nodes.push('\n');
+    const line = `${h.name}: ${h.value}`;
+    if (about && about(h.name, h.value)) {
+      nodes.push(el('mark', { class: 'about', text: line }));
+      names.add(h.name);
+    } else nodes.push(line);
+  });
+  return nodes;
 }
 
-function renderExchange(e) {
+function block(parts) {
+  const nodes = [];
+  for (const part of parts) {
+    if (!part || !part.length) continue;
+    if (nodes.length) nodes.push('\n\n');
+    nodes.push(...(Array.isArray(part) ? part : [part]));
+  }
+  return nodes.length ? nodes : ['(empty)'];
+}
+
+function renderExchange(e, about, names) {
   const req = e.request;
   const res = e.response;
   const stdio = req.httpVersion === 'stdio';
   const status = stdio ? '' : ` → ${res.status || 'no response'}${res.statusText ? ' ' + res.statusText : ''}`;
   const title = `#${e._seq} ${req.method} ${req.url}${status} · ${Math.round(e.time * 10) / 10} ms`;
-  const reqText = [headerText(req.headers), req.postData ? pretty(req.postData.text) : ''].filter(Boolean).join('\n\n');
-  const resText = [headerText(res.headers), pretty(res.content && res.content.text)].filter(Boolean).join('\n\n')
-    + (e._error ? `\n\nerror: ${e._error}` : '') + (e._truncated ? '\n\n(the body was cut at the size limit)' : '');
+  const reqNodes = block([headerNodes(req.headers, about, names), req.postData ? pretty(req.postData.text) : '']);
+  const resNodes = block([headerNodes(res.headers, about, names), pretty(res.content && res.content.text),
+    e._error ? `error: ${e._error}` : '', e._truncated ? '(the body was cut at the size limit)' : '']);
   return el('section', { class: 'exchange', 'aria-label': `Exchange ${e._seq}` },
     el('h5', { text: title }),
     el('div', { class: 'cols' },
-      el('div', { class: 'col' }, el('h6', { text: 'Request' }), el('pre', { tabindex: '0', text: reqText || '(empty)' })),
-      el('div', { class: 'col' }, el('h6', { text: 'Response' }), el('pre', { tabindex: '0', text: resText || '(empty)' }))),
+      el('div', { class: 'col' }, el('h6', { text: 'Request' }), el('pre', { tabindex: '0' }, ...reqNodes)),
+      el('div', { class: 'col' }, el('h6', { text: 'Response' }), el('pre', { tabindex: '0' }, ...resNodes))),
     el('p', { class: 'help', text: `started ${e.startedDateTime}` }));
 }
 
@@ -346,7 +508,7 @@ async function refreshRecent() {
     const b = el('button', { type: 'button' },
       el('span', { class: 't', text: run.target }),
       el('span', { class: 's', text: score }),
-      el('span', { text: run.state }),
+      el('span', { class: `state ${run.state}`, text: run.state }),
       el('span', { text: new Date(run.started_at).toLocaleTimeString() }));
     b.addEventListener('click', () => openRun(run));
     list.append(el('li', {}, b));
