@@ -152,9 +152,10 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
         s.join(branch);
     }
     let mut size_evidence = Vec::new();
-    if let Some((items, evidence)) = tools {
+    if let Some((items, evidence, pages)) = tools {
         size_evidence.extend(evidence);
         catalog.tools = items;
+        catalog.tool_pages = pages;
     }
     if let Some((items, templates, evidence)) = resources {
         size_evidence.extend(evidence);
@@ -175,13 +176,13 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
     catalog
 }
 
-/// The tool list and its checks; the tools and the exchanges that listed them when the
-/// list could be judged.
+/// The tool list and its checks; the tools, the exchanges that listed them and the pages
+/// (tools per page, with their exchanges) when the list could be judged.
 async fn list_tools(
     s: &mut Session,
     wire: &Connection,
     limiter: &RateLimiter,
-) -> Option<(Vec<Value>, Vec<Seq>)> {
+) -> Option<(Vec<Value>, Vec<Seq>, Vec<(usize, Vec<Seq>)>)> {
     let era = wire.era();
     let version = wire.protocol_version().to_string();
     let tool_checks = [
@@ -300,7 +301,7 @@ async fn list_tools(
                 );
             }
             s.add_all(all(descriptions(&tools, &paged.evidence)));
-            Some((tools, paged.evidence))
+            Some((tools, paged.evidence, paged.page_items))
         }
     }
 }
