@@ -608,6 +608,12 @@ pub static GROUNDS: &[Ground] = &[
         "scout",
         "What the server lists now differs from what scout.lock pinned: each difference is reported, a tool that became destructive is critical.",
     ),
+    g(
+        "catalog.icons",
+        Should,
+        "MCP 2025-11-25 basic",
+        "Ensure that the icon URI is either a HTTPS or `data:` URI. Clients MUST reject icon URIs that use unsafe schemes and redirects, such as `javascript:`, `file:`, `ftp:`, `ws:`, or local app URI schemes.",
+    ),
     // compat: a host's documented rule, not MCP's; these checks warn and never fail.
     g(
         "compat.anthropic",
