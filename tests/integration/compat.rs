@@ -241,9 +241,51 @@ fn an_unknown_profile_is_a_one_line_usage_error() {
 #[test]
 fn the_config_key_selects_profiles() {
     let dir = workspace(Some("[default]\ncompat = [\"anthropic\", \"openai\"]\n"));
-    let r = Scout::new().dir(dir.path()).args(["config", "show"]).run();
-    assert_eq!(r.code, Some(0), "{}", r.stderr);
-    assert!(r.stdout.contains("compat"), "{}", r.stdout);
+    let json = dir.path().join("r.json");
+    let fixture = format!(
+        "{}/tests/fixtures/host_rules.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let r = Scout::new()
+        .dir(dir.path())
+        .env("HOST_RULES", "name_dot")
+        .args([
+            "-q",
+            "check",
+            "--only",
+            "discovery,handshake,catalog,compat",
+            "--stdio",
+            "--stdio-env",
+            "HOST_RULES",
+            "--json",
+            json.to_str().expect("utf-8 path"),
+            "--",
+            "python3",
+            &fixture,
+        ])
+        .run();
+    assert!(matches!(r.code, Some(0 | 1)), "{}", r.stderr);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("json");
+    let findings = report["servers"][0]["findings"]
+        .as_array()
+        .expect("findings");
+    let status = |id: &str| -> Vec<&str> {
+        findings
+            .iter()
+            .filter(|f| f["id"] == id)
+            .filter_map(|f| f["status"].as_str())
+            .collect()
+    };
+    assert!(status("compat.anthropic").iter().all(|s| *s == "warn"));
+    assert!(!status("compat.anthropic").is_empty());
+    for id in ["compat.gemini", "compat.first_page"] {
+        let st = status(id);
+        assert!(
+            !st.is_empty() && st.iter().all(|s| *s == "skip"),
+            "{id}: {st:?}"
+        );
+    }
 }
 
 /// The demo server (rmcp): what its catalogue shows each host, read from what it lists.
@@ -292,4 +334,57 @@ fn the_demo_server_is_judged_and_its_score_ignores_compat() {
         .collect();
     let mean = (scores.iter().sum::<f64>() / scores.len() as f64).round();
     assert_eq!(server["score"].as_f64(), Some(mean), "{cats:#?}");
+}
+
+/// A real server from PyPI, `mcp-server-time`: its two tools' input schemas leave their
+/// objects open (no `additionalProperties: false`), which OpenAI's strict mode refuses; its
+/// names and schemas fit the Claude API and the Gemini Schema, on one page.
+#[test]
+fn mcp_server_time_is_open_for_openai_strict_mode() {
+    crate::servers::require_setup();
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let r = Scout::new()
+        .args([
+            "-q",
+            "check",
+            "--only",
+            "discovery,handshake,catalog,compat",
+            "--stdio",
+            "--json",
+            json.to_str().expect("utf-8 path"),
+            "--",
+        ])
+        .args(crate::servers::time_stdio())
+        .run();
+    assert!(matches!(r.code, Some(0 | 1)), "{}", r.stderr);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&json).expect("report")).expect("json");
+    let findings = report["servers"][0]["findings"]
+        .as_array()
+        .expect("findings");
+    let of = |id: &str| -> Vec<&serde_json::Value> {
+        findings.iter().filter(|f| f["id"] == id).collect()
+    };
+    let openai = of("compat.openai");
+    assert!(!openai.is_empty());
+    for f in &openai {
+        assert_eq!(f["status"], "warn", "{f:#}");
+        let d = f["detail"].as_str().expect("detail");
+        for named in [
+            "`get_current_time` (the root)",
+            "`convert_time` (the root)",
+            "additionalProperties: false",
+        ] {
+            assert!(d.contains(named), "{named}: {d}");
+        }
+    }
+    for id in ["compat.anthropic", "compat.gemini", "compat.first_page"] {
+        let found = of(id);
+        assert!(!found.is_empty(), "{id}");
+        assert!(
+            found.iter().all(|f| f["status"] == "pass"),
+            "{id}: {found:#?}"
+        );
+    }
 }
