@@ -388,3 +388,37 @@ fn mcp_server_time_is_open_for_openai_strict_mode() {
         );
     }
 }
+
+/// `--fail-under-category compat=100` gates on the selected profiles only: the demo server's
+/// names fit the Claude API and its tools are on one page, but its schemas leave objects open
+/// for OpenAI's strict mode.
+#[test]
+fn the_compat_category_gates_only_when_asked() {
+    let demo = crate::servers::demo_stdio();
+    let check = |extra: &[&str]| {
+        Scout::new()
+            .args(["-q", "check", "--stdio"])
+            .args(extra)
+            .args(["--"])
+            .args(&demo)
+            .run()
+    };
+    let kept = check(&[
+        "--compat",
+        "anthropic,first-page",
+        "--fail-under-category",
+        "compat=100",
+    ]);
+    assert_eq!(kept.code, Some(0), "{}", kept.stderr);
+    let gated = check(&["--fail-under-category", "compat=100"]);
+    assert_eq!(gated.code, Some(1), "{}{}", gated.stdout, gated.stderr);
+    assert!(
+        format!("{}{}", gated.stdout, gated.stderr).contains("compat score"),
+        "{}{}",
+        gated.stdout,
+        gated.stderr
+    );
+    // Without the threshold the same warnings gate nothing.
+    let free = check(&[]);
+    assert_eq!(free.code, Some(0), "{}", free.stderr);
+}
