@@ -113,6 +113,8 @@ pub struct ServerSpec {
     /// Phases to run (empty = all) and to skip.
     pub only: Vec<Phase>,
     pub skip: Vec<Phase>,
+    /// The host profiles the `compat` category judges (empty = every profile).
+    pub compat: Vec<crate::report::host::HostProfile>,
     /// Response body cap in bytes.
     pub max_body_bytes: usize,
     /// Warn when the catalogue is estimated above this many tokens.
@@ -186,6 +188,7 @@ impl ServerSpec {
             concurrency: DEFAULT_CONCURRENCY,
             skip_era_check: false,
             only: Vec::new(),
+            compat: Vec::new(),
             skip: Vec::new(),
             max_body_bytes: 16 * 1024 * 1024,
             context_warn_tokens: 20_000,
@@ -197,6 +200,11 @@ impl ServerSpec {
     /// True when `phase` was selected by `--only` / `--skip`.
     pub fn runs(&self, phase: Phase) -> bool {
         (self.only.is_empty() || self.only.contains(&phase)) && !self.skip.contains(&phase)
+    }
+
+    /// True when the host profile `p` was selected (`compat`, `--compat`; none named = all).
+    pub fn judges(&self, p: crate::report::host::HostProfile) -> bool {
+        self.compat.is_empty() || self.compat.contains(&p)
     }
 
     /// True when scout treats this server as remote (docs/safety.md): an HTTP target whose host is

@@ -441,6 +441,10 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "PHASE,…", value_delimiter = ',', value_parser = parse_phase, help_heading = "Run")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<Phase>,
+    /// Judge only these host profiles in the compat category (comma-separated: anthropic, openai, gemini, first-page)
+    #[arg(long, value_name = "PROFILE,…", value_delimiter = ',', value_parser = parse_host_profile, help_heading = "Run")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub compat: Vec<crate::report::host::HostProfile>,
     /// Timeout of a single request, e.g. 10s or 500ms [default: 10s]
     #[arg(long, value_name = "DURATION", value_parser = parse_duration_text, help_heading = "Run")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -522,6 +526,17 @@ pub fn parse_phase(s: &str) -> Result<Phase, String> {
     })
 }
 
+/// A host profile name (`--compat`).
+pub fn parse_host_profile(s: &str) -> Result<crate::report::host::HostProfile, String> {
+    use crate::report::host::HostProfile;
+    HostProfile::parse(s).ok_or_else(|| {
+        format!(
+            "`{s}` is not a host profile; expected one of {}",
+            HostProfile::known()
+        )
+    })
+}
+
 /// `critical|major|minor`.
 pub fn parse_severity(s: &str) -> Result<Severity, String> {
     Severity::parse(s).ok_or_else(|| format!("expected critical, major or minor, got `{s}`"))
@@ -573,6 +588,8 @@ mod tests {
             "protocol",
             "--skip",
             "security",
+            "--compat",
+            "anthropic,openai",
             "--timeout",
             "1s",
             "--deadline",

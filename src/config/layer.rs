@@ -61,6 +61,9 @@ pub struct Layer {
     pub only: Option<List>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip: Option<List>,
+    /// The host profiles the `compat` category judges (none named: every profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compat: Option<List>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<ChecksTable>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -135,6 +138,7 @@ pub const KEYS: &[&str] = &[
     "context_warn_tokens",
     "only",
     "skip",
+    "compat",
     "checks",
     "baseline",
     "token_env",

@@ -97,6 +97,8 @@ pub struct Settings {
     pub only: Vec<Phase>,
     /// Phases to skip.
     pub skip: Vec<Phase>,
+    /// Host profiles the `compat` category judges (empty = all).
+    pub compat: Vec<crate::report::host::HostProfile>,
     /// `[checks] ignore`: (check id, reason).
     pub ignore: Vec<(String, String)>,
     /// Baseline file (refused in this version).
@@ -443,6 +445,7 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         context_warn_tokens: m.context_warn_tokens.unwrap_or(20_000),
         only: phases("only", &m.only)?,
         skip: phases("skip", &m.skip)?,
+        compat: host_profiles(&m.compat)?,
         ignore,
         baseline: m.baseline.clone(),
         credentials: m.credentials(),
@@ -457,6 +460,26 @@ fn trust_ca(path: &std::path::Path) -> Result<(), ConfigError> {
         crate::transport::tls::read_pem(path).map_err(|e| ConfigError(format!("ca_file: {e}")))?;
     crate::transport::tls::trust(certs);
     Ok(())
+}
+
+/// The `compat` list: every name a known host profile.
+fn host_profiles(
+    l: &Option<layer::List>,
+) -> Result<Vec<crate::report::host::HostProfile>, ConfigError> {
+    use crate::report::host::HostProfile;
+    let mut out = Vec::new();
+    for s in l.as_ref().map(|l| l.items()).unwrap_or_default() {
+        let p = HostProfile::parse(&s).ok_or_else(|| {
+            ConfigError::new(format!(
+                "invalid `compat`: `{s}` is not a host profile; expected one of {}",
+                HostProfile::known()
+            ))
+        })?;
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    Ok(out)
 }
 
 /// Parses a phase name, naming the key on error.

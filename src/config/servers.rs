@@ -165,6 +165,7 @@ fn plan_one(
         skip_era_check: settings.skip_era_check,
         only: settings.only.clone(),
         skip: settings.skip.clone(),
+        compat: settings.compat.clone(),
         max_body_bytes: settings.max_body,
         context_warn_tokens: settings.context_warn_tokens,
         anchor: Some(anchor.unwrap_or_else(|| fallback_anchor(&name))),

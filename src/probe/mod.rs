@@ -1,9 +1,10 @@
-//! The nine phases, their registry (the one list of checks), and the Session they share.
+//! The nine phases and the compat category, their registry (the one list of checks), and the Session they share.
 //! `run_server` runs the phases in order over one Session and turns it into a ServerReport.
 
 pub mod auth;
 pub mod catalog;
 pub mod classes;
+pub mod compat;
 pub mod discovery;
 pub mod execution;
 pub mod handshake;
@@ -45,6 +46,7 @@ async fn run_phase(phase: Phase, s: &mut Session) {
         Phase::Performance => performance::run(s).await,
         Phase::Resilience => resilience::run(s).await,
         Phase::Security => security::run(s).await,
+        Phase::Compat => compat::run(s).await,
     }
 }
 
@@ -244,7 +246,7 @@ pub async fn run_server_exposing(
         futures_util::join!(
             step(&mut s_early, Step::ProtocolEarly, &mut b_early),
             async {
-                for phase in [Phase::Catalog, Phase::Execution] {
+                for phase in [Phase::Catalog, Phase::Compat, Phase::Execution] {
                     step(&mut s_main, Step::Phase(phase), &mut b_main).await;
                 }
                 let _ = stop_tx.send(true);

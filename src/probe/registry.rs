@@ -7,7 +7,7 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 10] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 11] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
@@ -20,6 +20,7 @@ pub fn tables() -> [(Phase, &'static [&'static Check]); 10] {
         (Phase::Performance, performance::CHECKS),
         (Phase::Resilience, resilience::CHECKS),
         (Phase::Security, security::CHECKS),
+        (Phase::Compat, compat::CHECKS),
     ]
 }
 

@@ -17,6 +17,9 @@ pub struct Catalog {
     pub resources: Vec<Value>,
     pub resource_templates: Vec<Value>,
     pub prompts: Vec<Value>,
+    /// The pages of `tools/list`: how many tools each brought and its exchanges (empty when
+    /// the tool list was not judged: no tools capability, or a list that did not answer).
+    pub tool_pages: Vec<(usize, Vec<crate::report::exchange::Seq>)>,
     /// The exchanges the lists came from, for later phases to cite.
     pub evidence: Vec<crate::report::exchange::Seq>,
 }

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use crate::report::check::Check;
 use crate::report::exchange::Seq;
 
-/// The nine phases, in run order. Their `as_str` names are the category names in every report.
+/// The nine phases of an MCP check, in run order, and the `compat` category (host rules, judged
+/// from the catalogue). Their `as_str` names are the category names in every report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
@@ -18,11 +19,15 @@ pub enum Phase {
     Performance,
     Resilience,
     Security,
+    /// Host compatibility: the catalogue judged against the rules of named hosts (judged
+    /// right after the catalog phase, listed last so that the nine MCP categories keep
+    /// their place in every report).
+    Compat,
 }
 
 impl Phase {
-    /// Every phase in run order.
-    pub const ALL: [Phase; 9] = [
+    /// Every phase in report order (the nine MCP phases in run order, then `compat`).
+    pub const ALL: [Phase; 10] = [
         Phase::Discovery,
         Phase::Auth,
         Phase::Handshake,
@@ -32,6 +37,7 @@ impl Phase {
         Phase::Performance,
         Phase::Resilience,
         Phase::Security,
+        Phase::Compat,
     ];
 
     /// The stable lower-case name (`protocol`), used in ids, config keys and reports.
@@ -46,6 +52,7 @@ impl Phase {
             Phase::Performance => "performance",
             Phase::Resilience => "resilience",
             Phase::Security => "security",
+            Phase::Compat => "compat",
         }
     }
 

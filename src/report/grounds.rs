@@ -608,6 +608,37 @@ pub static GROUNDS: &[Ground] = &[
         "scout",
         "What the server lists now differs from what scout.lock pinned: each difference is reported, a tool that became destructive is critical.",
     ),
+    g(
+        "catalog.icons",
+        Should,
+        "MCP 2025-11-25 basic",
+        "Ensure that the icon URI is either a HTTPS or `data:` URI. Clients MUST reject icon URIs that use unsafe schemes and redirects, such as `javascript:`, `file:`, `ftp:`, `ws:`, or local app URI schemes.",
+    ),
+    // compat: a host's documented rule, not MCP's; these checks warn and never fail.
+    g(
+        "compat.anthropic",
+        Heuristic,
+        "Claude API docs, Define tools (platform.claude.com/docs/agents-and-tools/tool-use/define-tools)",
+        "name | The name of the tool. Must match the regex ^[a-zA-Z0-9_-]{1,128}$.",
+    ),
+    g(
+        "compat.openai",
+        Heuristic,
+        "OpenAI API docs, Structured Outputs: supported schemas (platform.openai.com/docs/guides/structured-outputs)",
+        "The name of the function to be called. Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64. … To use Structured Outputs, all fields or function parameters must be specified as required. … additionalProperties: false must always be set in objects",
+    ),
+    g(
+        "compat.gemini",
+        Heuristic,
+        "Google Gen AI SDK reference, Schema (googleapis.github.io/java-genai/javadoc/com/google/genai/types/Schema.html)",
+        "Schema is used to define the format of input/output data. Represents a select subset of an OpenAPI 3.0 schema object. More fields may be added in the future as needed.",
+    ),
+    g(
+        "compat.first_page",
+        Heuristic,
+        "scout, on MCP 2025-11-25 server/utilities/pagination",
+        "A host that reads only the first page of tools/list never sees the tools on later pages: each of them is named in a warning.",
+    ),
 ];
 
 /// The ground of `id`, if the table has one.

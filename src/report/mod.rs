@@ -9,6 +9,7 @@ pub mod file;
 pub mod finding;
 pub mod gate;
 pub mod grounds;
+pub mod host;
 pub mod model;
 pub mod score;
 pub mod wording;

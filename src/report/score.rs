@@ -7,7 +7,8 @@
 //!   the worst of the findings across the two wires costs, and both findings stay in the
 //!   reports. Costs: critical fail zeroes the category, major 40, minor 15, warn 5; never
 //!   below 0.
-//! - The overall score is the rounded mean of the assessed categories; a server has no
+//! - The overall score is the rounded mean of the assessed categories other than `compat`
+//!   (host rules, scored on their own so they inform without moving it); a server has no
 //!   overall score (`None`) when none was assessed, or when its run was blocked or
 //!   interrupted: a score over the few checks that ran before that would look green
 //!   although most of the server was never checked.
@@ -75,10 +76,13 @@ pub fn categories(findings: &[Finding]) -> Vec<CategoryScore> {
         .collect()
 }
 
-/// The rounded mean of the assessed categories (`None` if none was).
+/// The rounded mean of the assessed categories (`None` if none was). The `compat` category
+/// is not part of it: a host's rule is not the MCP spec, so it is scored on its own (and can
+/// gate with `--fail-under-category compat=N`) without moving the overall score.
 pub fn overall(categories: &[CategoryScore]) -> Option<u8> {
     let assessed: Vec<u32> = categories
         .iter()
+        .filter(|c| c.phase != Phase::Compat)
         .filter_map(|c| c.score.map(u32::from))
         .collect();
     if assessed.is_empty() {

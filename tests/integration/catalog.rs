@@ -268,3 +268,26 @@ async fn valid_x_mcp_header_tools_are_called() {
     no_fails(&r, "catalog.");
     no_fails(&r, "execution.");
 }
+
+/// Icons under `javascript:`, `file:` or plain `http:` warn, each named (clients must reject
+/// them); the twin with only `https:` and `data:` icons passes.
+#[tokio::test]
+async fn unsafe_icon_schemes_warn() {
+    let r = run(fixture("icon_schemes.py", &[("ICONS", "unsafe".into())])).await;
+    let f = expect(&r, "catalog.icons", None, Status::Warn);
+    for named in [
+        "tool `echo`: \"javascript:alert(1)\"",
+        "resource `fixture://readme`: \"file:///etc/passwd\"",
+        "prompt `greet`: \"http://icons.example.invalid/greet.png\"",
+    ] {
+        assert!(f.detail.contains(named), "{named}: {}", f.detail);
+    }
+    assert!(
+        !f.detail.contains("echo.png"),
+        "safe icons are not named: {}",
+        f.detail
+    );
+    let twin = run(fixture("icon_schemes.py", &[])).await;
+    expect(&twin, "catalog.icons", None, Status::Pass);
+    never(&twin, "catalog.icons", Status::Warn);
+}

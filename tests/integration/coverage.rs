@@ -58,6 +58,8 @@ enum Scenario {
     StdioFlood,
     /// `serialises_requests.py` over HTTP with `allow_load`: one global lock, 60 ms a request.
     HttpSerialises,
+    /// `icon_schemes.py`: https: and data: icons on tools, a resource and a prompt.
+    StdioIcons,
 }
 
 /// How a check is shown to work.
@@ -205,6 +207,11 @@ const COVERED: &[(&str, Cover)] = &[
     ("security.transport", Judged(HttpRemoteDestructive)),
     ("security.hidden_characters", Judged(StdioMinimal)),
     ("security.tool_poisoning", Judged(StdioMinimal)),
+    ("catalog.icons", Judged(StdioIcons)),
+    ("compat.anthropic", Judged(StdioMinimal)),
+    ("compat.openai", Judged(StdioMinimal)),
+    ("compat.gemini", Judged(StdioMinimal)),
+    ("compat.first_page", Judged(StdioMinimal)),
     ("security.secrets_in_output", Judged(StdioMinimal)),
     ("security.error_leakage", Judged(StdioMinimal)),
     ("security.catalog_pinning", Judged(StdioPinned)),
@@ -239,6 +246,7 @@ async fn scenario(which: Scenario) -> ServerReport {
             spec
         }
         StdioLargeList => every_phase(fixture("large_tool_list.py", &[])),
+        StdioIcons => every_phase(fixture("icon_schemes.py", &[])),
         PlainHttp => only(
             url_spec("plain-http", "http://mcp.invalid/mcp"),
             &[Phase::Discovery],
@@ -348,8 +356,8 @@ fn every_registered_check_is_covered() {
 #[tokio::test]
 async fn every_covered_check_is_judged_in_its_scenario() {
     // Every scenario at once: each spends most of its time waiting on its fixture. Boxed:
-    // seventeen run futures side by side overflow the test thread's stack.
-    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t) = tokio::join!(
+    // eighteen run futures side by side overflow the test thread's stack.
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u) = tokio::join!(
         Box::pin(scenario(StdioMinimal)),
         Box::pin(scenario(HttpMinimal)),
         Box::pin(scenario(HttpParamHeaders)),
@@ -367,6 +375,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         Box::pin(scenario(StdioSlowStart)),
         Box::pin(scenario(StdioLargeList)),
         Box::pin(scenario(HttpSerialises)),
+        Box::pin(scenario(StdioIcons)),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -386,6 +395,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioSlowStart, o),
         (StdioLargeList, q),
         (HttpSerialises, t),
+        (StdioIcons, u),
     ]
     .into_iter()
     .collect();

@@ -9,6 +9,7 @@ mod catalog;
 mod cli;
 mod commands;
 mod common;
+mod compat;
 mod config;
 mod coverage;
 mod credentials;

@@ -3,10 +3,11 @@
 //!
 //! This module sends the list requests ([`run`]); the verdicts are pure functions, one file per
 //! family: [`paging`] (paged lists and `pagination`), [`tools`] (the tool list),
-//! [`x_mcp_header`], [`features`] (resources, prompts, completions) and [`context`].
+//! [`x_mcp_header`], [`features`] (resources, prompts, completions), [`context`] and [`icons`].
 
 pub mod context;
 pub mod features;
+pub mod icons;
 pub mod paging;
 pub mod tools;
 pub mod x_mcp_header;
@@ -67,6 +68,9 @@ crate::checks! { phase: Catalog;
     CONTEXT_SIZE = "catalog.context_size", Minor, "What the catalogue costs an agent's context", spec_url::TL26,
         "An estimate of the tokens the whole catalogue (names, descriptions, schemas) takes in an agent's context. Information, with a warning above the configured threshold.",
         "Shorten descriptions and schemas, or split the server, so the catalogue leaves room for the task.";
+    ICONS = "catalog.icons", Minor, "Icons use safe URI schemes", spec_url::B25,
+        "Every icon of a tool, resource, resource template or prompt should be an https: or data: URI: clients must reject icon URIs with unsafe schemes (javascript:, file:, ftp:, ws:, local app schemes), so such an icon is never shown. Each other icon is named: a warning.",
+        "Serve icons from https: URLs or inline them as data: URIs.";
 }
 
 /// The cursor sent to see whether the server rejects cursors it never issued.
@@ -152,9 +156,10 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
         s.join(branch);
     }
     let mut size_evidence = Vec::new();
-    if let Some((items, evidence)) = tools {
+    if let Some((items, evidence, pages)) = tools {
         size_evidence.extend(evidence);
         catalog.tools = items;
+        catalog.tool_pages = pages;
     }
     if let Some((items, templates, evidence)) = resources {
         size_evidence.extend(evidence);
@@ -169,19 +174,20 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
     // ---- completions
     completions(s, wire, limiter, &catalog).await;
 
-    // ---- context size
+    // ---- context size, icons
     s.add(context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
+    s.add(icons::icons(&catalog, &size_evidence).era(era));
     catalog.evidence = size_evidence;
     catalog
 }
 
-/// The tool list and its checks; the tools and the exchanges that listed them when the
-/// list could be judged.
+/// The tool list and its checks; the tools, the exchanges that listed them and the pages
+/// (tools per page, with their exchanges) when the list could be judged.
 async fn list_tools(
     s: &mut Session,
     wire: &Connection,
     limiter: &RateLimiter,
-) -> Option<(Vec<Value>, Vec<Seq>)> {
+) -> Option<(Vec<Value>, Vec<Seq>, Vec<(usize, Vec<Seq>)>)> {
     let era = wire.era();
     let version = wire.protocol_version().to_string();
     let tool_checks = [
@@ -300,7 +306,7 @@ async fn list_tools(
                 );
             }
             s.add_all(all(descriptions(&tools, &paged.evidence)));
-            Some((tools, paged.evidence))
+            Some((tools, paged.evidence, paged.page_items))
         }
     }
 }

@@ -25,6 +25,9 @@ pub struct Paged {
     pub evidence: Vec<Seq>,
     /// Number of pages fetched.
     pub pages: usize,
+    /// How many items each page that answered with its array brought, in order, with the
+    /// exchanges of that page (what a host that reads only some pages would see).
+    pub page_items: Vec<(usize, Vec<Seq>)>,
     /// Why paging stopped early (a loop, a repeated page, the page cap).
     pub problem: Option<String>,
     /// The first page did not answer with a result: the reply, to judge.
@@ -149,6 +152,7 @@ pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, ke
         let reply = wire.request(method, params).await;
         out.evidence.extend(reply.evidence.iter().copied());
         out.pages += 1;
+        let page_evidence = reply.evidence.clone();
         let Some(result) = reply.result() else {
             if out.pages == 1 {
                 out.failed = Some(reply);
@@ -161,7 +165,13 @@ pub async fn list_all(wire: &Connection, limiter: &RateLimiter, method: &str, ke
             }
             break;
         };
-        match pager.feed(result) {
+        let before = pager.items.len();
+        let step = pager.feed(result);
+        if pager.items.len() > before || matches!(step, Step::Next(_) | Step::Done) {
+            out.page_items
+                .push((pager.items.len() - before, page_evidence));
+        }
+        match step {
             Step::Next(next) => cursor = Some(next),
             Step::Done => break,
             Step::Problem(p) => {
