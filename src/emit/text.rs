@@ -198,7 +198,7 @@ fn render_server(out: &mut String, report: &Report, s: &ServerReport, style: Tex
         };
         let tally = tally(&mine, cat.assessed());
         out.push_str(&format!(
-            "  {:<12}{score}  {}\n",
+            "  {:<13}{score}  {}\n",
             phase.as_str(),
             style.paint(Paint::Dim, &tally)
         ));

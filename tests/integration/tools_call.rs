@@ -30,7 +30,10 @@ async fn tools_table_and_call_with_the_policy() {
     );
     assert_eq!(rows[0].decision, Decision::Call);
     let text = policy::render_tool_table(&rows);
-    assert!(text.contains("to allow it, start scout again with --allow-mutations"), "{text}");
+    assert!(
+        text.contains("to allow it, start scout again with --allow-mutations"),
+        "{text}"
+    );
     let json = policy::tool_table_json(&rows);
     assert_eq!(json[2]["decision"]["action"], "skip");
 

@@ -134,8 +134,8 @@ fn style(template: &str, mark: Option<Mark>) -> ProgressStyle {
 // `wide_msg` fills the line and is cut to fit it: a line never wraps.
 const SERVER_RUNNING: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg} {elapsed:.dim}";
 const SERVER_DONE: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg}";
-const PHASE_LINE: &str = "  {spinner:.COLOR} {prefix:<11} {wide_msg}";
-const PHASE_PENDING: &str = "  {spinner:.dim} {prefix:<11} {wide_msg:.dim}";
+const PHASE_LINE: &str = "  {spinner:.COLOR} {prefix:<12} {wide_msg}";
+const PHASE_PENDING: &str = "  {spinner:.dim} {prefix:<12} {wide_msg:.dim}";
 const TOTAL_LINE: &str = "{spinner:.COLOR} {wide_msg}";
 
 /// The longest server name shown (longer ones are cut: a line must fit the terminal).

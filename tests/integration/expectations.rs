@@ -1,0 +1,177 @@
+//! Expectations (`[[servers.expect]]`, docs/expectations.md): the author's own assertions,
+//! reported in the `expectations` category and gated like every check.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::common::{Scout, crate_root, fixture, workspace};
+
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("scout.json")).expect("scout.json written");
+    serde_json::from_str(&text).expect("JSON")
+}
+
+/// The findings of the first server whose id starts with `expect.`.
+fn expectations(report: &Value) -> Vec<Value> {
+    report["servers"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["id"].as_str().is_some_and(|id| id.starts_with("expect.")))
+        .cloned()
+        .collect()
+}
+
+fn demo_binary() -> String {
+    crate::servers::demo_stdio()[0].clone()
+}
+
+#[test]
+fn the_demo_expectations_all_hold_and_pass_the_gate() {
+    let _ = demo_binary();
+    let out = workspace(None);
+    let run = Scout::new()
+        .dir(&crate_root())
+        .args(["-q", "check", "--config", "examples/demo-expect.toml"])
+        .args(["--fail-under-category", "expectations=100"])
+        .args([std::ffi::OsStr::new("--out-dir"), out.path().as_os_str()])
+        .run();
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let found = expectations(&report(out.path()));
+    assert_eq!(found.len(), 5, "{found:#?}");
+    for f in &found {
+        assert_eq!(f["status"], "pass", "{f:#}");
+        assert_eq!(f["phase"], "expectations", "{f:#}");
+    }
+    assert!(
+        found
+            .iter()
+            .any(|f| f["id"] == "expect.add_sums_two_numbers")
+    );
+}
+
+/// The demo as a changed release would behave (`SCOUT_DEMO_DRIFT=1`): `add` is off by one and
+/// `echo` shouts. The named expectations fail with what was expected and what came, in the
+/// terminal, JUnit and Markdown, and the gate fails.
+#[test]
+fn a_changed_demo_fails_named_expectations_with_readable_diffs() {
+    let example = std::fs::read_to_string(crate_root().join("examples/demo-expect.toml"))
+        .expect("the example");
+    let variant = example.replace(
+        "command = [\"target/debug/examples/demo-server\", \"stdio\"]",
+        &format!(
+            "command = [{:?}, \"stdio\"]\nstdio_set = {{ SCOUT_DEMO_DRIFT = \"1\" }}",
+            demo_binary()
+        ),
+    );
+    assert_ne!(variant, example, "the example names the demo's command");
+    let dir = workspace(Some(&variant));
+    std::fs::create_dir_all(dir.path().join("demo-expect")).expect("mkdir");
+    std::fs::copy(
+        crate_root().join("examples/demo-expect/add-result.schema.json"),
+        dir.path().join("demo-expect/add-result.schema.json"),
+    )
+    .expect("copy the schema");
+    let run = Scout::new()
+        .dir(dir.path())
+        .args(["check", "--fail-under-category", "expectations=100"])
+        .args(["--out-dir", "out"])
+        .run();
+    assert_eq!(run.code, Some(1), "{}\n{}", run.stdout, run.stderr);
+    let sum = "/structuredContent/sum: expected 5, received 6";
+    let echo = "missing text \"hello scout\" in the content blocks, which read \"HELLO SCOUT\"";
+    for wanted in [
+        sum,
+        echo,
+        "expect.add_sums_two_numbers",
+        "expect.echo_returns_its_text",
+    ] {
+        assert!(
+            run.stdout.contains(wanted),
+            "terminal lacks {wanted}:\n{}",
+            run.stdout
+        );
+    }
+    let junit = std::fs::read_to_string(dir.path().join("out/junit.xml")).expect("junit");
+    assert!(junit.contains("expect.add_sums_two_numbers"), "{junit}");
+    assert!(junit.contains(sum), "{junit}");
+    let md = std::fs::read_to_string(dir.path().join("out/summary.md")).expect("markdown");
+    assert!(
+        md.contains(sum) && md.contains("expect.echo_returns_its_text"),
+        "{md}"
+    );
+    let found = expectations(&report(&dir.path().join("out")));
+    let status = |id: &str| {
+        found
+            .iter()
+            .find(|f| f["id"] == id)
+            .map(|f| f["status"].as_str().unwrap_or_default().to_string())
+    };
+    assert_eq!(
+        status("expect.add_sums_two_numbers").as_deref(),
+        Some("fail")
+    );
+    assert_eq!(
+        status("expect.echo_returns_its_text").as_deref(),
+        Some("fail")
+    );
+    // What the drift did not touch still holds.
+    assert_eq!(
+        status("expect.greet_asks_for_a_greeting").as_deref(),
+        Some("pass")
+    );
+}
+
+#[test]
+fn five_trials_against_a_tool_that_fails_one_call_in_three_report_pass_k_and_fail() {
+    let config = format!(
+        "[[default.servers]]\nname = \"flaky\"\ncommand = [\"python3\", {:?}, \"stdio\"]\n\n\
+         [[default.servers.expect]]\nname = \"lookup answers\"\ncall = \"lookup\"\n\
+         arguments = {{ q = \"flaky\" }}\ncontains = [\"found flaky\"]\ntrials = 5\n",
+        fixture("fails_one_in_three.py").display().to_string()
+    );
+    let dir = workspace(Some(&config));
+    let run = Scout::new()
+        .dir(dir.path())
+        .args(["check", "--fail-under-category", "expectations=100"])
+        .args(["--out-dir", "out"])
+        .run();
+    assert_eq!(run.code, Some(1), "{}\n{}", run.stdout, run.stderr);
+    let found = expectations(&report(&dir.path().join("out")));
+    assert_eq!(found.len(), 1, "{found:#?}");
+    let detail = found[0]["detail"].as_str().unwrap_or_default();
+    assert_eq!(found[0]["status"], "fail");
+    assert!(
+        detail.contains("pass^5` not met: 4 of 5 trials held; trial 3"),
+        "{detail}"
+    );
+    assert!(
+        detail.contains("received isError true: backend timed out"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn a_malformed_expectation_is_a_one_line_config_error_naming_the_key() {
+    let dir = workspace(Some(
+        "[[default.servers]]\nname = \"x\"\ncommand = [\"true\"]\n\n\
+         [[default.servers.expect]]\nname = \"bad\"\ncall = \"a\"\ntrials = 0\n",
+    ));
+    let run = Scout::new().dir(dir.path()).args(["check"]).run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("expectation `bad`: `trials` must be at least 1"),
+        "{}",
+        run.stderr
+    );
+    let typo = workspace(Some(
+        "[[default.servers]]\nname = \"x\"\ncommand = [\"true\"]\n\n\
+         [[default.servers.expect]]\nname = \"bad\"\ncall = \"a\"\ncontain = [\"x\"]\n",
+    ));
+    let run = Scout::new().dir(typo.path()).args(["check"]).run();
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    assert!(run.stderr.contains("contain"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+}
