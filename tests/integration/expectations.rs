@@ -175,3 +175,28 @@ fn a_malformed_expectation_is_a_one_line_config_error_naming_the_key() {
     assert!(run.stderr.contains("contain"), "{}", run.stderr);
     assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
 }
+
+/// Every TOML example of docs/expectations.md is a valid config: loaded the way `scout check`
+/// loads one, expectations validated, so the page cannot drift from the keys.
+#[test]
+fn the_examples_in_docs_expectations_md_load() {
+    let page = std::fs::read_to_string(crate_root().join("docs/expectations.md")).expect("page");
+    let blocks: Vec<&str> = page
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .collect();
+    assert!(blocks.len() >= 2, "the page has its examples");
+    for block in blocks {
+        let dir = workspace(Some(block));
+        let loaded = scout::config::load(scout::config::LoadOptions {
+            config: Some(dir.path().join("scout.toml")),
+            ..Default::default()
+        })
+        .unwrap_or_else(|e| panic!("{block}\n{e:?}"));
+        assert!(
+            loaded.servers.iter().any(|p| !p.spec.expect.is_empty()),
+            "{block}"
+        );
+    }
+}
