@@ -200,3 +200,59 @@ fn the_examples_in_docs_expectations_md_load() {
         );
     }
 }
+
+/// A tool that is not read-only is called by an expectation only when the expectation says
+/// `allow = "mutations"` and the run has `--allow-mutations`: with either missing it is a
+/// policy skip that says what would allow it, and the server sees no call.
+#[test]
+fn a_mutation_needs_both_allow_and_the_flag_else_it_is_a_policy_skip() {
+    let config = |allow: &str| {
+        format!(
+            "[[default.servers]]\nname = \"calls\"\ncommand = [\"python3\", {:?}, \"stdio\"]\n\
+             stdio_env = [\"SCOUT_TEST_CALL_LOG\"]\n\n\
+             [[default.servers.expect]]\nname = \"mutating works\"\ncall = \"mutating\"\n{allow}\
+             contains = [\"mutating done\"]\n",
+            fixture("records_calls.py").display().to_string()
+        )
+    };
+    let run = |text: &str, flags: &[&str]| {
+        let dir = workspace(Some(text));
+        let log = dir.path().join("calls.log");
+        let r = Scout::new()
+            .dir(dir.path())
+            .env("SCOUT_TEST_CALL_LOG", &log.to_string_lossy())
+            .args(["check", "--out-dir", "out"])
+            .args(flags)
+            .run();
+        let found = expectations(&report(&dir.path().join("out")));
+        let calls = std::fs::read_to_string(&log).unwrap_or_default();
+        (r, found, calls)
+    };
+    let with_allow = config("allow = \"mutations\"\n");
+    // No flag: refused, and the server never saw `mutating` called.
+    let (_, found, calls) = run(&with_allow, &[]);
+    assert_eq!(found[0]["status"], "skip", "{found:#?}");
+    assert_eq!(found[0]["skip_reason"], "policy", "{found:#?}");
+    assert!(
+        found[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("--allow-mutations")),
+        "{found:#?}"
+    );
+    assert!(!calls.lines().any(|l| l.trim() == "mutating"), "{calls}");
+    // The flag without the expectation's allow: refused too.
+    let (_, found, calls) = run(&config(""), &["--allow-mutations"]);
+    assert_eq!(found[0]["skip_reason"], "policy", "{found:#?}");
+    assert!(
+        found[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("allow = \"mutations\"")),
+        "{found:#?}"
+    );
+    // (scout's own execution probes call it under the flag: the log cannot tell them apart.)
+    let _ = calls;
+    // Both: it runs and holds.
+    let (r, found, calls) = run(&with_allow, &["--allow-mutations"]);
+    assert_eq!(found[0]["status"], "pass", "{found:#?}\n{}", r.stdout);
+    assert!(calls.lines().any(|l| l.trim() == "mutating"), "{calls}");
+}
