@@ -256,3 +256,68 @@ fn a_mutation_needs_both_allow_and_the_flag_else_it_is_a_policy_skip() {
     assert_eq!(found[0]["status"], "pass", "{found:#?}\n{}", r.stdout);
     assert!(calls.lines().any(|l| l.trim() == "mutating"), "{calls}");
 }
+
+/// The real npm `@modelcontextprotocol/server-memory` (pinned in tests/servers), over stdio.
+fn memory_js() -> String {
+    let js = crate_root()
+        .join("tests/servers/node_modules/@modelcontextprotocol/server-memory/dist/index.js");
+    assert!(
+        js.exists(),
+        "{} is missing: run `bash tests/servers/setup.sh` once to install the real test servers",
+        js.display()
+    );
+    js.display().to_string()
+}
+
+/// A setup step creates an entity (a mutation: `allow = "mutations"` and `--allow-mutations`)
+/// and captures its name; the expectation reads it back by that name. Without the flag the
+/// same expectation is a policy skip, and the server's store holds nothing of it.
+#[test]
+fn a_setup_chain_creates_an_entity_in_server_memory_and_reads_it_back() {
+    let dir = workspace(None);
+    let store = dir.path().join("memory.jsonl");
+    let config = format!(
+        "[[default.servers]]\nname = \"memory\"\ncommand = [\"node\", {js:?}]\n\
+         stdio_set = {{ MEMORY_FILE_PATH = {store:?} }}\n\n\
+         [[default.servers.expect]]\nname = \"a created entity reads back\"\n\
+         call = \"open_nodes\"\narguments = {{ names = [\"{{{{entity}}}}\"] }}\n\
+         allow = \"mutations\"\ncontains = [\"made by scout\"]\n\
+         json = {{ \"$.structuredContent.entities[0].entityType\" = \"scout_test\" }}\n\n\
+         [[default.servers.expect.setup]]\ncall = \"create_entities\"\n\
+         arguments = {{ entities = [{{ name = \"scout-expect-probe\", entityType = \"scout_test\", observations = [\"made by scout\"] }}] }}\n\
+         capture = {{ entity = \"$.structuredContent.entities[0].name\" }}\n",
+        js = memory_js(),
+        store = store.display().to_string(),
+    );
+    std::fs::write(dir.path().join("scout.toml"), &config).expect("config");
+    let check = |flags: &[&str]| {
+        let r = Scout::new()
+            .dir(dir.path())
+            .args(["check", "--out-dir", "out"])
+            .args(flags)
+            .run();
+        (r, expectations(&report(&dir.path().join("out"))))
+    };
+
+    // Refused: no --allow-mutations.
+    let (_, found) = check(&[]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["status"], "skip", "{found:#?}");
+    assert_eq!(found[0]["skip_reason"], "policy", "{found:#?}");
+    let stored = std::fs::read_to_string(&store).unwrap_or_default();
+    assert!(
+        !stored.contains("scout-expect-probe"),
+        "the server saw no create_entities of the expectation: {stored}"
+    );
+
+    // Allowed: the chain runs and holds.
+    let (r, found) = check(&["--allow-mutations"]);
+    assert_eq!(found[0]["status"], "pass", "{found:#?}\n{}", r.stdout);
+    assert!(
+        found[0]["evidence"]
+            .as_array()
+            .is_some_and(|e| e.len() >= 2)
+    );
+    let stored = std::fs::read_to_string(&store).expect("the server wrote its store");
+    assert!(stored.contains("scout-expect-probe"), "{stored}");
+}
