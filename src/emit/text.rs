@@ -597,7 +597,7 @@ mod tests {
         );
         // handshake has only an info: an observation assesses nothing.
         assert!(
-            text.contains("  handshake     -  not assessed, 1 info"),
+            text.contains("  handshake      -  not assessed, 1 info"),
             "{text}"
         );
         r.servers[1]

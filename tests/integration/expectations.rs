@@ -321,3 +321,53 @@ fn a_setup_chain_creates_an_entity_in_server_memory_and_reads_it_back() {
     let stored = std::fs::read_to_string(&store).expect("the server wrote its store");
     assert!(stored.contains("scout-expect-probe"), "{stored}");
 }
+
+/// `scout expect init` writes one expectation per read-only tool it called (even when the
+/// flags would allow more), and the file, given the server's command, passes the gate.
+#[test]
+fn expect_init_writes_starter_expectations_that_hold_on_the_next_run() {
+    let demo = demo_binary();
+    let dir = workspace(None);
+    let init = Scout::new()
+        .dir(dir.path())
+        .args([
+            "-q",
+            "expect",
+            "init",
+            "--write",
+            "starter.toml",
+            "--allow-mutations",
+        ])
+        .args(["--stdio", "--", &demo, "stdio"])
+        .run();
+    assert_eq!(init.code, Some(0), "{}\n{}", init.stdout, init.stderr);
+    let starter = std::fs::read_to_string(dir.path().join("starter.toml")).expect("written");
+    assert!(
+        starter.contains("call = \"add\"") && starter.contains("call = \"echo\""),
+        "{starter}"
+    );
+    assert!(
+        !starter.contains("remember"),
+        "a mutation is never proposed: {starter}"
+    );
+    let config = starter.replacen(
+        "name = \"demo-server\"\n",
+        &format!("name = \"demo-server\"\ncommand = [{demo:?}, \"stdio\"]\n"),
+        1,
+    );
+    std::fs::write(dir.path().join("scout.toml"), config).expect("config");
+    let run = Scout::new()
+        .dir(dir.path())
+        .args([
+            "check",
+            "--fail-under-category",
+            "expectations=100",
+            "--out-dir",
+            "out",
+        ])
+        .run();
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+    let found = expectations(&report(&dir.path().join("out")));
+    assert_eq!(found.len(), 2, "{found:#?}");
+    assert!(found.iter().all(|f| f["status"] == "pass"), "{found:#?}");
+}
