@@ -101,6 +101,32 @@ fn a_changed_demo_fails_named_expectations_with_readable_diffs() {
         md.contains(sum) && md.contains("expect.echo_returns_its_text"),
         "{md}"
     );
+    let sarif: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("out/scout.sarif")).expect("sarif"),
+    )
+    .expect("SARIF is JSON");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let add = results
+        .iter()
+        .find(|r| r["ruleId"] == "expect.add_sums_two_numbers")
+        .unwrap_or_else(|| panic!("a SARIF result for the expectation: {results:#?}"));
+    assert_eq!(add["level"], "error", "{add:#}");
+    // GitHub annotations name the expectation and say what came.
+    let output = dir.path().join("gh-output");
+    let summary = dir.path().join("gh-summary");
+    let gh = Scout::new()
+        .github_actions(dir.path(), &output, &summary)
+        .args(["check", "--out-dir", "out-gh"])
+        .run();
+    let annotation = gh
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("::error") && l.contains("expect.add_sums_two_numbers"))
+        .unwrap_or_else(|| panic!("an annotation for the expectation:\n{}", gh.stdout));
+    assert!(
+        annotation.contains("expected 5, received 6"),
+        "{annotation}"
+    );
     let found = expectations(&report(&dir.path().join("out")));
     let status = |id: &str| {
         found
