@@ -130,8 +130,10 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
         run.stdout
     );
     assert!(
-        run.stdout
-            .contains(&format!("  catalog     {cb} → {ch} ({})\n", arrow(ch - cb))),
+        run.stdout.contains(&format!(
+            "  catalog      {cb} → {ch} ({})\n",
+            arrow(ch - cb)
+        )),
         "{}",
         run.stdout
     );
