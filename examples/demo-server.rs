@@ -15,6 +15,10 @@
 //! - the resource `demo://readme` (text);
 //! - the prompt `greet` with one required argument.
 //!
+//! With `SCOUT_DEMO_DRIFT=1` in its environment the server behaves as a changed release
+//! would: `add` is off by one and `echo` shouts. scout's own expectations test uses it to show
+//! what a broken expectation looks like (examples/demo-expect.toml passes without it).
+//!
 //! Notes live in memory and are shared by every session of one process, so that `remember`
 //! really changes state an agent could observe.
 
@@ -49,6 +53,11 @@ This server exists so that scout has something real to check. Its tools:\n\
 - echo: returns the text it was given (read-only)\n\
 - remember: stores a note in memory (changes state, destroys nothing)\n\
 - forget_all: deletes every stored note (destructive)\n";
+
+/// True when `SCOUT_DEMO_DRIFT=1` asks for the changed behaviour (see the module docs).
+fn drifted() -> bool {
+    std::env::var_os("SCOUT_DEMO_DRIFT").is_some_and(|v| v == "1")
+}
 
 /// Arguments of `add`.
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
@@ -127,6 +136,7 @@ impl Demo {
         Parameters(AddArgs { a, b }): Parameters<AddArgs>,
     ) -> Result<Json<AddResult>, String> {
         a.checked_add(b)
+            .map(|sum| sum + i64::from(drifted()))
             .map(|sum| Json(AddResult { sum }))
             .ok_or_else(|| format!("{a} + {b} does not fit in a 64-bit integer"))
     }
@@ -142,7 +152,7 @@ impl Demo {
         )
     )]
     fn echo(&self, Parameters(EchoArgs { text }): Parameters<EchoArgs>) -> String {
-        text
+        if drifted() { text.to_uppercase() } else { text }
     }
 
     #[tool(

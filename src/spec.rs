@@ -85,6 +85,96 @@ pub struct ToolArgs {
     pub arguments: Value,
 }
 
+/// What an expectation or one of its setup steps sends.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectTarget {
+    /// `tools/call` of this tool.
+    Call(String),
+    /// `prompts/get` of this prompt.
+    Prompt(String),
+    /// `resources/read` of this URI.
+    Resource(String),
+}
+
+impl ExpectTarget {
+    /// `tool search`, `prompt greet`, `resource demo://x`: for details and subjects.
+    pub fn describe(&self) -> String {
+        match self {
+            ExpectTarget::Call(n) => format!("tool {n}"),
+            ExpectTarget::Prompt(n) => format!("prompt {n}"),
+            ExpectTarget::Resource(u) => format!("resource {u}"),
+        }
+    }
+}
+
+/// What an expectation allows beyond read-only tools (it still needs the run's flag).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpectAllow {
+    /// Read-only tools, prompts and resources only.
+    #[default]
+    ReadOnly,
+    /// Also tools that are not read-only but not destructive (with `--allow-mutations`).
+    Mutations,
+    /// Every tool (with `--allow-destructive`).
+    Destructive,
+}
+
+/// One `[[servers.expect.setup]]` step: a call whose result later steps can read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SetupStep {
+    pub target: ExpectTarget,
+    pub arguments: Value,
+    /// Variable name → JSON path into the step's result (`id` → `$.structuredContent.id`).
+    pub capture: Vec<(String, String)>,
+}
+
+/// One `[[servers.expect]]`: the author's assertion about one call, validated.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Expectation {
+    /// As written: the finding's title.
+    pub name: String,
+    /// `expect.<slug of name>`: the finding's id.
+    pub id: String,
+    pub target: ExpectTarget,
+    /// Arguments (tools) or prompt arguments; `{{var}}` is replaced by a captured value.
+    pub arguments: Value,
+    /// Whether the result must be an error (`isError`, or a JSON-RPC error).
+    pub is_error: bool,
+    /// Substrings that must each occur in the text of some content block.
+    pub contains: Vec<String>,
+    /// JSON path → the value it must select, in config order.
+    pub json: Vec<(String, Value)>,
+    /// The JSON Schema (as written, and as read) that structuredContent, else the whole
+    /// result, must validate against.
+    pub schema: Option<(String, Value)>,
+    /// The slowest a trial may answer, in milliseconds.
+    pub max_ms: Option<u64>,
+    /// How many times the call is made; every trial must hold.
+    pub trials: u32,
+    pub allow: ExpectAllow,
+    pub setup: Vec<SetupStep>,
+}
+
+/// Parses a JSON path (RFC 9535, as `serde_json_path` reads it).
+pub fn parse_path(path: &str) -> Result<serde_json_path::JsonPath, String> {
+    serde_json_path::JsonPath::parse(path).map_err(|e| e.to_string())
+}
+
+/// The names of the `{{name}}` placeholders in `s`.
+pub fn placeholders(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = s;
+    while let Some(start) = rest.find("{{") {
+        let after = &rest[start + 2..];
+        let Some(end) = after.find("}}") else { break };
+        out.push(&after[..end]);
+        rest = &after[end + 2..];
+    }
+    out
+}
+
 /// Everything one server run needs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ServerSpec {
@@ -96,6 +186,9 @@ pub struct ServerSpec {
     pub deadline: Duration,
     pub policy: PolicySpec,
     pub tools: Vec<ToolArgs>,
+    /// The author's own assertions about the server (`[[servers.expect]]`), in config order.
+    #[serde(default)]
+    pub expect: Vec<Expectation>,
     /// Requests per second towards this host when it [is remote](ServerSpec::is_remote)
     /// (`None` = the default, 2). Loopback and stdio servers are never throttled.
     pub rps: Option<f64>,
@@ -183,6 +276,7 @@ impl ServerSpec {
             deadline: Duration::from_secs(120),
             policy: PolicySpec::default(),
             tools: Vec::new(),
+            expect: Vec::new(),
             rps: None,
             treat_as_remote: false,
             concurrency: DEFAULT_CONCURRENCY,

@@ -392,6 +392,7 @@ pub fn run(_args: ActionArgs, verbosity: Verbosity) -> Result<u8, CliError> {
         verbosity,
         Extra {
             formats: plan.formats,
+            ..Extra::default()
         },
     )
 }

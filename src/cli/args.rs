@@ -79,6 +79,9 @@ pub enum Command {
     },
     /// Print the man page (roff) on stdout
     Man,
+    /// Your own tests of the server (expectations): write a starter file from a run
+    #[command(subcommand)]
+    Expect(crate::cli::expect::ExpectCommand),
     /// Work with reports of earlier runs
     #[command(subcommand)]
     Report(crate::cli::report::ReportCommand),

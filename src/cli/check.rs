@@ -128,6 +128,9 @@ fn explicit_outputs(o: &OutputArgs) -> Vec<(Format, PathBuf)> {
 pub struct Extra {
     /// The `formats` key, above the config file's.
     pub formats: Option<Vec<String>>,
+    /// `scout expect init`: call read-only tools only, whatever the config allows, and write
+    /// a starter expectations file here from the run.
+    pub write_expectations: Option<PathBuf>,
 }
 
 /// `scout check`.
@@ -140,12 +143,18 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
     let target = target_entry(&args.target)?;
     let mut flags = flags_layer(&args.settings)?;
     flags.formats = extra.formats.map(List::Items);
-    let loaded = config::load(LoadOptions {
+    let mut loaded = config::load(LoadOptions {
         config: args.source.config.clone(),
         profile: args.source.profile.clone(),
         flags,
         target,
     })?;
+    if extra.write_expectations.is_some() {
+        // A starter file proposes only what is safe to run again and again.
+        for p in &mut loaded.servers {
+            p.spec.policy = p.spec.policy.default_permissions();
+        }
+    }
     let s = &loaded.settings;
     let baseline = preflight(&loaded, &args)?;
     config::check_secrets(&loaded.servers)?;
@@ -213,6 +222,15 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
             .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
     }
     publish(&report, &outputs, args.run.write_baseline.as_deref())?;
+    if let Some(path) = &extra.write_expectations {
+        let text = crate::emit::expectations::starter(&report);
+        crate::report::file::write_atomic(path, text.as_bytes())
+            .map_err(|e| CliError::Internal(format!("could not write {}: {e}", path.display())))?;
+        crate::say!(
+            "scout: wrote starter expectations {}; edit them, then move them into scout.toml",
+            path.display()
+        );
+    }
     if interrupted {
         return Err(CliError::Internal(
             "the run was interrupted (Ctrl-C); the reports written are partial".into(),

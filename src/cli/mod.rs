@@ -7,6 +7,7 @@ pub mod args;
 pub mod auth;
 pub mod check;
 pub mod connect;
+pub mod expect;
 pub mod generate;
 pub mod logging;
 pub mod pin;
@@ -74,6 +75,7 @@ pub fn main() -> ExitCode {
         Command::Report(report::ReportCommand::Diff(a)) => report::diff(*a, cli.verbosity.quiet),
         Command::Auth(a) => auth::run(a),
         Command::Pin(a) => pin::run(*a),
+        Command::Expect(c) => expect::run(c, cli.verbosity),
         Command::Serve(a) => serve::run(*a),
     };
     match result {

@@ -312,6 +312,9 @@ pub struct ServerEntry {
     pub fail_under: Option<u8>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<ToolEntry>>,
+    /// The author's own assertions about the server (docs/expectations.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<Vec<ExpectEntry>>,
 }
 
 /// The credential keys of a layer or a server entry, as one group. Read off either by
@@ -397,6 +400,58 @@ pub struct ToolEntry {
     pub name: String,
     #[serde(default = "empty_object")]
     pub arguments: serde_json::Value,
+}
+
+/// `[[<profile>.servers.expect]]` as written (docs/expectations.md); `config::expect`
+/// turns it into a `spec::Expectation` and says which key is wrong.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpectEntry {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub is_error: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contains: Option<Vec<String>>,
+    /// JSON path → expected value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<BTreeMap<String, serde_json::Value>>,
+    /// A JSON Schema file, relative to the config file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trials: Option<u32>,
+    /// `mutations` or `destructive`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setup: Option<Vec<SetupEntry>>,
+}
+
+/// `[[<profile>.servers.expect.setup]]`: a call made before the expectation's own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SetupEntry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<serde_json::Value>,
+    /// Variable name → JSON path into this step's result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capture: Option<BTreeMap<String, String>>,
 }
 
 fn empty_object() -> serde_json::Value {

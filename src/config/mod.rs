@@ -4,6 +4,7 @@
 //! [`ServerSpec`](crate::spec::ServerSpec)s the runner executes.
 
 pub mod duration;
+pub mod expect;
 pub mod file;
 pub mod layer;
 pub mod servers;
@@ -171,7 +172,13 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
             })
             .collect(),
     };
-    let mut servers = servers::plan(entries, &merged, &settings, &options.flags)?;
+    // `schema` paths of expectations are relative to the config file.
+    let base = file
+        .as_ref()
+        .and_then(|f| f.path.parent())
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    let mut servers = servers::plan(entries, &merged, &settings, &options.flags, &base)?;
     let lock_path = lock_path(&settings, file.as_ref());
     let lock =
         crate::pin::lockfile::read(&lock_path).map_err(|e| ConfigError::new(e.to_string()))?;

@@ -20,6 +20,7 @@ pub fn plan(
     merged: &Layer,
     settings: &Settings,
     flags: &Layer,
+    base: &std::path::Path,
 ) -> Result<Vec<Planned>, ConfigError> {
     let mut names = BTreeSet::new();
     let mut planned = Vec::new();
@@ -35,7 +36,7 @@ pub fn plan(
                 entry.name
             )));
         }
-        planned.push(plan_one(entry, anchor, merged, settings, flags)?);
+        planned.push(plan_one(entry, anchor, merged, settings, flags, base)?);
     }
     Ok(planned)
 }
@@ -46,6 +47,7 @@ fn plan_one(
     merged: &Layer,
     settings: &Settings,
     flags: &Layer,
+    base: &std::path::Path,
 ) -> Result<Planned, ConfigError> {
     let name = e.name.clone();
     let err = |what: String| ConfigError::new(format!("server `{name}`: {what}"));
@@ -138,8 +140,11 @@ fn plan_one(
         overridden = super::validate(&layer).map_err(|x| err(x.0))?;
         &overridden
     };
+    let expect =
+        super::expect::validate(e.expect.as_deref().unwrap_or_default(), base).map_err(err)?;
     let spec = ServerSpec {
         name: name.clone(),
+        expect,
         target,
         timeout: settings.timeout,
         deadline: settings.deadline,

@@ -147,7 +147,7 @@ pub fn render_text(d: &ReportDiff) -> String {
             if c.base != c.head {
                 let dl = delta_text(c.base, c.head);
                 out.push_str(&format!(
-                    "  {:<12}{} → {}{}\n",
+                    "  {:<13}{} → {}{}\n",
                     c.phase.as_str(),
                     score(c.base),
                     score(c.head),

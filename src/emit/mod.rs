@@ -7,6 +7,7 @@ pub mod badge;
 pub mod common;
 pub mod diff;
 pub mod events;
+pub mod expectations;
 pub mod github;
 pub mod gitlab;
 pub mod har;

@@ -24,6 +24,10 @@ use crate::report::model::{Anchor, Report, ServerReport};
 
 /// Where scout's docs live; `helpUri` falls back to a check's anchor there.
 pub const DOCS_CHECKS: &str = "https://github.com/scout-mcp/scout/blob/main/docs/checks.md";
+
+/// Where expectations are documented: the `helpUri` of an expectation's rule.
+pub const DOCS_EXPECTATIONS: &str =
+    "https://github.com/scout-mcp/scout/blob/main/docs/expectations.md";
 /// `tool.driver.informationUri`.
 pub const INFORMATION_URI: &str = "https://github.com/scout-mcp/scout";
 /// Results kept per run. GitHub accepts 25 000 but shows only the 5 000 most severe; with
@@ -97,10 +101,14 @@ fn rule_info(f: &Finding) -> RuleInfo {
             title: f.title.clone(),
             description: f.title.clone(),
             advice: f.advice.clone(),
-            help_uri: f
-                .spec
-                .clone()
-                .unwrap_or_else(|| format!("{DOCS_CHECKS}#{}", f.id.replace(['.', '_'], "-"))),
+            // An expectation's id is the user's, with no anchor in docs/checks.md.
+            help_uri: f.spec.clone().unwrap_or_else(|| {
+                if f.id.starts_with("expect.") {
+                    DOCS_EXPECTATIONS.to_string()
+                } else {
+                    format!("{DOCS_CHECKS}#{}", f.id.replace(['.', '_'], "-"))
+                }
+            }),
         },
     }
 }

@@ -198,7 +198,7 @@ fn render_server(out: &mut String, report: &Report, s: &ServerReport, style: Tex
         };
         let tally = tally(&mine, cat.assessed());
         out.push_str(&format!(
-            "  {:<12}{score}  {}\n",
+            "  {:<13}{score}  {}\n",
             phase.as_str(),
             style.paint(Paint::Dim, &tally)
         ));
@@ -597,7 +597,7 @@ mod tests {
         );
         // handshake has only an info: an observation assesses nothing.
         assert!(
-            text.contains("  handshake     -  not assessed, 1 info"),
+            text.contains("  handshake      -  not assessed, 1 info"),
             "{text}"
         );
         r.servers[1]

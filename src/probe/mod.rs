@@ -1,4 +1,5 @@
-//! The nine phases and the compat category, their registry (the one list of checks), and the Session they share.
+//! The nine phases, the compat category and the config's expectations, their registry (the one
+//! list of checks), and the Session they share.
 //! `run_server` runs the phases in order over one Session and turns it into a ServerReport.
 
 pub mod auth;
@@ -7,6 +8,7 @@ pub mod classes;
 pub mod compat;
 pub mod discovery;
 pub mod execution;
+pub mod expectations;
 pub mod handshake;
 pub mod liveness;
 pub mod performance;
@@ -33,25 +35,33 @@ pub type CancelRx = watch::Receiver<bool>;
 
 /// Runs one phase's probes (the protocol phase is split in two: see [`Step`]).
 async fn run_phase(phase: Phase, s: &mut Session) {
+    // Each phase's future is boxed: held inline, the largest of them sized every caller's
+    // future, and a test's 2 MiB thread stack overflowed.
     match phase {
-        Phase::Discovery => discovery::run(s).await,
-        Phase::Auth => auth::run(s).await,
-        Phase::Handshake => handshake::run(s).await,
+        Phase::Discovery => Box::pin(discovery::run(s)).await,
+        Phase::Auth => Box::pin(auth::run(s)).await,
+        Phase::Handshake => Box::pin(handshake::run(s)).await,
         Phase::Protocol => {
-            let early = protocol::run_early(s, None).await;
-            protocol::run_late(s, early).await
+            let early = Box::pin(protocol::run_early(s, None)).await;
+            Box::pin(protocol::run_late(s, early)).await
         }
-        Phase::Catalog => catalog::run(s).await,
-        Phase::Execution => execution::run(s).await,
-        Phase::Performance => performance::run(s).await,
-        Phase::Resilience => resilience::run(s).await,
-        Phase::Security => security::run(s).await,
-        Phase::Compat => compat::run(s).await,
+        Phase::Catalog => Box::pin(catalog::run(s)).await,
+        Phase::Execution => Box::pin(execution::run(s)).await,
+        Phase::Expectations => Box::pin(expectations::run(s)).await,
+        Phase::Performance => Box::pin(performance::run(s)).await,
+        Phase::Resilience => Box::pin(resilience::run(s)).await,
+        Phase::Security => Box::pin(security::run(s)).await,
+        Phase::Compat => Box::pin(compat::run(s)).await,
     }
 }
 
 /// Records every check of `phase` that has no finding yet as skipped for `reason`.
 fn skip_rest_of(s: &mut Session, phase: Phase, reason: SkipReason, why: &str) {
+    // Each expectation is its own finding; the one check that stands for them is not.
+    if phase == Phase::Expectations {
+        expectations::skip_all(s, reason, why);
+        return;
+    }
     for (p, table) in registry::tables() {
         if p != phase {
             continue;
@@ -246,7 +256,14 @@ pub async fn run_server_exposing(
         futures_util::join!(
             step(&mut s_early, Step::ProtocolEarly, &mut b_early),
             async {
-                for phase in [Phase::Catalog, Phase::Compat, Phase::Execution] {
+                // The author's expectations run after scout's own execution probes, on
+                // the same wires and sessions.
+                for phase in [
+                    Phase::Catalog,
+                    Phase::Compat,
+                    Phase::Execution,
+                    Phase::Expectations,
+                ] {
                     step(&mut s_main, Step::Phase(phase), &mut b_main).await;
                 }
                 let _ = stop_tx.send(true);
@@ -334,13 +351,23 @@ async fn end_sessions(s: &Session) {
 /// from one piece of code, in the order it recorded them (which may carry meaning, e.g.
 /// the worst catalogue change first), and the branches of the run plan are joined in a
 /// fixed order.
-fn sort_findings(findings: &mut [crate::report::finding::Finding]) {
+fn sort_findings(findings: &mut [crate::report::finding::Finding], expect: &[spec::Expectation]) {
     let order: std::collections::HashMap<&str, usize> = registry::all()
         .enumerate()
         .map(|(i, c)| (c.id, i))
         .collect();
-    let rank = |f: &crate::report::finding::Finding| {
-        order.get(f.id.as_str()).copied().unwrap_or(usize::MAX)
+    // An expectation's finding sits where the check that stands for them all is
+    // registered, in config order.
+    let expect_at = order
+        .get(expectations::EXPECTATION.id)
+        .copied()
+        .unwrap_or(usize::MAX);
+    let rank = |f: &crate::report::finding::Finding| match order.get(f.id.as_str()) {
+        Some(i) => (*i, 0),
+        None => match expect.iter().position(|x| x.id == f.id) {
+            Some(n) => (expect_at, n),
+            None => (usize::MAX, 0),
+        },
     };
     findings.sort_by(|a, b| (rank(a), &a.id, a.era).cmp(&(rank(b), &b.id, b.era)));
 }
@@ -372,7 +399,7 @@ fn one_verdict_per_subject(findings: &mut Vec<crate::report::finding::Finding>) 
 /// Turns a finished session into a scored, redacted report.
 fn finish_report(mut s: Session, interrupted: bool, started: Instant) -> ServerReport {
     one_verdict_per_subject(&mut s.findings);
-    sort_findings(&mut s.findings);
+    sort_findings(&mut s.findings, &s.spec.expect);
     let mut report = ServerReport {
         name: s.spec.name.clone(),
         transport: s

@@ -7,7 +7,7 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 11] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 12] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
@@ -17,6 +17,7 @@ pub fn tables() -> [(Phase, &'static [&'static Check]); 11] {
         (Phase::Protocol, stdio::CHECKS),
         (Phase::Catalog, catalog::CHECKS),
         (Phase::Execution, execution::CHECKS),
+        (Phase::Expectations, expectations::CHECKS),
         (Phase::Performance, performance::CHECKS),
         (Phase::Resilience, resilience::CHECKS),
         (Phase::Security, security::CHECKS),
@@ -72,10 +73,12 @@ mod tests {
         for c in all() {
             assert!(seen.insert(c.id), "duplicate check id {}", c.id);
             let (prefix, rest) = c.id.split_once('.').expect("id has a phase prefix");
-            let expected = if prefix == "stdio" {
-                "protocol"
-            } else {
-                prefix
+            // `stdio.*` is scored under protocol; `expect.*` (the expectations) under
+            // expectations.
+            let expected = match prefix {
+                "stdio" => "protocol",
+                "expect" => "expectations",
+                _ => prefix,
             };
             assert_eq!(
                 expected,

@@ -36,6 +36,9 @@ pub enum Basis {
     Robustness,
     /// A statement about the server, never a judgement: info at most.
     Observation,
+    /// The server author's own assertion about their server (an expectation of the
+    /// config): it holds or it fails, as the author wrote it.
+    Assertion,
 }
 
 impl Basis {
@@ -47,13 +50,14 @@ impl Basis {
             Basis::Heuristic => "heuristic",
             Basis::Robustness => "robustness",
             Basis::Observation => "observation",
+            Basis::Assertion => "assertion",
         }
     }
 
     /// Whether a finding of `status` is within what this basis can support.
     pub fn allows(self, status: Status) -> bool {
         match self {
-            Basis::Must | Basis::Heuristic | Basis::Robustness => true,
+            Basis::Must | Basis::Heuristic | Basis::Robustness | Basis::Assertion => true,
             Basis::Should => status != Status::Fail,
             Basis::Observation => matches!(status, Status::Info | Status::Skip),
         }

@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 use crate::report::check::Check;
 use crate::report::exchange::Seq;
 
-/// The nine phases of an MCP check, in run order, and the `compat` category (host rules, judged
-/// from the catalogue). Their `as_str` names are the category names in every report.
+/// The nine phases of an MCP check in run order, `expectations` (the author's own) and the
+/// `compat` category (host rules, judged from the catalogue). Their `as_str` names are the
+/// category names in every report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
@@ -16,6 +17,8 @@ pub enum Phase {
     Protocol,
     Catalog,
     Execution,
+    /// The author's own assertions (`[[servers.expect]]`), run after the execution probes.
+    Expectations,
     Performance,
     Resilience,
     Security,
@@ -26,14 +29,16 @@ pub enum Phase {
 }
 
 impl Phase {
-    /// Every phase in report order (the nine MCP phases in run order, then `compat`).
-    pub const ALL: [Phase; 10] = [
+    /// Every phase in report order: the nine MCP phases in run order, with the author's
+    /// `expectations` after execution, then `compat`.
+    pub const ALL: [Phase; 11] = [
         Phase::Discovery,
         Phase::Auth,
         Phase::Handshake,
         Phase::Protocol,
         Phase::Catalog,
         Phase::Execution,
+        Phase::Expectations,
         Phase::Performance,
         Phase::Resilience,
         Phase::Security,
@@ -49,6 +54,7 @@ impl Phase {
             Phase::Protocol => "protocol",
             Phase::Catalog => "catalog",
             Phase::Execution => "execution",
+            Phase::Expectations => "expectations",
             Phase::Performance => "performance",
             Phase::Resilience => "resilience",
             Phase::Security => "security",
@@ -280,6 +286,9 @@ pub struct FindingBuilder {
     evidence: Vec<Seq>,
     skip_reason: Option<SkipReason>,
     no_exchange: bool,
+    /// The id and title of a finding of a check declared at run time (an expectation of
+    /// the config), in place of the registered check's.
+    named: Option<(String, String)>,
 }
 
 impl FindingBuilder {
@@ -295,7 +304,16 @@ impl FindingBuilder {
             evidence: Vec::new(),
             skip_reason: None,
             no_exchange: false,
+            named: None,
         }
+    }
+
+    /// Gives the finding its own id and title: one registered check stands for every
+    /// expectation of the config (the registry is a static list; the expectations are
+    /// the user's, read at run time), and each expectation is its own finding.
+    pub fn named(mut self, id: impl Into<String>, title: impl Into<String>) -> Self {
+        self.named = Some((id.into(), title.into()));
+        self
     }
 
     pub(crate) fn skip_reason(mut self, reason: SkipReason) -> Self {
@@ -388,10 +406,13 @@ impl FindingBuilder {
                 },
             });
         }
+        let (id, title) = self
+            .named
+            .unwrap_or_else(|| (id.to_string(), self.check.title.to_string()));
         Ok(Finding {
-            id: id.to_string(),
+            id,
             phase: self.check.phase,
-            title: self.check.title.to_string(),
+            title,
             status: self.status,
             severity: if self.status == Status::Fail {
                 self.severity.or(Some(self.check.severity))

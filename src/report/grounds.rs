@@ -8,7 +8,7 @@
 //! The table is keyed by check id; a test ties it to the registry both ways, and the finding
 //! builder refuses a verdict beyond its check's basis.
 
-use super::check::Basis::{self, Heuristic, Must, Observation, Robustness, Should};
+use super::check::Basis::{self, Assertion, Heuristic, Must, Observation, Robustness, Should};
 
 /// The ground of one check's grade.
 #[derive(Debug, PartialEq, Eq)]
@@ -484,6 +484,13 @@ pub static GROUNDS: &[Ground] = &[
         Observation,
         "scout",
         "Which tools the safety policy kept scout from calling, and why, is reported, not judged.",
+    ),
+    // expectations
+    g(
+        "expect.expectation",
+        Assertion,
+        "the server's own config ([[servers.expect]])",
+        "An expectation is the server author's own assertion about their server: it holds when every trial's result is what the author wrote, and fails otherwise.",
     ),
     // performance
     g(

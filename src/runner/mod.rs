@@ -209,13 +209,24 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
 /// The report of a server that never ran: every check skipped as not assessed, marked
 /// interrupted so the gate cannot pass.
 pub fn not_started(spec: ServerSpec, why: &str) -> ServerReport {
-    let findings: Vec<_> = probe::registry::all()
+    let expectation = &probe::expectations::EXPECTATION;
+    let mut findings: Vec<_> = probe::registry::all()
+        .filter(|c| !std::ptr::eq(*c, expectation))
         .filter_map(|c| {
             c.skip(crate::report::SkipReason::NotAssessed, why)
                 .build(|_| false)
                 .ok()
         })
         .collect();
+    // Each expectation is its own finding, as in a run that started.
+    findings.extend(spec.expect.iter().filter_map(|x| {
+        expectation
+            .skip(crate::report::SkipReason::NotAssessed, why)
+            .named(&x.id, &x.name)
+            .subject(x.target.describe())
+            .build(|_| false)
+            .ok()
+    }));
     let mut report = ServerReport {
         name: spec.name.clone(),
         transport: match spec.target {
@@ -446,7 +457,8 @@ mod tests {
         assert!(r.interrupted);
         assert_eq!(r.score, None);
         assert!(r.findings.iter().all(|f| f.status == Status::Skip));
-        assert_eq!(r.findings.len(), probe::registry::all().count());
+        // Every registered check but the one that stands for the (here no) expectations.
+        assert_eq!(r.findings.len(), probe::registry::all().count() - 1);
         assert!(!evaluate(&[r], &[]).passed);
     }
 

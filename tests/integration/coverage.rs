@@ -172,6 +172,7 @@ const COVERED: &[(&str, Cover)] = &[
     ("catalog.completions", Judged(StdioMinimal)),
     ("catalog.context_size", Judged(StdioSlow)),
     ("execution.tool_call", Judged(StdioMinimal)),
+    ("expect.expectation", Judged(HttpMinimal)),
     ("execution.structured_output", Judged(StdioMinimal)),
     ("execution.content_blocks", Judged(StdioMinimal)),
     ("execution.unknown_tool", Judged(StdioMinimal)),
@@ -226,7 +227,24 @@ fn every_phase(mut spec: ServerSpec) -> ServerSpec {
 async fn scenario(which: Scenario) -> ServerReport {
     let spec = match which {
         StdioMinimal => every_phase(fixture("minimal_server.py", &[])),
-        HttpMinimal => every_phase(fixture_http("minimal_server.py")),
+        HttpMinimal => {
+            let mut spec = every_phase(fixture_http("minimal_server.py"));
+            spec.expect = vec![scout::spec::Expectation {
+                name: "echo echoes".into(),
+                id: "expect.echo_echoes".into(),
+                target: scout::spec::ExpectTarget::Call("echo".into()),
+                arguments: serde_json::json!({"message": "coverage"}),
+                is_error: false,
+                contains: vec!["Echo: coverage".into()],
+                json: Vec::new(),
+                schema: None,
+                max_ms: None,
+                trials: 1,
+                allow: scout::spec::ExpectAllow::ReadOnly,
+                setup: Vec::new(),
+            }];
+            spec
+        }
         HttpParamHeaders => every_phase(fixture_http("param_header_enforced.py")),
         HttpSse => every_phase(fixture_http("sse_clean.py")),
         StdioProgress => every_phase(fixture(
@@ -403,7 +421,12 @@ async fn every_covered_check_is_judged_in_its_scenario() {
     for (id, cover) in COVERED {
         let which = scenario_of(*cover);
         let r = &reports[&which];
-        let found: Vec<_> = r.findings.iter().filter(|f| f.id == *id).collect();
+        // Every expectation is a finding of its own id, judged by `expect.expectation`.
+        let found: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|f| f.id == *id || (*id == "expect.expectation" && f.id.starts_with("expect.")))
+            .collect();
         let wanted = |s: Status| match cover {
             Judged(_) => matches!(s, Status::Pass | Status::Warn | Status::Fail),
             Observed(..) => s == Status::Info,

@@ -24,7 +24,8 @@ Every check names the basis of its worst verdict and quotes the sentence it rest
 - **should**: a SHOULD, SHOULD NOT or RECOMMENDED. Broken, it warns; it never fails.\n\
 - **robustness**: what JSON-RPC or HTTP ask of any server, such as answering after garbage or refusing what it cannot take. Broken, it fails.\n\
 - **heuristic**: scout's own rule (text patterns, timings, sizes). A match warns; it fails only what is unambiguous.\n\
-- **observation**: a statement about the server, reported as info and never judged.\n\n\
+- **observation**: a statement about the server, reported as info and never judged.\n\
+- **assertion**: the server author's own assertion, an expectation in the config ([docs/expectations.md](expectations.md)). Not held, it fails.\n\n\
 scout refuses to record a verdict beyond its check's basis (it reports its own internal error instead), and a test reads the source for any.\n\n";
 
 /// The library's source, to say where each check is judged.

@@ -17,6 +17,7 @@ mod determinism;
 mod docs;
 mod emit;
 mod execution;
+mod expectations;
 mod flood;
 mod gating;
 mod oauth;

@@ -23,7 +23,9 @@ fn read_json(path: &Path) -> Value {
 /// Runs `scout check` on `script` configured as the server `srv`, writing `json`.
 fn check(script: &str, json: &Path) -> Value {
     let ws = workspace(Some(&format!(
-        "[[default.servers]]\nname = \"srv\"\ncommand = [\"python3\", {:?}]\n",
+        // One host profile only: the fixtures' schemas differ in ways other hosts' rules
+        // also see, and this test is about the one defect each fixture was made for.
+        "[default]\ncompat = [\"anthropic\"]\n[[default.servers]]\nname = \"srv\"\ncommand = [\"python3\", {:?}]\n",
         fixture(script).display().to_string()
     )));
     let run = Scout::new()
@@ -130,8 +132,10 @@ fn report_diff_shows_exactly_the_fixed_and_the_new_defect_with_deltas() {
         run.stdout
     );
     assert!(
-        run.stdout
-            .contains(&format!("  catalog     {cb} → {ch} ({})\n", arrow(ch - cb))),
+        run.stdout.contains(&format!(
+            "  catalog      {cb} → {ch} ({})\n",
+            arrow(ch - cb)
+        )),
         "{}",
         run.stdout
     );

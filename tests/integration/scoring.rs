@@ -119,7 +119,7 @@ fn categories_of_only_observations_are_not_assessed_in_every_report() {
 
     // Terminal, JUnit and Markdown say "not assessed" for it.
     assert!(
-        run.stdout.contains("\n  auth          -  not assessed"),
+        run.stdout.contains("\n  auth           -  not assessed"),
         "{}",
         run.stdout
     );

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real MCP servers that scout's integration tests run against, into gitignored
 # folders next to this script:
-#   node_modules/  npm: @modelcontextprotocol/server-everything, the TypeScript SDK v2
+#   node_modules/  npm: @modelcontextprotocol/server-everything, server-memory, the TypeScript SDK v2
 #                  (@modelcontextprotocol/server + /node), zod, and the OAuth authorization
 #                  server oidc-provider (oauth_stack.mjs), pinned by package-lock.json
 #   .venv/          PyPI: mcp (Python SDK 2.x), uvicorn, mcp-server-time (requirements.txt)
@@ -23,6 +23,7 @@ need() { command -v "$1" >/dev/null 2>&1 || die "$1 is not installed ($2)"; }
 # ---------------------------------------------------------------- npm packages
 node_ready() {
   [ -f node_modules/@modelcontextprotocol/server-everything/dist/index.js ] &&
+    [ -f node_modules/@modelcontextprotocol/server-memory/dist/index.js ] &&
     [ -f node_modules/@modelcontextprotocol/server/package.json ] &&
     [ -f node_modules/@modelcontextprotocol/node/package.json ] &&
     [ -f node_modules/zod/package.json ] &&

@@ -134,8 +134,8 @@ fn style(template: &str, mark: Option<Mark>) -> ProgressStyle {
 // `wide_msg` fills the line and is cut to fit it: a line never wraps.
 const SERVER_RUNNING: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg} {elapsed:.dim}";
 const SERVER_DONE: &str = "{spinner:.COLOR} {prefix:.bold} {wide_msg}";
-const PHASE_LINE: &str = "  {spinner:.COLOR} {prefix:<11} {wide_msg}";
-const PHASE_PENDING: &str = "  {spinner:.dim} {prefix:<11} {wide_msg:.dim}";
+const PHASE_LINE: &str = "  {spinner:.COLOR} {prefix:<12} {wide_msg}";
+const PHASE_PENDING: &str = "  {spinner:.dim} {prefix:<12} {wide_msg:.dim}";
 const TOTAL_LINE: &str = "{spinner:.COLOR} {wide_msg}";
 
 /// The longest server name shown (longer ones are cut: a line must fit the terminal).
@@ -589,7 +589,7 @@ mod tests {
         assert_eq!(a.phases[&Phase::Security].bar.message(), "pending");
         assert_eq!(a.phases[&Phase::Catalog].counts.warn, 1);
         assert_eq!(a.counts.describe(), "2 pass · 1 warn · 0 fail");
-        assert_eq!(a.header.message(), "1/10 phases · 2 pass · 1 warn · 0 fail");
+        assert_eq!(a.header.message(), "1/11 phases · 2 pass · 1 warn · 0 fail");
         assert_eq!(b.servers[1].1.counts.fail, 1);
         // The running bars: the run's line, both servers, a's catalog and b's protocol.
         assert_eq!(b.running_bars().count(), 5);

@@ -3,7 +3,7 @@
 'use strict';
 
 const PHASES = ['discovery', 'auth', 'handshake', 'protocol', 'catalog', 'execution',
-  'performance', 'resilience', 'security'];
+  'expectations', 'performance', 'resilience', 'security', 'compat'];
 const STATUS_ORDER = { fail: 0, warn: 1, info: 2, skip: 3, pass: 4 };
 const DOWNLOADS = [['json', 'JSON'], ['junit', 'JUnit'], ['sarif', 'SARIF'],
   ['markdown', 'Markdown'], ['har', 'HAR']];
