@@ -36,6 +36,20 @@ fn issue(dir: &Path) -> (String, String, String) {
     )
 }
 
+/// The minimal fixture serving HTTPS with a certificate of a CA made for the test, in `dir`:
+/// (the CA's PEM file, the running server).
+fn tls_server(dir: &Path) -> (String, HttpFixture) {
+    let (ca, cert, key) = issue(dir);
+    let server = HttpFixture::start_with_env(
+        "minimal_server.py",
+        &[
+            ("SCOUT_TEST_TLS_CERT", cert.as_str()),
+            ("SCOUT_TEST_TLS_KEY", key.as_str()),
+        ],
+    );
+    (ca, server)
+}
+
 fn check(url: &str, ca_file: Option<&str>, json: &Path) -> (Option<i32>, String) {
     let mut cmd = scout();
     cmd.args(["check", "-q", "--json"]).arg(json).arg(url);
@@ -65,14 +79,7 @@ fn a_server_of_a_private_ca_is_checked_over_https_abandoned_request_included() {
     // went out (the check was silently skipped anywhere but loopback); and a server behind
     // a company's certificate authority could not be checked at all.
     let dir = tempfile::tempdir().expect("tempdir");
-    let (ca, cert, key) = issue(dir.path());
-    let server = HttpFixture::start_with_env(
-        "minimal_server.py",
-        &[
-            ("SCOUT_TEST_TLS_CERT", cert.as_str()),
-            ("SCOUT_TEST_TLS_KEY", key.as_str()),
-        ],
-    );
+    let (ca, server) = tls_server(dir.path());
     assert!(
         server.url.starts_with("https://localhost:"),
         "{}",
@@ -134,14 +141,7 @@ fn auth_login_trusts_a_private_ca_when_told_to() {
     // Previously `scout auth login` read no ca_file at all, so a server behind a company's
     // certificate authority could be checked but never logged in to.
     let dir = tempfile::tempdir().expect("tempdir");
-    let (ca, cert, key) = issue(dir.path());
-    let server = HttpFixture::start_with_env(
-        "minimal_server.py",
-        &[
-            ("SCOUT_TEST_TLS_CERT", cert.as_str()),
-            ("SCOUT_TEST_TLS_KEY", key.as_str()),
-        ],
-    );
+    let (ca, server) = tls_server(dir.path());
     let login = |ca: Option<&str>| {
         let mut cmd = scout();
         cmd.args(["auth", "login", &server.url, "--no-browser", "--wait", "5s"])
