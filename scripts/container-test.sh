@@ -319,6 +319,27 @@ TOML
 }
 timed "demo check in the full image" demo_check
 
+# A server.json's docker package cannot start inside the image (no Docker there): one line
+# saying so, exit 2, in both images; in slim an npm package is refused the same way (no npx).
+image_refusals() {
+  local ws=$scratch/image_refusals out rc
+  mkdir -p "$ws"
+  printf '%s' '{"name": "io.github.example/demo", "description": "d", "version": "1.0.0",
+    "packages": [{"registryType": "oci", "identifier": "ghcr.io/example/demo", "version": "1.0.0",
+                  "transport": {"type": "stdio"}}]}' >"$ws/oci.json"
+  printf '%s' '{"name": "io.github.example/demo", "description": "d", "version": "1.0.0",
+    "packages": [{"registryType": "npm", "identifier": "@example/demo", "version": "1.0.0",
+                  "transport": {"type": "stdio"}}]}' >"$ws/npm.json"
+  for case in full:oci slim:oci slim:npm; do
+    rc=0
+    out=$(in_image -v "$ws:/work" -w /work "localhost/scout:${case%%:*}" check --server-json "${case#*:}.json" 2>&1) || rc=$?
+    if [ "$rc" != 2 ] || [ "$(printf '%s\n' "$out" | wc -l)" != 1 ] || ! printf '%s' "$out" | grep -q 'image'; then
+      die "a ${case#*:} package in the ${case%%:*} image: exit $rc, expected 2 and one line naming the image: $out"
+    fi
+  done
+}
+timed "server.json packages the images cannot start" image_refusals
+
 # ---------------------------------------------------------------- the action, as the runner runs it
 action_ws=$scratch/action
 files=$scratch/file_commands
@@ -330,8 +351,8 @@ mkdir -p "$action_ws" "$files"
 run_action() {
   local name=$1 expected=$2
   shift 2
-  local inputs=(URL COMMAND START CONFIG PROFILE FAIL-UNDER FAIL-UNDER-CATEGORY FAIL-ON BASELINE
-    OUT-DIR FORMATS TOKEN-ENV ARGS)
+  local inputs=(URL COMMAND START SERVER-JSON MCPB CONFIG PROFILE FAIL-UNDER FAIL-UNDER-CATEGORY
+    FAIL-ON BASELINE OUT-DIR FORMATS TOKEN-ENV ARGS)
   local env=(-e GITHUB_ACTIONS=true -e CI=true -e GITHUB_WORKSPACE=/github/workspace
     -e "GITHUB_OUTPUT=/github/file_commands/set_output_$name"
     -e "GITHUB_STEP_SUMMARY=/github/file_commands/step_summary_$name")

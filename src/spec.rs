@@ -130,6 +130,17 @@ pub struct SetupStep {
     pub capture: Vec<(String, String)>,
 }
 
+/// Where a server's snapshots live and how they are compared (docs/expectations.md).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotSpec {
+    /// The snapshot folder; each server writes under `<dir>/<server name>/`.
+    pub dir: std::path::PathBuf,
+    /// Accept this run's state: write every file, remove pending `.new` ones.
+    pub update: bool,
+    /// JSONPath patterns whose values are masked before comparing (validated).
+    pub ignore: Vec<String>,
+}
+
 /// One `[[servers.expect]]`: the author's assertion about one call, validated.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Expectation {
@@ -189,6 +200,9 @@ pub struct ServerSpec {
     /// The author's own assertions about the server (`[[servers.expect]]`), in config order.
     #[serde(default)]
     pub expect: Vec<Expectation>,
+    /// `--snapshots DIR`: where the catalogue and call results are kept and compared.
+    #[serde(default)]
+    pub snapshots: Option<SnapshotSpec>,
     /// Requests per second towards this host when it [is remote](ServerSpec::is_remote)
     /// (`None` = the default, 2). Loopback and stdio servers are never throttled.
     pub rps: Option<f64>,
@@ -217,6 +231,108 @@ pub struct ServerSpec {
     /// What `scout.lock` says about this server (`security.catalog_pinning`).
     #[serde(default)]
     pub pin: PinSpec,
+    /// What a published manifest (the registry's `server.json`, an MCPB bundle's
+    /// `manifest.json`) promises about this target,
+    /// when the target was derived from one (`manifest.*`).
+    #[serde(default)]
+    pub manifest: Option<ManifestClaims>,
+    /// The client scout plays (`[client]`): what it declares and answers when the server
+    /// asks (elicitation, sampling, roots).
+    #[serde(default)]
+    pub client: crate::transport::answer::Persona,
+}
+
+/// What a published manifest says about the one target derived from it. Every claim carries
+/// the manifest's JSON pointer, so a finding can name the line the author has to change.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ManifestClaims {
+    /// The manifest as the user named it (a file name), for messages.
+    pub source: String,
+    /// What was wrong with the manifest itself before anything was started (schema and
+    /// the registry's semantic rules), each at its pointer.
+    #[serde(default)]
+    pub problems: Vec<Claim>,
+    /// The server's own version (`/version`), compared with `serverInfo.version`.
+    #[serde(default)]
+    pub version: Option<Claim>,
+    /// The transport the entry declares (`stdio`, `streamable-http`, `sse`), at its pointer.
+    #[serde(default)]
+    pub transport: Option<Claim>,
+    /// The environment variables the entry declares as required (`isRequired`), by name.
+    /// Their values are never kept here: the runner takes them from its own environment.
+    #[serde(default)]
+    pub required_env: Vec<Claim>,
+    /// The required variables that were not set in scout's environment when the target
+    /// was started (by name, at their pointer).
+    #[serde(default)]
+    pub missing_env: Vec<Claim>,
+    /// The tools the manifest lists (an MCPB bundle's `tools`), each at its pointer
+    /// (`/tools/2`) with its name; `None` when the manifest has no such list (no claim).
+    #[serde(default)]
+    pub tools: Option<Vec<Claim>>,
+    /// The manifest says the server makes tools at runtime (`tools_generated`): a live tool
+    /// it does not list is no drift.
+    #[serde(default)]
+    pub tools_generated: bool,
+    /// The prompts the manifest lists (`prompts`), like `tools`.
+    #[serde(default)]
+    pub prompts: Option<Vec<Claim>>,
+    /// `prompts_generated`, like `tools_generated`.
+    #[serde(default)]
+    pub prompts_generated: bool,
+    /// The user settings a host would ask for that have no default (an MCPB bundle's
+    /// required `user_config` entries): started with a placeholder, named at their pointer
+    /// (`/user_config/api_key`) with the placeholder given.
+    #[serde(default)]
+    pub placeholders: Vec<Claim>,
+    /// What an MCPB manifest's `compatibility` asks of the host; `None` when it has none.
+    #[serde(default)]
+    pub compatibility: Option<Box<Compatibility>>,
+}
+
+/// An MCPB manifest's `compatibility`: the platforms and runtimes the bundle needs, and
+/// the client versions it names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Compatibility {
+    /// The host platform the bundle was started for (`linux`, `darwin`, `win32`).
+    pub host_platform: String,
+    /// `platforms` (`/compatibility/platforms`), the names as listed; `None` when omitted.
+    #[serde(default)]
+    pub platforms: Option<Vec<String>>,
+    /// `runtimes`: each range at its pointer (`/compatibility/runtimes/node`).
+    #[serde(default)]
+    pub runtimes: Vec<Runtime>,
+    /// The client version constraints (`claude_desktop`, any other client), at their pointers.
+    #[serde(default)]
+    pub clients: Vec<Claim>,
+}
+
+/// One runtime range of `compatibility.runtimes` and the program that would run it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Runtime {
+    /// `node` or `python`.
+    pub name: String,
+    /// The range, at its pointer.
+    pub range: Claim,
+    /// The program asked for its version (`node`, `python3`, or the bundle's own command
+    /// when it is that runtime).
+    pub program: String,
+}
+
+/// One statement of a manifest: where it is (an RFC 6901 JSON pointer) and what it says.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Claim {
+    pub pointer: String,
+    pub value: String,
+}
+
+impl Claim {
+    pub fn new(pointer: impl Into<String>, value: impl Into<String>) -> Self {
+        Claim {
+            pointer: pointer.into(),
+            value: value.into(),
+        }
+    }
 }
 
 /// What one server's run shares with the rest of the run: handles, not settings. The
@@ -277,6 +393,7 @@ impl ServerSpec {
             policy: PolicySpec::default(),
             tools: Vec::new(),
             expect: Vec::new(),
+            snapshots: None,
             rps: None,
             treat_as_remote: false,
             concurrency: DEFAULT_CONCURRENCY,
@@ -288,6 +405,8 @@ impl ServerSpec {
             context_warn_tokens: 20_000,
             anchor: None,
             pin: PinSpec::NoLock,
+            manifest: None,
+            client: crate::transport::answer::Persona::default(),
         }
     }
 

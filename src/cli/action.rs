@@ -37,10 +37,12 @@ use crate::cli::{Cli, CliError, Command};
 use crate::emit::outputs::Format;
 
 /// The action's inputs, by the names `action.yml` declares.
-pub const INPUTS: [&str; 13] = [
+pub const INPUTS: [&str; 15] = [
     "url",
     "command",
     "start",
+    "server-json",
+    "mcpb",
     "config",
     "profile",
     "fail-under",
@@ -65,6 +67,8 @@ Lists take one argument per line; lines are trimmed, blank lines skipped, and no
   url                   HTTP(S) URL of the server to check
   command               a stdio server to start: program and arguments, one per line
   start                 start the HTTP server at `url` first: program and arguments, one per line
+  server-json           a registry server.json: check each remote and package it publishes
+  mcpb                  an MCPB bundle (.mcpb file, or folder with manifest.json) to start and check
   config                config file (default: scout.toml in the workspace, if present)
   profile               profile of the config file
   fail-under            fail when a server's score is below N (0-100)
@@ -90,7 +94,7 @@ Exit codes: 0 gate passed · 1 gate failed · 2 bad input or config · 3 scout c
 pub struct ActionArgs {}
 
 /// Flags that have an input of their own: in `args` they would clash with it.
-const OWNED_FLAGS: [(&str, &str); 10] = [
+const OWNED_FLAGS: [(&str, &str); 12] = [
     ("--config", "config"),
     ("--profile", "profile"),
     ("--fail-under", "fail-under"),
@@ -101,6 +105,8 @@ const OWNED_FLAGS: [(&str, &str); 10] = [
     ("--token-env", "token-env"),
     ("--start", "start"),
     ("--stdio", "command"),
+    ("--server-json", "server-json"),
+    ("--mcpb", "mcpb"),
 ];
 
 /// The given inputs (blank ones dropped), by input name.
@@ -235,6 +241,31 @@ pub fn plan(inputs: &Inputs) -> Result<Plan, CliError> {
             ));
         }
         argv.push(url.clone());
+    }
+    // Each names the servers to check: at most one of them.
+    let server_json = inputs.single("server-json")?;
+    let mcpb = inputs.single("mcpb")?;
+    let targets: Vec<&str> = [
+        ("url", url.is_some()),
+        ("command", !command.is_empty()),
+        ("server-json", server_json.is_some()),
+        ("mcpb", mcpb.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(n, given)| given.then_some(n))
+    .collect();
+    if targets.len() > 1 {
+        return Err(CliError::Usage(format!(
+            "inputs {} are all given; give one of them (each names the servers to check)",
+            targets.join(" and ")
+        )));
+    }
+    // Paths, relative to the workspace (scout runs there), as `config` is.
+    if let Some(v) = &server_json {
+        argv.push(format!("--server-json={v}"));
+    }
+    if let Some(v) = &mcpb {
+        argv.push(format!("--mcpb={v}"));
     }
     let start = inputs.lines("start");
     if !start.is_empty() && url.is_none() {
@@ -525,6 +556,24 @@ mod tests {
     }
 
     #[test]
+    fn a_manifest_input_becomes_its_check_flag() {
+        for (var, value, flag) in [
+            ("INPUT_SERVER-JSON", "dist/server.json", "--server-json"),
+            ("INPUT_MCPB", "-odd name.mcpb", "--mcpb"),
+        ] {
+            let a = argv(&[(var, value)]);
+            assert!(a.contains(&format!("{flag}={value}")), "{a:?}");
+            // clap reads the path back whole, even one that starts with a hyphen
+            let cli = Cli::try_parse_from(&a).expect("parses");
+            let Command::Check(c) = cli.command else {
+                panic!("check")
+            };
+            let got = c.target.server_json.or(c.target.mcpb).expect("a path");
+            assert_eq!(got, std::path::PathBuf::from(value));
+        }
+    }
+
+    #[test]
     fn every_bad_input_is_one_line_naming_it() {
         let cases: &[(&[(&str, &str)], &str)] = &[
             (&[("INPUT_FAIL-UNDER", "eighty")], "input fail-under"),
@@ -553,6 +602,23 @@ mod tests {
             (&[("INPUT_ARGS", "--out-dir\nx")], "out-dir input"),
             (&[("INPUT_ARGS", "--stdio")], "command input"),
             (&[("INPUT_ARGS", "--help")], "input args"),
+            (&[("INPUT_ARGS", "--mcpb=b.mcpb")], "mcpb input"),
+            (&[("INPUT_ARGS", "--server-json\nx")], "server-json input"),
+            (
+                &[
+                    ("INPUT_SERVER-JSON", "server.json"),
+                    ("INPUT_MCPB", "b.mcpb"),
+                ],
+                "server-json and mcpb",
+            ),
+            (
+                &[
+                    ("INPUT_URL", "http://x/mcp"),
+                    ("INPUT_SERVER-JSON", "server.json"),
+                ],
+                "url and server-json",
+            ),
+            (&[("INPUT_MCPB", "a.mcpb\nb.mcpb")], "input mcpb"),
         ];
         for (pairs, want) in cases {
             let m = error(pairs);

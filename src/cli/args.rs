@@ -82,9 +82,15 @@ pub enum Command {
     /// Your own tests of the server (expectations): write a starter file from a run
     #[command(subcommand)]
     Expect(crate::cli::expect::ExpectCommand),
+    /// Review the pending snapshots (.new files) of `check --snapshots`, accept or reject them
+    #[command(subcommand)]
+    Snapshots(crate::cli::snapshots::SnapshotsCommand),
     /// Work with reports of earlier runs
     #[command(subcommand)]
     Report(crate::cli::report::ReportCommand),
+    /// Baselines: import the official conformance suite's expected-failures.yml
+    #[command(subcommand)]
+    Baseline(crate::cli::baseline::BaselineCommand),
     /// Log in to an OAuth-protected server at a desk (authorization code + PKCE)
     #[command(subcommand)]
     Auth(crate::cli::auth::AuthCommand),
@@ -153,6 +159,26 @@ pub struct TargetArgs {
         help_heading = "Target"
     )]
     pub url: Option<String>,
+    /// Check every remote and package of a registry server.json, and compare each with what
+    /// the manifest declares (the `manifest` category, docs/manifests.md)
+    #[arg(
+        long = "server-json",
+        value_name = "FILE",
+        conflicts_with_all = ["url", "stdio"],
+        display_order = 4,
+        help_heading = "Target"
+    )]
+    pub server_json: Option<PathBuf>,
+    /// Check the server of an MCPB bundle (a .mcpb file, or a folder with manifest.json),
+    /// started as its manifest says, and compare it with the manifest (docs/manifests.md)
+    #[arg(
+        long = "mcpb",
+        value_name = "BUNDLE",
+        conflicts_with_all = ["url", "stdio", "server_json"],
+        display_order = 4,
+        help_heading = "Target"
+    )]
+    pub mcpb: Option<PathBuf>,
     /// Start the command after `--` as a stdio server (no shell, no splitting)
     #[arg(long, requires = "command", display_order = 5, help_heading = "Target")]
     pub stdio: bool,
@@ -480,6 +506,22 @@ pub struct SettingsArgs {
     #[arg(long = "allow-load", help_heading = "Safety")]
     #[serde(skip_serializing_if = "not_given")]
     pub allow_load: bool,
+    /// Keep the catalogue and every read-only call result in DIR (one file per item) and compare them with earlier runs; a difference fails expect.snapshot with a diff
+    #[arg(long = "snapshots", value_name = "DIR", help_heading = "Snapshots")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snapshots: Option<PathBuf>,
+    /// Accept this run's state: write every snapshot file and remove the pending .new ones
+    #[arg(long = "update-snapshots", help_heading = "Snapshots")]
+    #[serde(skip_serializing_if = "not_given")]
+    pub update_snapshots: bool,
+    /// Mask the values this JSONPath selects before comparing snapshots (repeatable), e.g. '$.._meta'
+    #[arg(
+        long = "snapshot-ignore",
+        value_name = "JSONPATH",
+        help_heading = "Snapshots"
+    )]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub snapshot_ignore: Vec<String>,
 }
 
 /// Flags of a check run that are not config keys.
@@ -494,6 +536,14 @@ pub struct RunArgs {
     /// Do not fail the gate because baseline entries no longer occur
     #[arg(long = "allow-stale-baseline", help_heading = "Gate")]
     pub allow_stale_baseline: bool,
+    /// Also list the official conformance suite's scenarios (frozen sets 2025-11-25 and
+    /// 2026-07-28), each judged from the scout checks that cover it, on stdout and in the
+    /// Markdown summary
+    #[arg(long = "conformance-summary", help_heading = "Reports")]
+    pub conformance_summary: bool,
+    /// Fail (exit 1) when a server's execution.coverage is under N percent of its listed tools, prompts and resources
+    #[arg(long = "fail-under-coverage", value_name = "N", value_parser = clap::value_parser!(u8).range(0..=100), help_heading = "Gate")]
+    pub fail_under_coverage: Option<u8>,
 }
 
 /// `NAME=VALUE`.
@@ -609,6 +659,11 @@ mod tests {
             "--rps",
             "1.5",
             "--allow-load",
+            "--snapshots",
+            "snaps",
+            "--update-snapshots",
+            "--snapshot-ignore",
+            "$.._meta",
         ];
         let flags = Only::try_parse_from(argv)
             .expect("every flag parses")

@@ -29,6 +29,34 @@ pub fn flags_layer(s: &SettingsArgs) -> Result<Layer, CliError> {
 /// The server named on the command line, if any. Credentials with `--stdio` are refused, not
 /// ignored (docs/safety.md).
 pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
+    if let Some(file) = &t.server_json {
+        // Relative to where scout runs, not to a config file.
+        let path = std::path::absolute(file)
+            .map_err(|e| CliError::Usage(format!("--server-json {}: {e}", file.display())))?;
+        let name = file
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "server".into());
+        return Ok(Some(ServerEntry {
+            name,
+            server_json: Some(path),
+            ..ServerEntry::default()
+        }));
+    }
+    if let Some(bundle) = &t.mcpb {
+        let path = std::path::absolute(bundle)
+            .map_err(|e| CliError::Usage(format!("--mcpb {}: {e}", bundle.display())))?;
+        // The absolute path's, so `--mcpb .` is named after the folder.
+        let name = path
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "bundle".into());
+        return Ok(Some(ServerEntry {
+            name,
+            mcpb: Some(path),
+            ..ServerEntry::default()
+        }));
+    }
     if t.stdio {
         if let Some(flag) = t.credentials.given().first() {
             return Err(CliError::Usage(format!(
@@ -221,7 +249,19 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
         text::print(&report, TextStyle { color, width })
             .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
     }
-    publish(&report, &outputs, args.run.write_baseline.as_deref())?;
+    if args.run.conformance_summary {
+        use std::io::Write;
+        std::io::stdout()
+            .lock()
+            .write_all(crate::emit::conformance::render_text(&report).as_bytes())
+            .map_err(|e| CliError::Internal(format!("could not write to stdout: {e}")))?;
+    }
+    publish(
+        &report,
+        &outputs,
+        args.run.write_baseline.as_deref(),
+        args.run.conformance_summary,
+    )?;
     if let Some(path) = &extra.write_expectations {
         let text = crate::emit::expectations::starter(&report);
         crate::report::file::write_atomic(path, text.as_bytes())
@@ -240,7 +280,34 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
     if let Some(stop) = credential_stop(&report) {
         return Err(CliError::Usage(stop));
     }
-    Ok(crate::cli::gate_exit(&report))
+    let code = crate::cli::gate_exit(&report);
+    if let Some(min) = args.run.fail_under_coverage
+        && let Some(under) = coverage_under(&report, min)
+    {
+        crate::say!("gate failed: {under}");
+        return Ok(crate::exit::GATE_FAILED);
+    }
+    Ok(code)
+}
+
+/// The servers whose `execution.coverage` is under `min` percent (or was not measured), as
+/// one line, or None when every server reaches it.
+fn coverage_under(report: &crate::report::model::Report, min: u8) -> Option<String> {
+    use crate::probe::execution::coverage::{COVERAGE, percent_of};
+    let mut under = Vec::new();
+    for server in &report.servers {
+        let percent = server
+            .findings
+            .iter()
+            .find(|f| f.id == COVERAGE.id)
+            .and_then(|f| percent_of(&f.detail));
+        match percent {
+            Some(p) if p >= min => {}
+            Some(p) => under.push(format!("{}: coverage {p}% < {min}%", server.name)),
+            None => under.push(format!("{}: coverage was not measured", server.name)),
+        }
+    }
+    (!under.is_empty()).then(|| under.join("; "))
 }
 
 /// Refuses settings that cannot run (a missing lock file, a stale-baseline flag without a
@@ -281,6 +348,24 @@ fn preflight(
     Ok(baseline)
 }
 
+/// The runtime for a run that checks up to `at_once` servers at a time. scout mostly waits
+/// on servers: one server's run is a single conversation, and on one thread it costs less
+/// than half the CPU time of a work-stealing pool, whose threads keep waking each other
+/// (futex calls and task switches were most of a stdio check's CPU). Several servers at a
+/// time get a worker per server, up to the machine's cores.
+fn run_runtime(at_once: usize) -> std::io::Result<tokio::runtime::Runtime> {
+    if at_once <= 1 {
+        return tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build();
+    }
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(at_once.min(cores))
+        .enable_all()
+        .build()
+}
+
 /// Runs the servers on a fresh runtime, with the live view when there is one and Ctrl-C
 /// stopping the run; says whether the run was interrupted.
 fn execute(
@@ -289,9 +374,7 @@ fn execute(
     total: usize,
     events: Option<tokio::sync::mpsc::UnboundedReceiver<crate::telemetry::events::RunEvent>>,
 ) -> Result<(Report, bool), CliError> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
+    let runtime = run_runtime(total.min(options.jobs.max(1)))
         .map_err(|e| CliError::Internal(format!("could not start the async runtime: {e}")))?;
     let (report, interrupted) = runtime.block_on(async move {
         let view = events.map(|rx| crate::cli::tui::run_view::RunView::start(total, rx));
@@ -331,8 +414,12 @@ fn publish(
     report: &Report,
     outputs: &Outputs,
     write_baseline: Option<&std::path::Path>,
+    conformance: bool,
 ) -> Result<(), CliError> {
-    let markdown = crate::emit::outputs::markdown_options(outputs);
+    let markdown = crate::emit::markdown::Options {
+        conformance,
+        ..crate::emit::outputs::markdown_options(outputs)
+    };
     let written = crate::emit::outputs::write_all_with(report, outputs, &markdown)
         .map_err(|e| CliError::Internal(e.to_string()))?;
     for (_, path) in &written {

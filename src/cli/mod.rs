@@ -5,6 +5,7 @@
 pub mod action;
 pub mod args;
 pub mod auth;
+pub mod baseline;
 pub mod check;
 pub mod connect;
 pub mod expect;
@@ -13,6 +14,7 @@ pub mod logging;
 pub mod pin;
 pub mod report;
 pub mod serve;
+pub mod snapshots;
 pub mod tools;
 pub mod tui;
 
@@ -76,6 +78,8 @@ pub fn main() -> ExitCode {
         Command::Auth(a) => auth::run(a),
         Command::Pin(a) => pin::run(*a),
         Command::Expect(c) => expect::run(c, cli.verbosity),
+        Command::Baseline(c) => baseline::run(c),
+        Command::Snapshots(c) => snapshots::run(c),
         Command::Serve(a) => serve::run(*a),
     };
     match result {

@@ -222,6 +222,7 @@ pub fn diff(args: DiffArgs, quiet: bool) -> Result<u8, CliError> {
                 Some(&args.head.display().to_string()),
             ),
             max_bytes: 0,
+            conformance: false,
         };
         crate::emit::markdown::render_with(&head, &opts)
     };

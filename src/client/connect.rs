@@ -19,6 +19,11 @@ use crate::transport::limiter::RateLimiter;
 use crate::transport::process::{self, ManagedProcess, ProcessConfig, SpawnError};
 use crate::transport::stdio::StdioWire;
 
+/// How long scout waits, at most, before it asks a `start` command's URL again whether it
+/// answers yet; it asks at once whenever the command writes something (a server that is
+/// ready usually says so).
+const READY_POLL: Duration = Duration::from_millis(20);
+
 /// How long a `start` command may take until its URL answers.
 pub const START_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -431,6 +436,7 @@ impl Connector {
                 stop: None,
                 pad: None,
                 abandon: false,
+                answer: None,
             };
             let reply =
                 crate::transport::http::exchange(&fresh, &self.inner.recorder, None, req).await;
@@ -721,7 +727,7 @@ impl Connector {
         };
         let sp = process::spawn(&cfg)?;
         // The start command's stdout is not a wire: keep it with stderr, bounded.
-        tokio::spawn(process::drain(sp.stdout, sp.process.stderr_buffer()));
+        sp.process.capture(sp.stdout);
         // Its stdin stays open until shutdown (closing it tells some servers to exit).
         *self
             .inner
@@ -739,7 +745,7 @@ impl Connector {
             if let Some(status) = proc_.try_exit().await {
                 return Err(ConnectError::StartFailed {
                     why: format!("the start command exited ({status}) before {url} answered"),
-                    stderr: proc_.stderr(),
+                    stderr: proc_.stderr_to_end(process::STDERR_END).await,
                 });
             }
             if probe.get(url).send().await.is_ok() {
@@ -751,14 +757,19 @@ impl Connector {
                     stderr: proc_.stderr(),
                 });
             }
-            tokio::time::sleep(Duration::from_millis(100)).await;
+            // Ask again when the command writes (its "listening on …" line), else soon: a
+            // server is usually up within a few hundred milliseconds, and each question is
+            // one loopback connection attempt.
+            let _ = tokio::time::timeout(READY_POLL, proc_.wrote()).await;
         }
         Ok(())
     }
 
-    /// Stops the `start` command's server: closes its stdin, waits `grace`, SIGTERM,
-    /// SIGKILL, and kills whatever is left in its process group. Does nothing when no
-    /// start command ran.
+    /// Stops the `start` command's server: closes its stdin, SIGTERM at once (an HTTP
+    /// server is stopped by a signal, as a service manager stops it; few watch their stdin,
+    /// and waiting for one to notice its closed stdin cost every run the whole grace), then
+    /// SIGKILL after `grace`, and kills whatever is left in its process group. Does nothing
+    /// when no start command ran.
     pub async fn stop_started(&self, grace: Duration) {
         self.inner
             .started_stdin
@@ -766,7 +777,7 @@ impl Connector {
             .unwrap_or_else(|e| e.into_inner())
             .take();
         if let Some(p) = self.started_process() {
-            p.shutdown(grace).await;
+            p.terminate(grace).await;
             p.kill_group();
         }
     }

@@ -75,7 +75,7 @@ pub async fn initialize(conn: &Connection, version: &str) -> Reply {
             "initialize",
             json!({
                 "protocolVersion": version,
-                "capabilities": {},
+                "capabilities": conn.persona().capabilities(),
                 "clientInfo": client_info(),
             }),
         )
@@ -95,15 +95,17 @@ pub fn legacy_from(conn: &Connection, reply: &Reply) -> Option<Connection> {
     let r = reply.result()?;
     let version = session_version(r.get("protocolVersion").and_then(Value::as_str)).to_string();
     Some(
-        conn.clone().established(
-            Era::Legacy,
-            version,
-            r.get("capabilities").cloned().unwrap_or_else(|| json!({})),
-            r.get("serverInfo").cloned(),
-            r.get("instructions")
-                .and_then(Value::as_str)
-                .map(str::to_string),
-        ),
+        conn.clone()
+            .established(
+                Era::Legacy,
+                version,
+                r.get("capabilities").cloned().unwrap_or_else(|| json!({})),
+                r.get("serverInfo").cloned(),
+                r.get("instructions")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            )
+            .shown_by(&reply.evidence),
     )
 }
 
@@ -123,26 +125,81 @@ pub fn modern_from(conn: &Connection, reply: &Reply) -> Connection {
         .and_then(|r| r.get("_meta"))
         .and_then(|m| m.get(META_SERVER_INFO))
         .cloned();
-    conn.clone().established(
-        Era::Modern,
-        MODERN_VERSION,
-        r.and_then(|r| r.get("capabilities"))
-            .cloned()
-            .unwrap_or_else(|| json!({})),
-        info,
-        r.and_then(|r| r.get("instructions"))
-            .and_then(Value::as_str)
-            .map(str::to_string),
-    )
+    conn.clone()
+        .established(
+            Era::Modern,
+            MODERN_VERSION,
+            r.and_then(|r| r.get("capabilities"))
+                .cloned()
+                .unwrap_or_else(|| json!({})),
+            info,
+            r.and_then(|r| r.get("instructions"))
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        )
+        .shown_by(&reply.evidence)
+}
+
+/// The versions an `UnsupportedProtocolVersionError` (-32022) lists in `data.supported`.
+pub fn supported_versions(reply: &Reply) -> Vec<String> {
+    reply
+        .response
+        .as_ref()
+        .and_then(|r| r.pointer("/error/data/supported"))
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(str::to_string)
+        .collect()
+}
+
+/// What a client does after `server/discover` was refused with -32022 listing `supported`
+/// (2026-07-28 versioning: a recognised modern error "identifies a modern server: the
+/// client retries with a supported version rather than falling back"; "The client SHOULD
+/// select a mutually supported version from the `supported` list and retry the request, or
+/// surface an error to the user if no compatible version exists").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Retry {
+    /// The list names the revision scout speaks: ask again with it.
+    Modern,
+    /// The list names handshake revisions only: open with `initialize` at the newest one
+    /// scout speaks.
+    Handshake(String),
+    /// Nothing in the list is a revision scout speaks.
+    Nothing,
+}
+
+/// The retry for a -32022 answer listing `supported`.
+pub fn retry_for(supported: &[String]) -> Retry {
+    if supported.iter().any(|v| v == MODERN_VERSION) {
+        return Retry::Modern;
+    }
+    supported
+        .iter()
+        .filter(|v| crate::client::is_handshake_revision(v))
+        .max()
+        .map_or(Retry::Nothing, |v| Retry::Handshake(v.clone()))
 }
 
 /// `initialize` then `notifications/initialized`: an established legacy connection and
 /// the two replies (the second is None when initialize failed).
 pub async fn open_legacy(conn: &Connection) -> (Option<Connection>, Reply, Option<Reply>) {
-    let init = initialize(conn, LEGACY_VERSION).await;
+    open_legacy_at(conn, LEGACY_VERSION).await
+}
+
+/// [`open_legacy`] offering `version`.
+pub async fn open_legacy_at(
+    conn: &Connection,
+    version: &str,
+) -> (Option<Connection>, Reply, Option<Reply>) {
+    let init = initialize(conn, version).await;
     match legacy_from(conn, &init) {
         Some(c) => {
             let note = c.notify("notifications/initialized", None).await;
+            if c.persona().is_full() {
+                c.listen();
+            }
             (Some(c), init, Some(note))
         }
         None => (None, init, None),
@@ -188,6 +245,18 @@ pub async fn try_legacy_sse(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_refused_discover_is_retried_with_a_version_the_server_supports() {
+        let v = |l: &[&str]| l.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(retry_for(&v(&["2026-07-28", "2025-11-25"])), Retry::Modern);
+        assert_eq!(
+            retry_for(&v(&["2025-06-18", "2025-03-26", "2099-01-01"])),
+            Retry::Handshake("2025-06-18".into())
+        );
+        assert_eq!(retry_for(&v(&["2099-01-01"])), Retry::Nothing);
+        assert_eq!(retry_for(&[]), Retry::Nothing);
+    }
 
     #[test]
     fn a_session_runs_at_a_handshake_revision_only() {

@@ -16,12 +16,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::report::exchange::Seq;
 use crate::report::finding::Era;
 use crate::report::model::TransportKind;
+use crate::transport::answer::{AskLog, Asked, Persona};
+use crate::transport::http::AnswerHook;
 use crate::transport::http::{HttpRequest, HttpWire};
 use crate::transport::legacy_sse::LegacySseWire;
 use crate::transport::stdio::StdioWire;
-use crate::transport::{Outcome, Probe, Reply};
+use crate::transport::{IdKind, Outcome, Probe, Reply};
 pub use connect::{ConnectError, Connector, Death, DeathKind};
 
 /// The modern protocol revision scout speaks.
@@ -118,10 +121,19 @@ pub struct Connection {
     capabilities: Value,
     server_info: Option<Value>,
     instructions: Option<String>,
+    /// The exchanges of the answer that established the wire (`initialize` or
+    /// `server/discover`), for findings that judge what it declared.
+    handshake: Vec<Seq>,
     wire: Wire,
     connector: Connector,
     /// Shared by the clones of this wire (over HTTP: by every wire to the server).
     traffic: Arc<Traffic>,
+    /// The client scout plays on this wire: what `initialize` declares and what the
+    /// server's requests are answered with.
+    persona: Arc<Persona>,
+    /// What the server asked on this wire's HTTP streams, with scout's answers (stdio
+    /// wires keep their own).
+    asked: Arc<AskLog>,
 }
 
 impl Connection {
@@ -135,13 +147,17 @@ impl Connection {
             Wire::Http(_) => connector.http_traffic(),
             _ => Arc::default(),
         };
+        let persona = Arc::new(connector.spec().client.clone());
         let c = Connection {
+            persona,
+            asked: Arc::default(),
             era,
             version: String::new(),
             transport,
             capabilities: Value::Object(Default::default()),
             server_info: None,
             instructions: None,
+            handshake: Vec::new(),
             wire,
             connector,
             traffic,
@@ -152,6 +168,7 @@ impl Connection {
 
     fn tag_era(&self) {
         if let Wire::Stdio(w) = &self.wire {
+            w.set_persona((*self.persona).clone());
             w.set_era(Some(self.era));
             // A 2026-07-28 server refuses a request without the `_meta` envelope: the
             // sentinel pings that pace the stdio wire carry it too.
@@ -179,6 +196,104 @@ impl Connection {
         self.instructions = instructions;
         self.tag_era();
         self
+    }
+
+    /// The same wire, its handshake shown by `evidence` (the answer that established it).
+    pub fn shown_by(mut self, evidence: &[Seq]) -> Self {
+        self.handshake = evidence.to_vec();
+        self
+    }
+
+    /// The exchanges of the answer that established this wire (empty before the handshake).
+    pub fn handshake_evidence(&self) -> &[Seq] {
+        &self.handshake
+    }
+
+    /// The same wire, playing `persona` from now on (before its handshake: `initialize`
+    /// declares the persona's capabilities).
+    pub fn with_persona(mut self, persona: Persona) -> Self {
+        self.persona = Arc::new(persona);
+        self.tag_era();
+        self
+    }
+
+    /// The client scout plays on this wire.
+    pub fn persona(&self) -> &Persona {
+        &self.persona
+    }
+
+    /// What the server asked on this wire so far, with scout's answers, in order.
+    pub fn asked(&self) -> Vec<Asked> {
+        match &self.wire {
+            Wire::Stdio(w) => w.asked(),
+            _ => self.asked.all(),
+        }
+    }
+
+    /// Answers the server's requests on an HTTP stream of this wire: each answer is a POST
+    /// of its own to the endpoint, with the wire's session and protocol-version headers
+    /// (Streamable HTTP has no other way back). `tool` is the tool whose call the stream
+    /// belongs to.
+    fn answer_hook(&self, tool: Option<String>) -> AnswerHook {
+        let conn = self.clone();
+        AnswerHook(Arc::new(move |request: Value| {
+            let conn = conn.clone();
+            let response = conn.persona.answer(&request, tool.as_deref());
+            let tool = tool.clone();
+            tokio::spawn(async move {
+                let reply = conn
+                    .send(Probe {
+                        raw_body: Some(response.to_string()),
+                        id: IdKind::Absent,
+                        expect_no_reply: true,
+                        ..Probe::default()
+                    })
+                    .await;
+                conn.asked.push(Asked {
+                    request,
+                    answer: response,
+                    tool,
+                    evidence: reply.evidence.clone(),
+                });
+                reply.evidence
+            })
+        }))
+    }
+
+    /// Keeps the standalone GET stream of a handshake-era Streamable HTTP session open
+    /// until the wire closes (or the run's deadline), answering every request the server
+    /// sends on it: servers send the requests that belong to no request of the client's
+    /// (server-everything's `roots/list` after `notifications/initialized`) there. Only the
+    /// full persona listens; a server may allow one such stream per session, and the bare
+    /// persona's runs keep the GET for the probes that judge it. Returns at once.
+    pub fn listen(&self) {
+        let Wire::Http(h) = &self.wire else {
+            return;
+        };
+        if self.era != Era::Legacy || h.session().is_none() {
+            return;
+        }
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        {
+            let mut slot = h.state.listening.lock().unwrap_or_else(|e| e.into_inner());
+            if slot.is_some() {
+                return;
+            }
+            *slot = Some(stop);
+        }
+        let conn = self.clone();
+        let deadline = self.connector.spec().deadline;
+        tokio::spawn(async move {
+            let _ = conn
+                .send(Probe {
+                    http_method: Some("GET".into()),
+                    expect_no_reply: true,
+                    timeout: Some(deadline),
+                    stop: Some(stopped),
+                    ..Probe::default()
+                })
+                .await;
+        });
     }
 
     /// The era this wire speaks.
@@ -238,6 +353,7 @@ impl Connection {
         Ok(Connection {
             wire: c.wire,
             traffic: c.traffic,
+            asked: Arc::default(),
             ..self.clone()
         }
         .with_tag())
@@ -252,6 +368,7 @@ impl Connection {
         Ok(Connection {
             wire: c.wire,
             traffic: c.traffic,
+            asked: Arc::default(),
             ..self.clone()
         }
         .with_tag())
@@ -392,6 +509,9 @@ impl Connection {
                 };
                 let headers = message::http_headers(&probe, &built, self, &h.clients, session);
                 let method = probe.http_method.clone().unwrap_or_else(|| "POST".into());
+                let tool = (built.method.as_deref() == Some("tools/call"))
+                    .then(|| built.name.clone())
+                    .flatten();
                 let body = if method == "POST" {
                     built.body.take()
                 } else {
@@ -412,6 +532,7 @@ impl Connection {
                     stop: probe.stop.clone(),
                     pad: probe.pad,
                     abandon: probe.abandon,
+                    answer: Some(self.answer_hook(tool)),
                 };
                 let reply = crate::transport::http::exchange(
                     &h.clients,
@@ -506,6 +627,15 @@ impl Connection {
     pub async fn close(&self) -> Option<Reply> {
         match &self.wire {
             Wire::Http(h) if h.session().is_some() && self.era == Era::Legacy => {
+                if let Some(stop) = h
+                    .state
+                    .listening
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take()
+                {
+                    let _ = stop.send(true);
+                }
                 let reply = self
                     .send(Probe {
                         http_method: Some("DELETE".into()),

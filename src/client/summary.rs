@@ -218,22 +218,57 @@ async fn decide(
     let first = connector.open().await?;
     let mut how = Vec::new();
     let mut wires = Vec::new();
+    // The version `initialize` offers; `None` once -32022 said no handshake revision scout
+    // speaks is supported (the server is modern: no falling back).
+    let mut handshake = Some(crate::client::LEGACY_VERSION.to_string());
     if !spec.skip_era_check {
         let d = lifecycle::discover(&first).await;
         match lifecycle::judge_discover(&d) {
             DiscoverVerdict::NotModern(why) => how.push(format!("server/discover: {why}")),
+            DiscoverVerdict::ModernError(-32022) => {
+                let supported = lifecycle::supported_versions(&d);
+                how.push(format!(
+                    "server/discover: -32022, the server supports {}",
+                    supported.join(", ")
+                ));
+                match lifecycle::retry_for(&supported) {
+                    lifecycle::Retry::Modern => {
+                        let again = lifecycle::discover(&first).await;
+                        if lifecycle::judge_discover(&again) == DiscoverVerdict::Result {
+                            how.push("server/discover answered when asked again".into());
+                            wires.push(lifecycle::modern_from(&first, &again));
+                        }
+                        handshake = None;
+                    }
+                    lifecycle::Retry::Handshake(v) => handshake = Some(v),
+                    lifecycle::Retry::Nothing => {
+                        return Err(ConnectError::NoHandshake(format!(
+                            "{}; scout speaks none of these versions ({}, and {} and earlier)",
+                            how.join("; "),
+                            crate::client::MODERN_VERSION,
+                            crate::client::LEGACY_VERSION
+                        )));
+                    }
+                }
+            }
             _ => {
                 how.push("server/discover answered".into());
                 wires.push(lifecycle::modern_from(&first, &d));
             }
         }
     }
+    let Some(version) = handshake else {
+        if wires.is_empty() {
+            return Err(ConnectError::NoHandshake(how.join("; ")));
+        }
+        return Ok((wires, how));
+    };
     let base = if wires.is_empty() {
         first
     } else {
         first.fresh().await?
     };
-    let (mut legacy, init, _) = lifecycle::open_legacy(&base).await;
+    let (mut legacy, init, _) = lifecycle::open_legacy_at(&base, &version).await;
     if legacy.is_none()
         && wires.is_empty()
         && lifecycle::looks_like_old_sse(&base, &init)

@@ -66,8 +66,22 @@ pub struct Layer {
     pub compat: Option<List>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checks: Option<ChecksTable>,
+    /// `[client]`: the client scout plays and what it answers when the server asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientTable>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub baseline: Option<PathBuf>,
+    /// The snapshot folder (docs/expectations.md#snapshots); in a file, relative to it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshots: Option<PathBuf>,
+    /// Accept this run's state as the snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub update_snapshots: Option<bool>,
+    /// JSONPath patterns masked before snapshots are compared. A flat key rather than a
+    /// `[snapshots]` table: `snapshots` already names the folder, and a flat list is what
+    /// `SCOUT_SNAPSHOT_IGNORE` and the repeatable flag can set alike.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_ignore: Option<List>,
     // Credentials: defaults for every HTTP server whose entry sets none of its own.
     /// Environment variable holding a ready bearer token.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -140,7 +154,11 @@ pub const KEYS: &[&str] = &[
     "skip",
     "compat",
     "checks",
+    "client",
     "baseline",
+    "snapshots",
+    "update_snapshots",
+    "snapshot_ignore",
     "token_env",
     "token_file",
     "client_id",
@@ -224,6 +242,34 @@ pub struct ChecksTable {
     pub ignore: Vec<IgnoreEntry>,
 }
 
+/// `[client]` (docs/configuration.md#client): the persona and its answers, as written.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClientTable {
+    /// `bare` (the default: declares nothing) or `full`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub persona: Option<String>,
+    /// The answer to a form-mode elicitation: `decline` (default), `accept` (with the
+    /// schema's defaults) or `cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<String>,
+    /// Per tool name: the answer to elicitations made during that tool's call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tools: Option<BTreeMap<String, String>>,
+    /// What `roots/list` answers (default: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roots: Option<Vec<RootEntry>>,
+}
+
+/// One `{ uri, name }` of `[client] roots`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RootEntry {
+    pub uri: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+}
+
 /// One `{ id, reason }` of `[checks] ignore`; the reason is required.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -294,6 +340,20 @@ pub struct ServerEntry {
     pub stdio_set: Option<BTreeMap<String, String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stdio_dir: Option<PathBuf>,
+    /// A registry `server.json` (relative to the config file): one target per remote and
+    /// package it lists, each judged against the manifest's claims. With `command`, every
+    /// package is started with that command instead of npx, uvx or docker.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_json: Option<PathBuf>,
+    /// An MCPB bundle (`.mcpb`, or a folder with `manifest.json`; relative to the config
+    /// file) instead of `url`/`command`: started as its `server.mcp_config` says and judged
+    /// against its manifest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mcpb: Option<PathBuf>,
+    /// Beside `server_json`: the command that starts a package, by its `identifier`
+    /// (before `command`, which starts every other package).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub package_commands: Option<BTreeMap<String, Vec<String>>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout: Option<DurationText>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -302,6 +362,9 @@ pub struct ServerEntry {
     pub allow_mutations: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_destructive: Option<bool>,
+    /// `[servers.client]`: this server's own persona and answers (replaces `[client]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientTable>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub allow_tools: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -7,6 +7,8 @@ pub mod duration;
 pub mod expect;
 pub mod file;
 pub mod layer;
+pub mod mcpb;
+pub mod server_json;
 pub mod servers;
 pub mod show;
 
@@ -30,7 +32,7 @@ pub const DEFAULT_FILE: &str = "scout.toml";
 /// they do not fit in one variable). Other `SCOUT_*` variables (`SCOUT_LOG`,
 /// `SCOUT_PROFILE`) are not config keys and are left alone.
 pub fn env_keys() -> Vec<&'static str> {
-    const NOT_FROM_ENV: [&str; 3] = ["fail_under_category", "checks", "servers"];
+    const NOT_FROM_ENV: [&str; 4] = ["fail_under_category", "checks", "client", "servers"];
     layer::KEYS
         .iter()
         .copied()
@@ -104,10 +106,15 @@ pub struct Settings {
     pub ignore: Vec<(String, String)>,
     /// Baseline file (refused in this version).
     pub baseline: Option<PathBuf>,
+    /// `snapshots`, `update_snapshots`, `snapshot_ignore`; the folder as written (a file's
+    /// relative one is resolved against it by [`load`]).
+    pub snapshots: Option<crate::spec::SnapshotSpec>,
     /// Top-level credential keys: defaults for HTTP servers that set none of their own.
     pub credentials: layer::CredentialKeys,
     /// `lock` as configured (the default is resolved against the config file by [`load`]).
     pub lock: Option<PathBuf>,
+    /// `[client]`: the persona scout plays and its answers.
+    pub client: crate::transport::answer::Persona,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
@@ -154,6 +161,23 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
         .extract()
         .map_err(|e| figment_error(&e, file.as_ref()))?;
 
+    // `schema` paths of expectations are relative to the config file.
+    let base = file
+        .as_ref()
+        .and_then(|f| f.path.parent())
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or_default();
+    // A snapshot folder from the file is relative to it; one from a flag or
+    // `SCOUT_SNAPSHOTS` to where scout runs. Figment knows which layer's value won.
+    let mut merged = merged;
+    if let Some(dir) = &mut merged.snapshots {
+        let from_file = figment
+            .find_metadata("snapshots")
+            .is_some_and(|md| md.source.as_ref().and_then(|s| s.file_path()).is_some());
+        if from_file && dir.is_relative() {
+            *dir = base.join(&*dir);
+        }
+    }
     let settings = validate(&merged)?;
     if let Some(path) = &merged.ca_file {
         trust_ca(path)?;
@@ -172,12 +196,6 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
             })
             .collect(),
     };
-    // `schema` paths of expectations are relative to the config file.
-    let base = file
-        .as_ref()
-        .and_then(|f| f.path.parent())
-        .map(std::path::Path::to_path_buf)
-        .unwrap_or_default();
     let mut servers = servers::plan(entries, &merged, &settings, &options.flags, &base)?;
     let lock_path = lock_path(&settings, file.as_ref());
     let lock =
@@ -455,9 +473,95 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         compat: host_profiles(&m.compat)?,
         ignore,
         baseline: m.baseline.clone(),
+        snapshots: snapshots(m)?,
         credentials: m.credentials(),
         lock: m.lock.clone(),
+        client: client(m.client.as_ref())?,
     })
+}
+
+/// `[client]`, checked: known persona and answer names, `file://` roots.
+fn client(
+    t: Option<&layer::ClientTable>,
+) -> Result<crate::transport::answer::Persona, ConfigError> {
+    use crate::transport::answer::{ElicitAnswer, Persona, PersonaKind, Root};
+    let Some(t) = t else {
+        return Ok(Persona::default());
+    };
+    let kind = match t.persona.as_deref() {
+        None | Some("bare") => PersonaKind::Bare,
+        Some("full") => PersonaKind::Full,
+        Some(other) => {
+            return Err(ConfigError::new(format!(
+                "invalid `[client] persona`: expected bare or full, got `{other}`"
+            )));
+        }
+    };
+    let answer = |key: &str, v: &str| match v {
+        "decline" => Ok(ElicitAnswer::Decline),
+        "accept" => Ok(ElicitAnswer::Accept),
+        "cancel" => Ok(ElicitAnswer::Cancel),
+        other => Err(ConfigError::new(format!(
+            "invalid `{key}`: expected decline, accept or cancel, got `{other}`"
+        ))),
+    };
+    let elicitation = match t.elicitation.as_deref() {
+        Some(v) => answer("[client] elicitation", v)?,
+        None => ElicitAnswer::Decline,
+    };
+    let mut per_tool = std::collections::BTreeMap::new();
+    for (tool, v) in t.tools.clone().unwrap_or_default() {
+        per_tool.insert(tool.clone(), answer(&format!("[client.tools] {tool}"), &v)?);
+    }
+    let mut roots = Vec::new();
+    for r in t.roots.clone().unwrap_or_default() {
+        // client/roots: "`uri`: Unique identifier for the root. This MUST be a `file://` URI
+        // in the current specification."
+        if !r.uri.starts_with("file://") {
+            return Err(ConfigError::new(format!(
+                "invalid `[client] roots` entry `{}`: a root must be a file:// URI",
+                r.uri
+            )));
+        }
+        roots.push(Root {
+            uri: r.uri,
+            name: r.name,
+        });
+    }
+    Ok(Persona {
+        kind,
+        elicitation,
+        per_tool,
+        roots,
+    })
+}
+
+/// The snapshot keys, checked: every ignore pattern parses, and the other two need a folder.
+fn snapshots(m: &Layer) -> Result<Option<crate::spec::SnapshotSpec>, ConfigError> {
+    let ignore = m
+        .snapshot_ignore
+        .as_ref()
+        .map(layer::List::items)
+        .unwrap_or_default();
+    for p in &ignore {
+        serde_json_path::JsonPath::parse(p).map_err(|e| {
+            ConfigError::new(format!(
+                "invalid --snapshot-ignore (`snapshot_ignore`) `{p}`: {e}"
+            ))
+        })?;
+    }
+    let update = m.update_snapshots.unwrap_or(false);
+    match &m.snapshots {
+        Some(dir) => Ok(Some(crate::spec::SnapshotSpec {
+            dir: dir.clone(),
+            update,
+            ignore,
+        })),
+        None if update || !ignore.is_empty() => Err(ConfigError::new(
+            "`update_snapshots` and `snapshot_ignore` need a snapshot folder: set `snapshots` (--snapshots DIR)",
+        )),
+        None => Ok(None),
+    }
 }
 
 /// Reads `ca_file` and trusts its certificates from now on; a file that cannot be read or

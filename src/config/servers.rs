@@ -36,9 +36,167 @@ pub fn plan(
                 entry.name
             )));
         }
+        if entry.mcpb.is_some() {
+            planned.push(plan_mcpb(entry, anchor, merged, settings, flags, base)?);
+            continue;
+        }
+        if entry.server_json.is_some() {
+            planned.extend(plan_manifest(entry, anchor, merged, settings, flags, base)?);
+            continue;
+        }
         planned.push(plan_one(entry, anchor, merged, settings, flags, base)?);
     }
     Ok(planned)
+}
+
+/// One planned server per target of the entry's `server_json`, each carrying the claims of
+/// the manifest entry it came from. The entry's other keys (timeouts, policy) apply to all.
+fn plan_manifest(
+    entry: ServerEntry,
+    anchor: Option<Anchor>,
+    merged: &Layer,
+    settings: &Settings,
+    flags: &Layer,
+    base: &std::path::Path,
+) -> Result<Vec<Planned>, ConfigError> {
+    use crate::config::server_json;
+    let name = entry.name.clone();
+    let err = |what: String| ConfigError::new(format!("server `{name}`: {what}"));
+    if entry.url.is_some() {
+        return Err(err(
+            "`server_json` names its own targets; give it without `url`".into(),
+        ));
+    }
+    // `command` beside `server_json` starts every package with a command of the user's (an
+    // installed build, a test's binary) instead of fetching it through npx, uvx or docker.
+    let own_command = entry.command.clone();
+    // `package_commands` does the same per package identifier, for a manifest whose
+    // packages are different servers.
+    let package_commands = entry.package_commands.clone().unwrap_or_default();
+    let path = entry.server_json.clone().unwrap_or_default();
+    let path = if path.is_absolute() {
+        path
+    } else {
+        base.join(path)
+    };
+    let doc = server_json::read(&path).map_err(err)?;
+    // Set by scout's container images: what a package needs may not be there.
+    let image = std::env::var(server_json::IMAGE_VAR)
+        .ok()
+        .filter(|v| !v.is_empty());
+    let source = path
+        .file_name()
+        .map(|f| f.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "server.json".into());
+    let derived = server_json::derive(
+        &doc,
+        &source,
+        server_json::schema_problems(&doc),
+        |var| std::env::var(var).ok(),
+        // A command of the user's is taken whole: the package's arguments are the host's.
+        |kind: &str, id: &str, version: &str, env: &[String], args: &[String]| match (
+            package_commands.get(id),
+            &own_command,
+        ) {
+            (Some(c), _) | (None, Some(c)) => Ok(c.clone()),
+            (None, None) => {
+                if let Some(why) = server_json::image_refusal(kind, image.as_deref()) {
+                    return Err(why);
+                }
+                server_json::default_command(kind, id, version, env, args)
+                    .ok_or_else(|| "scout cannot start a package of this registry type".to_string())
+            }
+        },
+    )
+    .map_err(err)?;
+    let mut out = Vec::new();
+    for d in derived {
+        let suffix = d.name.rsplitn(3, '/').take(2).collect::<Vec<_>>();
+        let mut e = ServerEntry {
+            name: format!("{name}/{}/{}", suffix[1], suffix[0]),
+            server_json: None,
+            package_commands: None,
+            ..entry.clone()
+        };
+        match &d.target {
+            TargetSpec::Http { url, .. } => {
+                e.url = Some(url.clone());
+                e.command = None;
+            }
+            TargetSpec::Stdio(p) => {
+                e.command = Some(p.command.clone());
+                let mut fwd = e.stdio_env.clone().unwrap_or_default();
+                fwd.extend(p.env_forward.iter().cloned());
+                e.stdio_env = Some(fwd);
+            }
+        }
+        let mut p = plan_one(e, anchor.clone(), merged, settings, flags, base)?;
+        p.spec.manifest = Some(d.claims);
+        out.push(p);
+    }
+    Ok(out)
+}
+
+/// The server of the entry's `mcpb` bundle: unpacked (a `.mcpb`) into a temporary folder
+/// the planned run holds, started as the manifest's `server.mcp_config` says, carrying the
+/// manifest's claims. The entry's `stdio_env` and `stdio_set` add to the manifest's `env`.
+fn plan_mcpb(
+    entry: ServerEntry,
+    anchor: Option<Anchor>,
+    merged: &Layer,
+    settings: &Settings,
+    flags: &Layer,
+    base: &std::path::Path,
+) -> Result<Planned, ConfigError> {
+    use crate::config::mcpb;
+    let name = entry.name.clone();
+    let err = |what: String| ConfigError::new(format!("server `{name}`: {what}"));
+    for (given, key) in [
+        (entry.url.is_some(), "url"),
+        (entry.command.is_some(), "command"),
+        (entry.server_json.is_some(), "server_json"),
+        (entry.stdio_dir.is_some(), "stdio_dir"),
+    ] {
+        if given {
+            return Err(err(format!(
+                "`mcpb` names its own command and folder; give it without `{key}`"
+            )));
+        }
+    }
+    let path = entry.mcpb.clone().unwrap_or_default();
+    let path = if path.is_absolute() {
+        path
+    } else {
+        base.join(path)
+    };
+    // `${__dirname}` is absolute, as in a host: the server runs in the bundle's folder, so a
+    // path relative to where scout runs would point elsewhere there.
+    let path =
+        std::path::absolute(&path).map_err(|e| err(format!("mcpb {}: {e}", path.display())))?;
+    let bundle = mcpb::open(&path).map_err(err)?;
+    let launch = mcpb::launch(&bundle.manifest, &bundle.root, &mcpb::Host::this())
+        .map_err(|e| err(format!("{}: {e}", bundle.source)))?;
+    let claims = mcpb::claims(
+        &bundle.manifest,
+        &bundle.source,
+        mcpb::schema_problems(&bundle.manifest),
+        &launch,
+    );
+    // The entry's own values win over the manifest's for a variable both set.
+    let mut set: std::collections::BTreeMap<String, String> = launch.env.into_iter().collect();
+    set.extend(entry.stdio_set.clone().unwrap_or_default());
+    let e = ServerEntry {
+        command: Some(launch.command),
+        stdio_set: (!set.is_empty()).then_some(set),
+        // A host starts the server in the bundle's folder.
+        stdio_dir: Some(bundle.root.clone()),
+        mcpb: None,
+        ..entry
+    };
+    let mut p = plan_one(e, anchor, merged, settings, flags, base)?;
+    p.spec.manifest = Some(claims);
+    p.workdir = bundle.unpacked.map(std::sync::Arc::new);
+    Ok(p)
 }
 
 fn plan_one(
@@ -145,6 +303,7 @@ fn plan_one(
     let spec = ServerSpec {
         name: name.clone(),
         expect,
+        snapshots: settings.snapshots.clone(),
         target,
         timeout: settings.timeout,
         deadline: settings.deadline,
@@ -176,10 +335,13 @@ fn plan_one(
         anchor: Some(anchor.unwrap_or_else(|| fallback_anchor(&name))),
         // `load` attaches what the lock says.
         pin: crate::spec::PinSpec::NoLock,
+        manifest: None,
+        client: settings.client.clone(),
     };
     Ok(Planned {
         spec,
         gate: settings.gate.clone(),
+        workdir: None,
     })
 }
 

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use crate::report::exchange::{Exchange, ExchangeKind};
+use crate::report::exchange::{Exchange, jsonrpc_messages};
 use crate::report::finding::Status;
 use crate::report::model::{Report, ServerReport};
 
@@ -78,7 +78,7 @@ fn calls_of(server: &ServerReport) -> Vec<(String, Value, Value)> {
 
 /// The `tools/call` of `tool` among `exchanges` and the result answering it.
 fn call_in(exchanges: &[&Exchange], tool: &str) -> Option<(Value, Value)> {
-    let messages: Vec<Value> = exchanges.iter().flat_map(|e| messages(e)).collect();
+    let messages: Vec<Value> = exchanges.iter().flat_map(|e| jsonrpc_messages(e)).collect();
     let request = messages.iter().find(|m| {
         m.get("method").and_then(Value::as_str) == Some("tools/call")
             && m.pointer("/params/name").and_then(Value::as_str) == Some(tool)
@@ -94,34 +94,6 @@ fn call_in(exchanges: &[&Exchange], tool: &str) -> Option<(Value, Value)> {
         .cloned()
         .unwrap_or_else(|| Value::Object(Default::default()));
     Some((arguments, result))
-}
-
-/// The JSON-RPC messages of one exchange: a stdio line, or an HTTP request and its answer
-/// (a JSON body, or the `data:` lines of an event stream).
-fn messages(e: &Exchange) -> Vec<Value> {
-    let parse = |s: &str| serde_json::from_str::<Value>(s.trim()).ok();
-    match &e.kind {
-        ExchangeKind::Stdio(m) => parse(&m.line).into_iter().collect(),
-        ExchangeKind::Http(h) => {
-            let mut out: Vec<Value> = h
-                .request_body
-                .as_deref()
-                .and_then(parse)
-                .into_iter()
-                .collect();
-            if let Some(body) = h.response_body.as_deref() {
-                match parse(body) {
-                    Some(v) => out.push(v),
-                    None => out.extend(
-                        body.lines()
-                            .filter_map(|l| l.strip_prefix("data:"))
-                            .filter_map(parse),
-                    ),
-                }
-            }
-            out
-        }
-    }
 }
 
 /// The first line of the first text block, at most 60 characters: a starter `contains`.

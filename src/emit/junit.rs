@@ -16,6 +16,10 @@
 //!
 //! `time` is the summed duration of the cited exchanges (0 when none were kept).
 //!
+//! A case of a check that covers scenarios of the official conformance suite carries one
+//! `<property name="conformance" value="scenario[:check-id]"/>` per alias, in the suite's own
+//! `expected-failures.yml` syntax (see `probe::conformance`).
+//!
 //! A server with internal errors (a finding scout could not record, a crashed run) gets one
 //! more suite, `server.scout`, with one `<error>` case `internal_error` per error: CI shows
 //! that scout, not the server, could not produce a trustworthy result.
@@ -26,6 +30,7 @@ use std::time::Duration;
 use quick_junit::{NonSuccessKind, Property, TestCase, TestCaseStatus, TestSuite, XmlString};
 
 use crate::emit::common::{anchor_of, evidence_text};
+use crate::probe::conformance;
 use crate::report::finding::{Finding, Phase, Status, Suppression};
 use crate::report::model::{Report, ServerReport};
 
@@ -102,6 +107,9 @@ fn case(server: &ServerReport, f: &Finding, name: String, classname: &str) -> Te
         XmlString::new("line"),
         XmlString::new(anchor.line.to_string()),
     );
+    for alias in conformance::aliases(&f.id) {
+        tc.add_property(Property::new("conformance", *alias));
+    }
     let counted_fail = f.status == Status::Fail && f.suppressed.is_none();
     if !counted_fail && f.status != Status::Skip {
         let mut out = format!("[{}] {}", f.status.as_str(), body(f));

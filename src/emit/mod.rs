@@ -5,6 +5,7 @@
 
 pub mod badge;
 pub mod common;
+pub mod conformance;
 pub mod diff;
 pub mod events;
 pub mod expectations;

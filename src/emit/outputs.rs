@@ -192,21 +192,7 @@ pub fn write_all_with(
 
 /// A server name as a file name: anything outside `[A-Za-z0-9._-]` becomes `_`.
 pub fn file_safe(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.trim_matches('.').is_empty() {
-        "server".to_string()
-    } else {
-        s
-    }
+    crate::report::file::safe_file_name(name, "server")
 }
 
 #[cfg(test)]

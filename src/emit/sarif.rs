@@ -17,7 +17,7 @@ use serde_json::json;
 use serde_sarif::sarif;
 
 use super::common::{anchor_of, evidence_text, fingerprint, rank};
-use crate::probe::registry;
+use crate::probe::{conformance, registry};
 use crate::report::check::Check;
 use crate::report::finding::{Finding, Phase, Severity, Status, Suppression};
 use crate::report::model::{Anchor, Report, ServerReport};
@@ -139,7 +139,8 @@ fn rule(r: &RuleInfo) -> sarif::ReportingDescriptor {
     }
     props.insert("precision".to_string(), json!("high"));
     // Tags must be unique (the schema says so); the security phase is its own tag.
-    let tags = vec!["mcp".to_string(), r.phase.as_str().to_string()];
+    let mut tags = vec!["mcp".to_string(), r.phase.as_str().to_string()];
+    tags.extend(conformance_tags(&r.id));
     let markdown = format!("{}\n\nSee [{}]({}).", r.advice, r.help_uri, r.help_uri);
     sarif::ReportingDescriptor::builder()
         .id(r.id.clone())
@@ -173,6 +174,14 @@ fn rule(r: &RuleInfo) -> sarif::ReportingDescriptor {
                 .build(),
         )
         .build()
+}
+
+/// `conformance:<scenario>` for each official scenario the check covers (distinct).
+fn conformance_tags(id: &str) -> Vec<String> {
+    conformance::scenarios(id)
+        .into_iter()
+        .map(|s| format!("conformance:{s}"))
+        .collect()
 }
 
 fn result(server: &ServerReport, anchor: &Anchor, f: &Finding, rule_index: usize) -> sarif::Result {
@@ -242,11 +251,15 @@ fn result(server: &ServerReport, anchor: &Anchor, f: &Finding, rule_index: usize
         )
         .locations(vec![location])
         .partial_fingerprints(fingerprints)
-        .properties(
-            sarif::PropertyBag::builder()
-                .additional_properties(props)
-                .build(),
-        )
+        .properties({
+            let tags = conformance_tags(&f.id);
+            let bag = sarif::PropertyBag::builder().additional_properties(props);
+            if tags.is_empty() {
+                bag.build()
+            } else {
+                bag.tags(tags).build()
+            }
+        })
         .build();
     // A baselined or ignored finding is reported as an accepted external suppression, which
     // code scanning shows as dismissed instead of open.

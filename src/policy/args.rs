@@ -4,6 +4,8 @@
 //! Every generated value points nowhere: URLs, hostnames and e-mail addresses name a host
 //! under `.invalid` (see [`super::nowhere`]).
 
+use std::time::Duration;
+
 use serde_json::{Map, Value, json};
 
 use super::nowhere;
@@ -24,6 +26,8 @@ thread_local! {
     /// True while arguments for a call that is to be cancelled are generated: waits must
     /// then outlast the cancellation (see [`arguments_to_cancel`]).
     static LONG_WAITS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// The longest wait, in seconds, generated while [`LONG_WAITS`] is on.
+    static LONGEST_WAIT: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
 }
 
 /// How long a generated wait lasts, in seconds, when nothing in the schema says otherwise:
@@ -34,7 +38,7 @@ pub const SHORT_WAIT_SECS: f64 = 0.01;
 /// How long a generated wait lasts, in seconds, in a call scout cancels: longer than the
 /// cancellation probe needs to tell a server that ignored the cancellation from one whose
 /// answer merely raced it (`execution.cancellation`).
-pub const CANCELLABLE_WAIT_SECS: f64 = 1.0;
+pub const CANCELLABLE_WAIT_SECS: f64 = 0.5;
 
 /// Where a call's arguments came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,13 +76,20 @@ pub fn arguments_for(tool: &Value, fixed: &[ToolArgs]) -> (Value, ArgsSource) {
 
 /// Like [`arguments_for`], but for a call scout will cancel (`execution.cancellation`):
 /// waits (durations, delays, sleeps) last [`CANCELLABLE_WAIT_SECS`] instead of the
-/// shortest value, so the call is still running when the cancellation arrives. Configured
-/// arguments are used as they are.
-pub fn arguments_to_cancel(tool: &Value, fixed: &[ToolArgs]) -> Value {
+/// shortest value (or longer, where the schema's bounds or steps say so), so the call is
+/// still running when the cancellation arrives. Configured arguments are used as they are.
+/// Also returns the longest wait generated: how long the call should run, which tells how
+/// long an answer to it may take to come.
+pub fn arguments_to_cancel(tool: &Value, fixed: &[ToolArgs]) -> (Value, Option<Duration>) {
     LONG_WAITS.with(|l| l.set(true));
-    let (args, _) = arguments_for(tool, fixed);
+    LONGEST_WAIT.with(|w| w.set(0.0));
+    let (args, source) = arguments_for(tool, fixed);
     LONG_WAITS.with(|l| l.set(false));
-    args
+    let longest = LONGEST_WAIT.with(std::cell::Cell::get);
+    let runs_for = (source == ArgsSource::Generated && longest > 0.0)
+        .then(|| Duration::try_from_secs_f64(longest).ok())
+        .flatten();
+    (args, runs_for)
 }
 
 /// A minimal instance of `schema`: required properties only, the first enum/const value,
@@ -398,6 +409,10 @@ fn smallest_number(name: &str, schema: &Value, integer: bool, m: Magnitude) -> V
         // The schema's range is narrow; the generic generator picks a value inside it.
         return gen_number(schema, integer);
     }
+    if cancellable {
+        let secs = if millis { v / 1000.0 } else { v };
+        LONGEST_WAIT.with(|w| w.set(w.get().max(secs)));
+    }
     if integer {
         json!(v as i64)
     } else {
@@ -653,7 +668,10 @@ mod tests {
         let tool = json!({"name": "slow", "inputSchema": s});
         assert_eq!(
             arguments_to_cancel(&tool, &[]),
-            json!({"duration": 1.0, "steps": 2.0})
+            (
+                json!({"duration": 0.5, "steps": 2.0}),
+                Some(Duration::from_secs_f64(0.5))
+            )
         );
         // Generation afterwards is short again.
         assert_eq!(generate(&s), json!({"duration": 0.01, "steps": 2.0}));
@@ -673,14 +691,21 @@ mod tests {
         let tool = json!({"name": "slow", "inputSchema": s});
         assert_eq!(
             arguments_to_cancel(&tool, &[]),
-            json!({"timeout": 1.0, "delayMs": 1000, "seconds": 1})
+            // Whole seconds round the wait up: the call runs for the longest of them.
+            (
+                json!({"timeout": 1.0, "delayMs": 500, "seconds": 1}),
+                Some(Duration::from_secs(1))
+            )
         );
         // Configured arguments win, for a cancelled call too.
         let fixed = [ToolArgs {
             name: "slow".into(),
             arguments: json!({"seconds": 5}),
         }];
-        assert_eq!(arguments_to_cancel(&tool, &fixed), json!({"seconds": 5}));
+        assert_eq!(
+            arguments_to_cancel(&tool, &fixed),
+            (json!({"seconds": 5}), None)
+        );
     }
 
     #[test]

@@ -6,17 +6,20 @@ pub mod auth;
 pub mod catalog;
 pub mod classes;
 pub mod compat;
+pub mod conformance;
 pub mod discovery;
 pub mod execution;
 pub mod expectations;
 pub mod handshake;
 pub mod liveness;
+pub mod manifest;
 pub mod performance;
 pub mod protocol;
 pub mod registry;
 pub mod resilience;
 pub mod security;
 pub mod session;
+pub mod snapshots;
 pub mod stdio;
 
 use std::time::Instant;
@@ -47,11 +50,17 @@ async fn run_phase(phase: Phase, s: &mut Session) {
         }
         Phase::Catalog => Box::pin(catalog::run(s)).await,
         Phase::Execution => Box::pin(execution::run(s)).await,
-        Phase::Expectations => Box::pin(expectations::run(s)).await,
+        Phase::Expectations => {
+            Box::pin(expectations::run(s)).await;
+            snapshots::run(s);
+            // Counted after the expectations, whose calls count as exercised too.
+            execution::coverage::run(s);
+        }
         Phase::Performance => Box::pin(performance::run(s)).await,
         Phase::Resilience => Box::pin(resilience::run(s)).await,
         Phase::Security => Box::pin(security::run(s)).await,
         Phase::Compat => Box::pin(compat::run(s)).await,
+        Phase::Manifest => Box::pin(manifest::run(s)).await,
     }
 }
 
@@ -60,6 +69,13 @@ fn skip_rest_of(s: &mut Session, phase: Phase, reason: SkipReason, why: &str) {
     // Each expectation is its own finding; the one check that stands for them is not.
     if phase == Phase::Expectations {
         expectations::skip_all(s, reason, why);
+        // Coverage and snapshots are taken after the expectations, in their step.
+        for check in [&execution::coverage::COVERAGE, &snapshots::SNAPSHOT] {
+            let wanted = check.id != snapshots::SNAPSHOT.id || s.spec.snapshots.is_some();
+            if wanted && !s.findings.iter().any(|f| f.id == check.id) {
+                s.add(check.skip(reason, why));
+            }
+        }
         return;
     }
     for (p, table) in registry::tables() {
@@ -291,6 +307,9 @@ pub async fn run_server_exposing(
     ] {
         step(&mut s, late, &mut main).await;
     }
+    // The manifest's claims are compared with what the handshake showed, once every branch
+    // has folded its findings in (a branch starts without them).
+    step(&mut s, Step::Phase(Phase::Manifest), &mut main).await;
 
     // 4. Checks over every message of the run (schema, resultType, cache hints, error
     // codes) are judged last, so that the catalog and execution traffic counts too.
@@ -486,6 +505,15 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
     if !matches!(step, Step::SecurityJudge)
         && let Some(d) = liveness::death(s)
     {
+        // Dead before anything reached it: never reached, so blocked like a server that
+        // exits at once (discovery could only see that it had started).
+        if d.after == 0 && stdio::exited_before_the_first_message(s).await {
+            if skips {
+                let why = s.blocked.clone().unwrap_or_default();
+                skip_rest_of(s, phase, SkipReason::Blocked, &why);
+            }
+            return;
+        }
         if skips {
             skip_rest_of(
                 s,

@@ -7,21 +7,26 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 12] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 17] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
         (Phase::Auth, auth::CHECKS),
         (Phase::Handshake, handshake::CHECKS),
         (Phase::Protocol, protocol::CHECKS),
+        (Phase::Protocol, protocol::capability_use::CHECKS),
         (Phase::Protocol, stdio::CHECKS),
         (Phase::Catalog, catalog::CHECKS),
         (Phase::Execution, execution::CHECKS),
+        (Phase::Execution, execution::talkback::CHECKS),
+        (Phase::Execution, execution::coverage::CHECKS),
         (Phase::Expectations, expectations::CHECKS),
+        (Phase::Expectations, snapshots::CHECKS),
         (Phase::Performance, performance::CHECKS),
         (Phase::Resilience, resilience::CHECKS),
         (Phase::Security, security::CHECKS),
         (Phase::Compat, compat::CHECKS),
+        (Phase::Manifest, manifest::CHECKS),
     ]
 }
 

@@ -22,6 +22,9 @@ pub struct Catalog {
     pub tool_pages: Vec<(usize, Vec<crate::report::exchange::Seq>)>,
     /// The exchanges the lists came from, for later phases to cite.
     pub evidence: Vec<crate::report::exchange::Seq>,
+    /// The exchanges of `prompts/list` when it answered with a list (empty when the prompt
+    /// list was not judged), for the manifest's comparison to cite.
+    pub prompt_pages: Vec<crate::report::exchange::Seq>,
 }
 
 /// The state of one server run.

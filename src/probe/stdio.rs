@@ -35,7 +35,7 @@ use crate::probe::Session;
 use crate::probe::discovery::tail;
 use crate::report::exchange::{Direction, ExchangeKind};
 use crate::report::finding::SkipReason;
-use crate::transport::process::Ending;
+use crate::transport::process::{Ending, STDERR_END};
 use crate::transport::stdio::StdioWire;
 
 /// `stdio.process` when the command could not be started or exited at once: `why` says
@@ -51,7 +51,32 @@ pub async fn exited_before_answering(
     s: &mut Session,
     conn: &crate::client::Connection,
 ) -> Option<String> {
-    let wire = conn.stdio()?;
+    exited_before_writing(s, conn.stdio()?).await
+}
+
+/// The run's stdio server ended before scout's first message reached it (the exit was seen
+/// between discovery and the handshake): it was never reached, just as when discovery sees
+/// the exit at once. Records the same fails and blocks the run, so that what follows is
+/// "blocked", never a score over nothing. False when the run's server is not such a process.
+pub async fn exited_before_the_first_message(s: &mut Session) -> bool {
+    let Some(wire) = s
+        .connector
+        .as_ref()
+        .and_then(|c| c.stdio_wires().first().cloned())
+    else {
+        return false;
+    };
+    if wire.exited_after() != Some(0) {
+        return false;
+    }
+    if exited_before_writing(s, &wire).await.is_none() {
+        return false;
+    }
+    s.block("the stdio server exited before scout's first message");
+    true
+}
+
+async fn exited_before_writing(s: &mut Session, wire: &StdioWire) -> Option<String> {
     if !stdout_lines(s).is_empty() {
         return None;
     }
@@ -59,7 +84,7 @@ pub async fn exited_before_answering(
     let status = wire.ended_on_its_own(grace).await?;
     let why = format!(
         "the process exited ({status}) before it answered its first request; stderr:\n{}",
-        tail(&wire.process.stderr(), 2000)
+        tail(&wire.process.stderr_to_end(STDERR_END).await, 2000)
     );
     s.findings
         .retain(|f| f.id != crate::probe::discovery::REACHABLE.id);
@@ -139,7 +164,7 @@ pub async fn finish(s: &mut Session) {
     for w in &wires {
         endings.push(w.close(grace).await);
     }
-    stderr(s, &primary);
+    stderr(s, &primary).await;
     shutdown(s, &primary, &endings, grace);
 }
 
@@ -229,7 +254,7 @@ async fn alive(s: &mut Session, primary: &StdioWire, grace: Duration) {
                 .unwrap_or_default();
             let f = ALIVE.fail(format!(
                 "the process exited during the run{after} ({status}); stderr:\n{}",
-                tail(&primary.process.stderr(), 2000)
+                tail(&primary.process.stderr_to_end(STDERR_END).await, 2000)
             ));
             s.add(match cause {
                 Some(seq) => f.evidence([seq]),
@@ -316,8 +341,8 @@ fn ordering(s: &mut Session, wires: &[Arc<StdioWire>]) {
 }
 
 /// `stdio.stderr`: what the server wrote to stderr, kept for the reader.
-fn stderr(s: &mut Session, primary: &StdioWire) {
-    let stderr = primary.process.stderr();
+async fn stderr(s: &mut Session, primary: &StdioWire) {
+    let stderr = primary.process.stderr_to_end(STDERR_END).await;
     if stderr.trim().is_empty() {
         s.add(
             STDERR

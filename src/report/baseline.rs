@@ -18,6 +18,12 @@
 //! reason = "batching is tracked in ISSUE-123"
 //! ```
 //!
+//! `scout baseline import` writes entries from an official conformance suite baseline with
+//! two more keys: `any_subject = true` (the official entry names a scenario, not one of
+//! scout's subjects) and `official = "scenario[:check-id]"`, the official entry it came from.
+//! The entries of one official entry are stale together: only when none of them matches,
+//! as the suite calls its entry stale only when the scenario (or check) passes.
+//!
 //! Call order (the CLI does this after the run, before any emitter):
 //! 1. `let stale = baseline::apply(&mut report, &baseline);`
 //! 2. `let extra = baseline::stale_reasons(&stale, allow_stale);`
@@ -88,13 +94,19 @@ pub struct Entry {
     pub era: Option<Era>,
     /// Why it is accepted (required, shown in every report).
     pub reason: String,
+    /// Every subject of the check (an imported official entry names no subject).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any_subject: bool,
+    /// The official conformance baseline entry this one was imported from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub official: Option<String>,
 }
 
 impl Entry {
     fn matches(&self, server: &str, f: &Finding) -> bool {
         self.check == f.id
             && self.server == server
-            && self.subject == f.subject
+            && (self.any_subject || self.subject == f.subject)
             && self.era.is_none_or(|e| f.era == Some(e))
     }
 
@@ -103,9 +115,14 @@ impl Entry {
         let mut s = format!("{}: {}", self.server, self.check);
         if let Some(subject) = &self.subject {
             s.push_str(&format!("[{subject}]"));
+        } else if self.any_subject {
+            s.push_str("[*]");
         }
         if let Some(era) = self.era {
             s.push_str(&format!(" ({})", era.as_str()));
+        }
+        if let Some(official) = &self.official {
+            s.push_str(&format!(" (official {official})"));
         }
         s
     }
@@ -208,6 +225,8 @@ pub fn from_report(report: &Report, reason: &str) -> Baseline {
                 subject: f.subject.clone(),
                 era: f.era,
                 reason,
+                any_subject: false,
+                official: None,
             });
         }
     }
@@ -227,27 +246,43 @@ pub fn apply(report: &mut Report, baseline: &Baseline) -> Vec<StaleEntry> {
             if !matches!(f.status, Status::Fail | Status::Warn) {
                 continue;
             }
-            // An entry also "occurs" when it matches a finding that was already baselined.
-            let hit = baseline
-                .accepted
-                .iter()
-                .enumerate()
-                .find(|(_, e)| e.matches(&s.name, f));
-            if let Some((i, e)) = hit {
-                used[i] = true;
-                if f.counts() || matches!(f.suppressed, Some(Suppression::Baselined { .. })) {
-                    f.suppressed = Some(Suppression::Baselined {
-                        reason: e.reason.clone(),
-                    });
+            // An entry also "occurs" when it matches a finding that was already baselined;
+            // every entry that matches occurs (the first one's reason is shown).
+            let mut hit = None;
+            for (i, e) in baseline.accepted.iter().enumerate() {
+                if e.matches(&s.name, f) {
+                    used[i] = true;
+                    hit = hit.or(Some(e));
                 }
+            }
+            if let Some(e) = hit
+                && (f.counts() || matches!(f.suppressed, Some(Suppression::Baselined { .. })))
+            {
+                f.suppressed = Some(Suppression::Baselined {
+                    reason: e.reason.clone(),
+                });
             }
         }
     }
+    // An imported official entry occurs when any of the scout entries made from it does.
+    let official_used: BTreeSet<(&str, &str)> = baseline
+        .accepted
+        .iter()
+        .zip(&used)
+        .filter(|(_, used)| **used)
+        .filter_map(|(e, _)| e.official.as_deref().map(|o| (e.server.as_str(), o)))
+        .collect();
     baseline
         .accepted
         .iter()
         .zip(used)
-        .filter(|(e, used)| !used && report.servers.iter().any(|s| s.name == e.server))
+        .filter(|(e, used)| {
+            !used
+                && e.official
+                    .as_deref()
+                    .is_none_or(|o| !official_used.contains(&(e.server.as_str(), o)))
+                && report.servers.iter().any(|s| s.name == e.server)
+        })
         .map(|(e, _)| StaleEntry { entry: e.clone() })
         .collect()
 }
@@ -306,6 +341,8 @@ mod tests {
                 subject: Some("tools/call".into()),
                 era: Some(Era::Modern),
                 reason: "tracked".into(),
+                any_subject: true,
+                official: Some("tools-list:tools-name-format".into()),
             }],
         };
         assert_eq!(Baseline::parse(&b.to_toml(), "x").expect("parses"), b);

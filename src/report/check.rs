@@ -146,6 +146,8 @@ pub mod spec_url {
     pub const A25C: &str =
         "https://modelcontextprotocol.io/specification/2025-11-25/basic/authorization";
     pub const B26: &str = "https://modelcontextprotocol.io/specification/2026-07-28/basic";
+    pub const DEPRECATED26: &str =
+        "https://modelcontextprotocol.io/specification/2026-07-28/deprecated";
     pub const V26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/versioning";
     pub const D26: &str =

@@ -70,3 +70,31 @@ pub struct StdioMessage {
     /// The line did not parse as one JSON-RPC message.
     pub not_jsonrpc: bool,
 }
+
+/// The JSON-RPC messages of one exchange: a stdio line, or an HTTP request and its answer
+/// (a JSON body, or the `data:` lines of an event stream).
+pub fn jsonrpc_messages(e: &Exchange) -> Vec<serde_json::Value> {
+    let parse = |s: &str| serde_json::from_str::<serde_json::Value>(s.trim()).ok();
+    match &e.kind {
+        ExchangeKind::Stdio(m) => parse(&m.line).into_iter().collect(),
+        ExchangeKind::Http(h) => {
+            let mut out: Vec<serde_json::Value> = h
+                .request_body
+                .as_deref()
+                .and_then(parse)
+                .into_iter()
+                .collect();
+            if let Some(body) = h.response_body.as_deref() {
+                match parse(body) {
+                    Some(v) => out.push(v),
+                    None => out.extend(
+                        body.lines()
+                            .filter_map(|l| l.strip_prefix("data:"))
+                            .filter_map(parse),
+                    ),
+                }
+            }
+            out
+        }
+    }
+}

@@ -4,6 +4,27 @@
 use std::io::Write;
 use std::path::Path;
 
+/// `name` as a file name: every character outside `[A-Za-z0-9._-]` becomes `_`; a name
+/// that is empty or only dots (which would name the folder itself or its parent) becomes
+/// `fallback`.
+pub fn safe_file_name(name: &str, fallback: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.trim_matches('.').is_empty() {
+        fallback.to_string()
+    } else {
+        s
+    }
+}
+
 /// Writes `bytes` to `path` atomically (temp file in the same folder, then rename), creating
 /// the folder if needed. The file gets the mode any new file gets under the process's umask
 /// (0644 under the usual 022), not the temp file's private 0600: a later CI step may run as

@@ -5,8 +5,9 @@ use serde::{Deserialize, Serialize};
 use crate::report::check::Check;
 use crate::report::exchange::Seq;
 
-/// The nine phases of an MCP check in run order, `expectations` (the author's own) and the
-/// `compat` category (host rules, judged from the catalogue). Their `as_str` names are the
+/// The nine phases of an MCP check in run order, `expectations` (the author's own), the
+/// `compat` category (host rules, judged from the catalogue) and the `manifest` category
+/// (what the published manifests promise). Their `as_str` names are the
 /// category names in every report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -26,12 +27,17 @@ pub enum Phase {
     /// right after the catalog phase, listed last so that the nine MCP categories keep
     /// their place in every report).
     Compat,
+    /// What the server's published manifests (the registry's `server.json`) promise,
+    /// compared with what the live server did. Judged after everything else; it counts in
+    /// the overall score, since a manifest that drifts from the server is a defect of
+    /// what the author publishes.
+    Manifest,
 }
 
 impl Phase {
     /// Every phase in report order: the nine MCP phases in run order, with the author's
-    /// `expectations` after execution, then `compat`.
-    pub const ALL: [Phase; 11] = [
+    /// `expectations` after execution, then `compat` and `manifest`.
+    pub const ALL: [Phase; 12] = [
         Phase::Discovery,
         Phase::Auth,
         Phase::Handshake,
@@ -43,6 +49,7 @@ impl Phase {
         Phase::Resilience,
         Phase::Security,
         Phase::Compat,
+        Phase::Manifest,
     ];
 
     /// The stable lower-case name (`protocol`), used in ids, config keys and reports.
@@ -59,6 +66,7 @@ impl Phase {
             Phase::Resilience => "resilience",
             Phase::Security => "security",
             Phase::Compat => "compat",
+            Phase::Manifest => "manifest",
         }
     }
 

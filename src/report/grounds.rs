@@ -177,6 +177,12 @@ pub static GROUNDS: &[Ground] = &[
     ),
     // protocol
     g(
+        "protocol.capability_use",
+        Must,
+        "MCP 2025-11-25 basic/lifecycle",
+        "Both parties MUST: Respect the negotiated protocol version; Only use capabilities that were successfully negotiated",
+    ),
+    g(
         "protocol.jsonrpc_ids",
         Must,
         "MCP 2025-11-25 basic",
@@ -426,6 +432,24 @@ pub static GROUNDS: &[Ground] = &[
     ),
     // execution
     g(
+        "execution.elicitation",
+        Must,
+        "MCP 2025-11-25 client/elicitation",
+        "Servers MUST NOT send elicitation requests with modes that are not supported by the client.",
+    ),
+    g(
+        "execution.sampling",
+        Must,
+        "MCP 2025-11-25 client/sampling",
+        "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the `sampling.tools` capability.",
+    ),
+    g(
+        "execution.roots",
+        Must,
+        "MCP 2025-11-25 basic/lifecycle",
+        "Both parties MUST: Respect the negotiated protocol version; Only use capabilities that were successfully negotiated",
+    ),
+    g(
         "execution.tool_call",
         Must,
         "MCP 2026-07-28 basic",
@@ -485,12 +509,24 @@ pub static GROUNDS: &[Ground] = &[
         "scout",
         "Which tools the safety policy kept scout from calling, and why, is reported, not judged.",
     ),
+    g(
+        "execution.coverage",
+        Observation,
+        "scout",
+        "Which listed tools, prompts and resources the run sent a call, get or read to, and why the others got none, is reported, not judged.",
+    ),
     // expectations
     g(
         "expect.expectation",
         Assertion,
         "the server's own config ([[servers.expect]])",
         "An expectation is the server author's own assertion about their server: it holds when every trial's result is what the author wrote, and fails otherwise.",
+    ),
+    g(
+        "expect.snapshot",
+        Assertion,
+        "the server's own snapshots (--snapshots DIR)",
+        "A snapshot is the server author's record of what the server offered and answered in an accepted run: it holds when this run gives the same, once volatile values are masked, and fails otherwise.",
     ),
     // performance
     g(
@@ -621,6 +657,18 @@ pub static GROUNDS: &[Ground] = &[
         "MCP 2025-11-25 basic",
         "Ensure that the icon URI is either a HTTPS or `data:` URI. Clients MUST reject icon URIs that use unsafe schemes and redirects, such as `javascript:`, `file:`, `ftp:`, `ws:`, or local app URI schemes.",
     ),
+    g(
+        "catalog.identity",
+        Observation,
+        "MCP 2025-11-25 schema, Implementation and BaseMetadata",
+        "Intended for UI and end-user contexts — optimized to be human-readable and easily understood, even by those unfamiliar with domain-specific terminology. If not provided, the name should be used for display (except for Tool, where annotations.title should be given precedence over using name, if present).",
+    ),
+    g(
+        "catalog.deprecated",
+        Should,
+        "MCP 2026-07-28 deprecated features",
+        "A Deprecated feature remains part of the specification but is scheduled for removal: new implementations SHOULD NOT adopt it, and existing implementations SHOULD migrate before the feature's earliest removal.",
+    ),
     // compat: a host's documented rule, not MCP's; these checks warn and never fail.
     g(
         "compat.anthropic",
@@ -645,6 +693,55 @@ pub static GROUNDS: &[Ground] = &[
         Heuristic,
         "scout, on MCP 2025-11-25 server/utilities/pagination",
         "A host that reads only the first page of tools/list never sees the tools on later pages: each of them is named in a warning.",
+    ),
+    // manifest: what the author published about the server; a drift holds or fails as written.
+    g(
+        "manifest.schema",
+        Must,
+        "/definitions/Server/properties/name of static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json, the MCP Registry's server.json schema",
+        "Server name in reverse-DNS format. Must contain exactly one forward slash separating namespace from server name.",
+    ),
+    g(
+        "manifest.version",
+        Assertion,
+        "/definitions/Server/properties/version of static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json, the MCP Registry's server.json schema",
+        "Version string for this server. SHOULD follow semantic versioning (e.g., '1.0.2', '2.1.0-alpha'). Equivalent of Implementation.version in MCP specification.",
+    ),
+    g(
+        "manifest.transport",
+        Assertion,
+        "/definitions/Package/properties/transport of static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json, the MCP Registry's server.json schema",
+        "Transport protocol configuration for the package",
+    ),
+    g(
+        "manifest.env",
+        Heuristic,
+        "/definitions/Package/properties/environmentVariables of static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json, the MCP Registry's server.json schema",
+        "A mapping of environment variables to be set when running the package.",
+    ),
+    g(
+        "manifest.tools",
+        Assertion,
+        "MANIFEST.md of github.com/modelcontextprotocol/mcpb, the MCPB manifest spec: Field Definitions; Tools and Prompts",
+        "tools: Array of tools the extension provides. … tools_generated: Server generates additional tools beyond those listed (default: false)",
+    ),
+    g(
+        "manifest.prompts",
+        Assertion,
+        "MANIFEST.md of github.com/modelcontextprotocol/mcpb, the MCPB manifest spec: Field Definitions; Tools and Prompts",
+        "prompts: Array of prompts the extension provides. … Implementing apps may choose to validate prompts at run-time against the declaration of your prompts in the manifest.",
+    ),
+    g(
+        "manifest.user_config",
+        Observation,
+        "MANIFEST.md of github.com/modelcontextprotocol/mcpb, the MCPB manifest spec: User Configuration",
+        "required: Whether this field must be provided (default: false) … default: Default value (supports variable substitution)",
+    ),
+    g(
+        "manifest.compatibility",
+        Observation,
+        "MANIFEST.md of github.com/modelcontextprotocol/mcpb, the MCPB manifest spec: Compatibility",
+        "The compatibility object specifies all requirements for running the extension. All fields, including the compatibility field itself, are optional. If you specify nothing, clients implementing MCPB are encouraged to run the extension on any system.",
     ),
 ];
 

@@ -31,6 +31,9 @@ const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(30);
 pub struct Planned {
     pub spec: ServerSpec,
     pub gate: GateConfig,
+    /// A folder the server's files were unpacked into (an MCPB bundle), held until its run
+    /// ends and removed then.
+    pub workdir: Option<Arc<tempfile::TempDir>>,
 }
 
 /// How to run the plan.
@@ -106,7 +109,10 @@ pub async fn run(plan: Vec<Planned>, options: RunOptions, cancel: watch::Receive
         let progress = progress.clone();
         let spec = p.spec;
         let name = spec.name.clone();
+        let workdir = p.workdir;
         let handle = set.spawn(async move {
+            // Dropped when this server's run ends, whichever way it ends.
+            let _workdir = workdir;
             // The semaphore is never closed, so acquire only fails if it was; then run anyway.
             let _permit = permits.acquire_owned().await.ok();
             // Cancelled while waiting for a slot: report it as not run rather than start it.

@@ -23,7 +23,8 @@ use crate::runner::{self, RunOptions};
 use crate::telemetry::events::{Observer, RunEvent};
 
 /// What the page asks for: a URL (with headers and a token variable) or, only when allowed,
-/// a command.
+/// a command, a registry server.json or an MCPB bundle (each starts programs: a manifest's
+/// packages, a bundle's server).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunRequest {
@@ -39,6 +40,12 @@ pub struct RunRequest {
     /// A stdio server: program and arguments, one per entry (no shell, no splitting).
     #[serde(default)]
     pub command: Vec<String>,
+    /// A registry server.json on this machine (relative to where scout serve runs).
+    #[serde(default)]
+    pub server_json: Option<String>,
+    /// An MCPB bundle on this machine: a .mcpb file or a folder with manifest.json.
+    #[serde(default)]
+    pub mcpb: Option<String>,
 }
 
 /// Why a run was not started: an HTTP status and one line for the page.
@@ -273,6 +280,16 @@ impl Runs {
     /// The server entry a request names, and how the page shows it.
     fn entry(&self, r: &RunRequest) -> Result<(ServerEntry, String), Refusal> {
         let url = r.url.as_deref().map(str::trim).filter(|u| !u.is_empty());
+        let given = |p: &Option<String>| {
+            p.as_deref()
+                .map(str::trim)
+                .filter(|p| !p.is_empty())
+                .map(str::to_string)
+        };
+        let (server_json, mcpb) = (given(&r.server_json), given(&r.mcpb));
+        if server_json.is_some() || mcpb.is_some() {
+            return self.manifest_entry(r, url.is_some(), server_json, mcpb);
+        }
         if !r.command.is_empty() {
             if !self.limits.stdio_allowed() {
                 return Err(Refusal::new(403, stdio_refusal(self.limits.public)));
@@ -360,6 +377,60 @@ impl Runs {
         ))
     }
 
+    /// The entry of a server.json or bundle path: a manifest starts programs (its packages,
+    /// the bundle's server), so it is allowed exactly when a command is.
+    fn manifest_entry(
+        &self,
+        r: &RunRequest,
+        has_url: bool,
+        server_json: Option<String>,
+        mcpb: Option<String>,
+    ) -> Result<(ServerEntry, String), Refusal> {
+        if !self.limits.stdio_allowed() {
+            return Err(Refusal::new(403, manifest_refusal(self.limits.public)));
+        }
+        if has_url || !r.command.is_empty() || !r.headers.is_empty() || r.token_env.is_some() {
+            return Err(Refusal::new(
+                400,
+                "give one of a URL, a command, a server.json or an MCPB bundle, not several",
+            ));
+        }
+        let (path, kind) = match (server_json, mcpb) {
+            (Some(p), None) => (p, "server.json"),
+            (None, Some(p)) => (p, "MCPB bundle"),
+            _ => {
+                return Err(Refusal::new(
+                    400,
+                    "give a server.json or an MCPB bundle, not both",
+                ));
+            }
+        };
+        if path.contains('\0') {
+            return Err(Refusal::new(400, format!("the {kind} path is not a path")));
+        }
+        // Relative to where scout serve runs, as `scout check --server-json` takes it.
+        let abs = std::path::absolute(&path)
+            .map_err(|e| Refusal::new(400, format!("the {kind} path {path:?}: {e}")))?;
+        let name = abs
+            .file_stem()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "server".into());
+        let entry = if kind == "server.json" {
+            ServerEntry {
+                name,
+                server_json: Some(abs),
+                ..ServerEntry::default()
+            }
+        } else {
+            ServerEntry {
+                name,
+                mcpb: Some(abs),
+                ..ServerEntry::default()
+            }
+        };
+        Ok((entry, format!("{kind} {path}")))
+    }
+
     /// Plans `entry` as `scout check` would, with the default safety policy pinned.
     fn plan(&self, entry: ServerEntry) -> Result<(Vec<runner::Planned>, Ignores), Refusal> {
         let loaded = config::load(LoadOptions {
@@ -413,6 +484,15 @@ fn stdio_refusal(public: bool) -> String {
         "this scout serve runs with --public, which never starts a program (stdio server) from the page, whatever the other flags say; check it with `scout check --stdio -- CMD` instead".into()
     } else {
         "this scout serve was started without --allow-stdio, so the page may not start a program (stdio server) on this machine; restart it with --allow-stdio, or use `scout check --stdio -- CMD`".into()
+    }
+}
+
+/// Why a server.json or bundle is refused.
+fn manifest_refusal(public: bool) -> String {
+    if public {
+        "this scout serve runs with --public, which never starts a program from the page: a server.json's packages and an MCPB bundle's server are programs; check it with `scout check --server-json FILE` or `scout check --mcpb BUNDLE` instead".into()
+    } else {
+        "this scout serve was started without --allow-stdio, so the page may not start a program on this machine, as a server.json's packages and an MCPB bundle's server are; restart it with --allow-stdio, or use `scout check --server-json FILE` or `scout check --mcpb BUNDLE`".into()
     }
 }
 
@@ -508,6 +588,56 @@ mod tests {
         let (entry, target) = runs(true, false).entry(&command()).expect("allowed");
         assert_eq!(entry.command.as_deref(), Some(&command().command[..]));
         assert_eq!(target, "python3 server.py");
+    }
+
+    #[test]
+    fn manifests_need_allow_stdio_never_run_with_public_and_come_alone() {
+        let sj = RunRequest {
+            server_json: Some("dist/server.json".into()),
+            ..RunRequest::default()
+        };
+        let bundle = RunRequest {
+            mcpb: Some(" notes.mcpb ".into()),
+            ..RunRequest::default()
+        };
+        for r in [&sj, &bundle] {
+            let e = runs(false, false).entry(r).expect_err("refused");
+            assert_eq!(e.status, 403);
+            assert!(e.message.contains("--allow-stdio"), "{}", e.message);
+            let e = runs(true, true).entry(r).expect_err("refused");
+            assert_eq!(e.status, 403);
+            assert!(e.message.contains("--public"), "{}", e.message);
+        }
+        let (entry, target) = runs(true, false).entry(&sj).expect("allowed");
+        let path = entry.server_json.expect("a server.json entry");
+        assert!(
+            path.is_absolute() && path.ends_with("dist/server.json"),
+            "{path:?}"
+        );
+        assert_eq!(
+            (entry.name.as_str(), target.as_str()),
+            ("server", "server.json dist/server.json")
+        );
+        let (entry, _) = runs(true, false).entry(&bundle).expect("allowed");
+        assert!(entry.mcpb.is_some_and(|p| p.ends_with("notes.mcpb")));
+        assert_eq!(entry.name, "notes");
+        for mixed in [
+            RunRequest {
+                url: Some("http://127.0.0.1:1/mcp".into()),
+                ..sj.clone()
+            },
+            RunRequest {
+                command: vec!["node".into()],
+                ..bundle.clone()
+            },
+            RunRequest {
+                mcpb: Some("b.mcpb".into()),
+                ..sj.clone()
+            },
+        ] {
+            let e = runs(true, false).entry(&mixed).expect_err("one target");
+            assert_eq!(e.status, 400, "{}", e.message);
+        }
     }
 
     #[test]

@@ -165,6 +165,25 @@ pub struct HttpRequest {
     pub pad: Option<usize>,
     /// Abandon the request (see [`Probe::abandon`](super::Probe::abandon)).
     pub abandon: bool,
+    /// Answers each request the server sends on this request's stream, as it arrives.
+    pub answer: Option<AnswerHook>,
+}
+
+/// What the evidence of one answer to the server's request will be: the exchanges that
+/// carried it (a POST of its own on Streamable HTTP).
+pub type AnswerSent = tokio::task::JoinHandle<Vec<crate::report::exchange::Seq>>;
+
+/// Answers a request the server sent on a stream (a message with a `method` and an `id`):
+/// it starts sending the answer and returns at once, so the stream goes on being read
+/// while the answer travels (the server sends its response only after it). The client
+/// layer builds it: it knows the session, the headers and what its persona answers.
+#[derive(Clone)]
+pub struct AnswerHook(pub Arc<dyn Fn(Value) -> AnswerSent + Send + Sync>);
+
+impl std::fmt::Debug for AnswerHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AnswerHook")
+    }
 }
 
 /// A body whose [`PAD_MARKER`](super::PAD_MARKER) is replaced by `pad` bytes of `x`, as a
@@ -375,7 +394,10 @@ pub async fn exchange(
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
     let is_sse = is_event_stream(content_type.as_deref());
 
-    let mut col = Collected::default();
+    let mut col = Collected {
+        answer: req.answer.clone(),
+        ..Collected::default()
+    };
     let mut parser = SseParser::new();
     let (body, end) = read_stream(
         resp.bytes_stream(),
@@ -433,6 +455,13 @@ pub async fn exchange(
         }
         sse = Some(info);
         lost = why_lost;
+    }
+    // Each answer was sent while the stream was read; the server needed it to respond, so
+    // it has (almost always) been sent already. Each is bounded by its own timeout.
+    for sent in std::mem::take(&mut col.answers) {
+        if let Ok(evidence) = sent.await {
+            reply.evidence.extend(evidence);
+        }
     }
     for m in std::mem::take(&mut col.messages) {
         if m.get("method").is_some() && m.get("id").is_some() {
@@ -680,6 +709,10 @@ pub(super) struct Collected {
     pub(super) resumed: usize,
     /// The resumption GETs, in order.
     pub(super) resume_evidence: Vec<crate::report::exchange::Seq>,
+    /// Answers the server's requests as they arrive (none: they are only collected).
+    pub(super) answer: Option<AnswerHook>,
+    /// The answers sent so far.
+    pub(super) answers: Vec<AnswerSent>,
 }
 
 /// How reading one body ended.
@@ -773,6 +806,12 @@ where
                             col.response = Some(v);
                             grace_until = Some(tokio::time::Instant::now() + SSE_GRACE);
                         } else {
+                            if let Some(hook) = &col.answer
+                                && super::answer::is_server_request(&v)
+                                && col.answers.len() < super::answer::ANSWERS_PER_STREAM
+                            {
+                                col.answers.push((hook.0)(v.clone()));
+                            }
                             col.messages.push(v);
                         }
                     }
@@ -863,10 +902,12 @@ pub fn error_chain(e: &dyn std::error::Error) -> String {
     s
 }
 
-/// Mutable per-wire HTTP state: the session id.
+/// Mutable per-wire HTTP state: the session id, and the standalone GET stream the wire
+/// keeps open for the server's requests (told to stop when the wire closes).
 #[derive(Debug, Default)]
 pub struct HttpState {
     pub session: Mutex<Option<String>>,
+    pub listening: Mutex<Option<tokio::sync::watch::Sender<bool>>>,
 }
 
 /// One Streamable HTTP wire: a URL and a session (legacy era) over the shared client.
@@ -945,6 +986,7 @@ mod tests {
                 stop: None,
                 pad: None,
                 abandon: true,
+                answer: None,
             },
         )
         .await;
@@ -1001,6 +1043,7 @@ mod tests {
             stop: None,
             pad: None,
             abandon: true,
+            answer: None,
         };
         let outcome = tokio::time::timeout(Duration::from_secs(5), abandon(&req))
             .await

@@ -190,6 +190,7 @@ impl LegacySseWire {
                 stop: None,
                 pad: None,
                 abandon: false,
+                answer: None,
             },
         )
         .await;

@@ -5,6 +5,7 @@
 //! The types here are the contract between the transports and the phases: a phase asks for
 //! a [`Probe`] to be sent and judges the [`Reply`], citing `reply.evidence`.
 
+pub mod answer;
 pub mod headers;
 pub mod http;
 pub mod legacy_sse;

@@ -16,6 +16,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::{Notify, watch};
 
 /// Variables every child gets when scout has them (docs/safety.md), POSIX and Windows names.
 pub const BASE_ENV: &[&str] = &[
@@ -38,6 +39,10 @@ pub const BASE_ENV: &[&str] = &[
 
 /// How much stderr (and captured stdout of `start` commands) is kept.
 pub const STDERR_CAP: usize = 64 * 1024;
+
+/// How long the reader of an exited child's stderr may take to reach its end: it is there
+/// at once unless a grandchild still holds the pipe.
+pub const STDERR_END: Duration = Duration::from_secs(1);
 
 /// What to start: a stdio server, or an HTTP server's `start` command.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -122,6 +127,10 @@ pub struct ManagedProcess {
     child: tokio::sync::Mutex<Child>,
     pid: u32,
     stderr: Arc<Mutex<Bounded>>,
+    /// True once its stderr reached its end (the reader has everything it wrote there).
+    stderr_closed: watch::Receiver<bool>,
+    /// Woken each time the child writes to a captured pipe.
+    wrote: Arc<Notify>,
     /// Set once the child has been waited for.
     reaped: Mutex<Option<String>>,
     /// The environment handed over.
@@ -182,8 +191,19 @@ pub fn spawn(cfg: &ProcessConfig) -> Result<Spawned, SpawnError> {
         cap: STDERR_CAP,
         ..Bounded::default()
     }));
-    if let Some(err) = child.stderr.take() {
-        tokio::spawn(drain(err, stderr.clone()));
+    let wrote = Arc::new(Notify::new());
+    let (closed, stderr_closed) = watch::channel(false);
+    match child.stderr.take() {
+        Some(err) => {
+            let (into, wrote) = (stderr.clone(), wrote.clone());
+            tokio::spawn(async move {
+                drain(err, into, wrote).await;
+                let _ = closed.send(true);
+            });
+        }
+        None => {
+            let _ = closed.send(true);
+        }
     }
     let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
         return Err(SpawnError::Io {
@@ -196,6 +216,8 @@ pub fn spawn(cfg: &ProcessConfig) -> Result<Spawned, SpawnError> {
             child: tokio::sync::Mutex::new(child),
             pid,
             stderr,
+            stderr_closed,
+            wrote,
             reaped: Mutex::new(None),
             env,
             command: cfg.command.clone(),
@@ -205,16 +227,22 @@ pub fn spawn(cfg: &ProcessConfig) -> Result<Spawned, SpawnError> {
     })
 }
 
-/// Reads a pipe to its end into a bounded buffer.
-pub async fn drain(mut r: impl tokio::io::AsyncRead + Unpin, into: Arc<Mutex<Bounded>>) {
+/// Reads a pipe to its end into a bounded buffer, waking `wrote` after each read.
+pub async fn drain(
+    mut r: impl tokio::io::AsyncRead + Unpin,
+    into: Arc<Mutex<Bounded>>,
+    wrote: Arc<Notify>,
+) {
     let mut buf = [0u8; 8192];
     loop {
         match r.read(&mut buf).await {
             Ok(0) | Err(_) => break,
-            Ok(n) => into
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .push(&buf[..n]),
+            Ok(n) => {
+                into.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(&buf[..n]);
+                wrote.notify_one();
+            }
         }
     }
 }
@@ -233,9 +261,24 @@ impl ManagedProcess {
             .render()
     }
 
-    /// A handle to the stderr buffer (the `start` command also captures stdout into it).
-    pub fn stderr_buffer(&self) -> Arc<Mutex<Bounded>> {
-        self.stderr.clone()
+    /// stderr up to its end, for a child that has exited: what it wrote just before exiting
+    /// may still be in the pipe, so this waits for the reader to reach the end (at most
+    /// `within`, which only a grandchild holding the pipe open costs).
+    pub async fn stderr_to_end(&self, within: Duration) -> String {
+        let mut closed = self.stderr_closed.clone();
+        let _ = tokio::time::timeout(within, closed.wait_for(|c| *c)).await;
+        self.stderr()
+    }
+
+    /// Captures `out` (a `start` command's stdout, which is not a wire) with stderr, bounded.
+    pub fn capture(&self, out: impl tokio::io::AsyncRead + Unpin + Send + 'static) {
+        tokio::spawn(drain(out, self.stderr.clone(), self.wrote.clone()));
+    }
+
+    /// Resolves when the child next writes to a captured pipe (at once if it wrote since the
+    /// last call): a server starting up often says so when it is ready.
+    pub async fn wrote(&self) {
+        self.wrote.notified().await
     }
 
     /// `Some(status)` when the child has exited (reaping it), `None` while it runs.
@@ -300,6 +343,16 @@ impl ManagedProcess {
         }
         if let Some(s) = self.wait_for(grace).await {
             return Ending::ExitedOnStdinClose(s);
+        }
+        self.terminate(grace).await
+    }
+
+    /// Shutdown of a server that is not asked to stop through its stdin (an HTTP server
+    /// scout started): SIGTERM the group at once, wait `grace`, SIGKILL the group. Always
+    /// reaps the child.
+    pub async fn terminate(&self, grace: Duration) -> Ending {
+        if let Some(s) = self.reaped_status() {
+            return Ending::AlreadyExited(s);
         }
         self.signal_group(Signal::SIGTERM);
         if let Some(s) = self.wait_for(grace).await {

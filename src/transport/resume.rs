@@ -264,6 +264,7 @@ mod tests {
                 stop: None,
                 pad: None,
                 abandon: false,
+                answer: None,
             },
             era,
         )

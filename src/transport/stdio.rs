@@ -25,6 +25,7 @@ use tokio::sync::{oneshot, watch};
 use crate::report::exchange::{Direction, ExchangeKind, Seq, StdioMessage};
 use crate::report::finding::Era;
 use crate::telemetry::Recorder;
+use crate::transport::answer::{AskLog, Asked, Persona, is_server_request};
 use crate::transport::process::{Ending, ManagedProcess};
 use crate::transport::{Outcome, Reply};
 
@@ -32,6 +33,9 @@ use crate::transport::{Outcome, Reply};
 pub const INBOX_KEPT: usize = 1_000;
 /// Bytes of a stray stdout line kept for quoting (the recorder keeps the line itself).
 pub const VIOLATION_KEPT: usize = 1_024;
+/// Answers to the server's requests waiting to be written; past this many (a server
+/// flooding requests faster than its stdin drains) a request is left unanswered.
+pub const ANSWERS_QUEUED: usize = 256;
 
 /// A stdout line that was not one JSON-RPC message.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +53,8 @@ struct PendingEntry {
     notifications: Vec<Value>,
     server_requests: Vec<Value>,
     progress_token: Option<Value>,
+    /// The tool a `tools/call` names (per-tool elicitation answers).
+    tool: Option<String>,
     truncated: bool,
     /// A sentinel's entry: a request scout sent only to learn that the server has read
     /// what came before it. It is the request in flight only when no other waits, and
@@ -71,6 +77,12 @@ struct Router {
     /// the server answered a message after the sentinel behind it, so on this wire only a
     /// quiet window can tell that no answer is coming.
     out_of_order: Option<Seq>,
+    /// What scout answers the server's requests with.
+    persona: Persona,
+    /// Where answers go to be written to stdin (none in unit tests of the router).
+    answers: Option<tokio::sync::mpsc::Sender<String>>,
+    /// What the server asked and what scout answered.
+    asked: Arc<AskLog>,
 }
 
 impl Router {
@@ -128,7 +140,9 @@ pub fn id_key(id: &Value) -> String {
 /// One stdio connection to one child process.
 #[derive(Debug)]
 pub struct StdioWire {
-    stdin: tokio::sync::Mutex<Option<ChildStdin>>,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+    /// Writes the answers to the server's requests (see [`Persona`]).
+    answerer: Mutex<Option<tokio::task::JoinHandle<()>>>,
     router: Arc<Mutex<Router>>,
     /// The child (shared with the session, which shuts it down).
     pub process: Arc<ManagedProcess>,
@@ -220,7 +234,13 @@ impl StdioWire {
         recorder: Recorder,
         max_line: usize,
     ) -> Arc<Self> {
-        let router = Arc::new(Mutex::new(Router::default()));
+        let (answers, queued) = tokio::sync::mpsc::channel(ANSWERS_QUEUED);
+        let router = Arc::new(Mutex::new(Router {
+            answers: Some(answers),
+            ..Router::default()
+        }));
+        let stdin = Arc::new(tokio::sync::Mutex::new(Some(stdin)));
+        let answerer = tokio::spawn(write_answers(queued, stdin.clone()));
         let era = Arc::new(Mutex::new(None));
         let (tx, rx) = watch::channel(false);
         let end = Arc::new(EndWatch::default());
@@ -234,7 +254,8 @@ impl StdioWire {
             end.clone(),
         ));
         Arc::new(StdioWire {
-            stdin: tokio::sync::Mutex::new(Some(stdin)),
+            stdin,
+            answerer: Mutex::new(Some(answerer)),
             router,
             process,
             eof: rx,
@@ -271,6 +292,17 @@ impl StdioWire {
             None if self.exited_after().is_some() => self.process.exit_within(within).await,
             None => None,
         }
+    }
+
+    /// The client scout plays on this wire from now on: what it answers the server's
+    /// requests with (set before `initialize`, which declares its capabilities).
+    pub fn set_persona(&self, persona: Persona) {
+        self.lock().persona = persona;
+    }
+
+    /// What the server asked on this wire so far, with scout's answers.
+    pub fn asked(&self) -> Vec<Asked> {
+        self.lock().asked.all()
     }
 
     /// Tags exchanges recorded from now on with `era`.
@@ -370,14 +402,20 @@ impl StdioWire {
         let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
         let line = line.into();
         // A padded line is a request scout built (an object); only its start is recorded.
-        let (not_jsonrpc, recorded) = match &line {
-            StdioLine::Text(t) => (
-                serde_json::from_str::<Value>(t)
-                    .map(|v| !v.is_object())
-                    .unwrap_or(true),
-                t.clone(),
-            ),
-            StdioLine::Padded(p) => (false, p.kept()),
+        let (not_jsonrpc, recorded, tool) = match &line {
+            StdioLine::Text(t) => {
+                let parsed = serde_json::from_str::<Value>(t).ok();
+                let tool = parsed
+                    .as_ref()
+                    .filter(|v| v.get("method").and_then(Value::as_str) == Some("tools/call"))
+                    .and_then(|v| v.get("params")?.get("name")?.as_str().map(str::to_string));
+                (
+                    parsed.as_ref().is_none_or(|v| !v.is_object()),
+                    t.clone(),
+                    tool,
+                )
+            }
+            StdioLine::Padded(p) => (false, p.kept(), None),
         };
         // The key under which replies are awaited: a request id, or `null` for a raw probe
         // that may provoke an id-less error (parse errors are answered with id null).
@@ -390,6 +428,7 @@ impl StdioWire {
                 PendingEntry {
                     done: Some(tx),
                     progress_token,
+                    tool,
                     ..PendingEntry::default()
                 },
             );
@@ -620,6 +659,14 @@ impl StdioWire {
             .closing
             .store(true, std::sync::atomic::Ordering::SeqCst);
         self.stdin.lock().await.take(); // dropping closes the pipe
+        if let Some(h) = self
+            .answerer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            h.abort();
+        }
         let ending = self.process.shutdown(grace).await;
         let mut eof = self.eof.clone();
         let held = tokio::time::timeout(grace, eof.wait_for(|c| *c))
@@ -644,6 +691,33 @@ impl Drop for StdioWire {
     fn drop(&mut self) {
         if let Some(h) = self.reader.lock().unwrap_or_else(|e| e.into_inner()).take() {
             h.abort();
+        }
+        if let Some(h) = self
+            .answerer
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            h.abort();
+        }
+    }
+}
+
+/// Writes each queued answer as one line, under the stdin lock every other line takes (so
+/// no two lines interleave), until the queue or stdin closes.
+async fn write_answers(
+    mut queued: tokio::sync::mpsc::Receiver<String>,
+    stdin: Arc<tokio::sync::Mutex<Option<ChildStdin>>>,
+) {
+    while let Some(line) = queued.recv().await {
+        let mut guard = stdin.lock().await;
+        let Some(pipe) = guard.as_mut() else {
+            return;
+        };
+        let mut bytes = line.into_bytes();
+        bytes.push(b'\n');
+        if pipe.write_all(&bytes).await.is_err() || pipe.flush().await.is_err() {
+            return;
         }
     }
 }
@@ -856,9 +930,7 @@ fn handle_line(
     // A notification or a server→client request: attribute it to a request still waiting
     // for its response. One whose response already arrived is over: anything for it now
     // came after the result and goes to the inbox (where `execution.progress` looks).
-    let Some(seq) = recorder.offer(era, message(text)) else {
-        return;
-    };
+    let seq = recorder.offer(era, message(text));
     let params = msg.get("params");
     let token = params.and_then(|p| p.get("progressToken")).cloned();
     let request_id = params.and_then(|p| p.get("requestId")).map(id_key);
@@ -873,9 +945,20 @@ fn handle_line(
         })
         .map(|(k, _)| k.clone())
         .or(sole);
+    // A request of the server's is answered at once, recorded or not (past the recorder's
+    // caps too): the request of scout's it came during waits for it.
+    let answered = if is_server_request(&msg) {
+        answer(&mut r, recorder, era, &msg, target.as_deref(), seq)
+    } else {
+        None
+    };
+    let Some(seq) = seq else {
+        return;
+    };
     match target.and_then(|k| r.pending.get_mut(&k)) {
         Some(entry) => {
             entry.evidence.push(seq);
+            entry.evidence.extend(answered);
             if msg.get("id").is_some() {
                 entry.server_requests.push(msg);
             } else {
@@ -884,6 +967,44 @@ fn handle_line(
         }
         None => push_inbox(&mut r, seq, msg),
     }
+}
+
+/// Queues the persona's answer to the server's `request` (the request of scout's it came
+/// during is `target`) and records it; the answer's sequence number when it was kept.
+fn answer(
+    r: &mut Router,
+    recorder: &Recorder,
+    era: Option<Era>,
+    request: &Value,
+    target: Option<&str>,
+    request_seq: Option<Seq>,
+) -> Option<Seq> {
+    let tool = target
+        .and_then(|k| r.pending.get(k))
+        .and_then(|e| e.tool.clone());
+    let response = r.persona.answer(request, tool.as_deref());
+    let line = response.to_string();
+    let queue = r.answers.as_ref()?;
+    if queue.try_send(line.clone()).is_err() {
+        tracing::debug!("answer to a server request dropped: the queue is full");
+        return None;
+    }
+    let seq = recorder.offer(
+        era,
+        ExchangeKind::Stdio(StdioMessage {
+            direction: Direction::Sent,
+            method: None,
+            line,
+            not_jsonrpc: false,
+        }),
+    );
+    r.asked.push(Asked {
+        request: request.clone(),
+        answer: response,
+        tool,
+        evidence: request_seq.into_iter().chain(seq).collect(),
+    });
+    seq
 }
 
 /// Adds to the inbox, letting the oldest message go past [`INBOX_KEPT`].

@@ -30,7 +30,15 @@ const stdioScoutUrl = process.env.STDIO_SCOUT_URL;
 // A run that did not finish: the page's banner, how often its last cause is written on the
 // whole page (every fold open), and how "Recent runs" labels the run.
 async function badDay(page, target) {
-  await page.waitForSelector('#report .ending', { timeout: 60_000 });
+  try {
+    await page.waitForSelector('#report .ending', { timeout: 60_000 });
+  } catch (e) {
+    // Say what the page showed instead, so that a failure can be read from the log alone.
+    const shown = await page.evaluate(() => ['#form-error', '#live', '#report', '#recent']
+      .map((s) => `${s}: ${(document.querySelector(s)?.innerText ?? '(none)').slice(0, 600)}`)
+      .join('\n'));
+    throw new Error(`no ending banner for ${target}: ${e.message}\n${shown}`);
+  }
   const out = await page.evaluate(() => {
     const e = document.querySelector('#report .ending');
     return {
@@ -94,6 +102,7 @@ try {
   await page.waitForFunction(() => document.getElementById('flags').textContent.includes('started with'));
   result.flags = await page.textContent('#flags');
   result.command_field_hidden = await page.isHidden('#command-field');
+  result.manifest_field_hidden = await page.isHidden('#manifest-field');
   // Keyboard: the first Tab reaches the skip link, the next ones the form's labelled fields.
   await page.keyboard.press('Tab');
   result.first_tab = await page.evaluate(() => document.activeElement.textContent.trim());

@@ -38,6 +38,11 @@ impl Step {
     /// `scout action` with `inputs` (input name → value; every other input set empty), run
     /// from the crate root: scout must move into the workspace itself.
     fn run(&self, inputs: &[(&str, &str)]) -> Run {
+        self.run_env(inputs, &[])
+    }
+
+    /// `run`, with more variables in the step's environment (`env:` of the step).
+    fn run_env(&self, inputs: &[(&str, &str)], env: &[(&str, &str)]) -> Run {
         let mut scout = Scout::new()
             .dir(&crate_root())
             .args(["action"])
@@ -62,6 +67,9 @@ impl Step {
                 runner_name(name)
             };
             scout = scout.env(&var, value);
+        }
+        for (name, value) in env {
+            scout = scout.env(name, value);
         }
         scout.run()
     }
@@ -219,6 +227,103 @@ fn a_stdio_command_one_argument_per_line_and_the_underscore_spelling() {
             .any(|f| f["id"] == "catalog.tool_schema" && f["status"] == "fail"),
         "the fixture was started as given"
     );
+}
+
+/// The servers' names and their manifest findings' (id, status), from a report.
+fn manifest_statuses(report: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for s in report["servers"].as_array().into_iter().flatten() {
+        for f in s["findings"].as_array().into_iter().flatten() {
+            if f["phase"] == "manifest" {
+                out.push((
+                    s["name"].as_str().unwrap_or_default().to_string(),
+                    f["id"].as_str().unwrap_or_default().to_string(),
+                    f["status"].as_str().unwrap_or_default().to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_server_json_input_checks_its_remote_against_the_manifest() {
+    let demo = crate::servers::demo_http();
+    let step = Step::new();
+    std::fs::copy(
+        crate_root().join("examples/demo-server.json"),
+        step.workspace.join("server.json"),
+    )
+    .expect("copy the demo's server.json");
+    // The remote's `{port}` comes from the step's environment by the variable's name.
+    let run = step.run_env(
+        &[
+            ("server-json", "server.json"),
+            ("formats", "json"),
+            ("args", "--only\ndiscovery,handshake,manifest"),
+        ],
+        &[("port", &demo.port.to_string())],
+    );
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let outputs = step.outputs();
+    assert_eq!(outputs["passed"], "true");
+    let report = step.report(&outputs["json"]);
+    let found = manifest_statuses(&report);
+    assert!(
+        found
+            .iter()
+            .any(|(s, id, st)| s == "server/remotes/0" && id == "manifest.version" && st == "pass"),
+        "{found:?}"
+    );
+    assert!(found.iter().all(|(_, _, st)| st != "fail"), "{found:?}");
+}
+
+#[test]
+fn an_mcpb_input_starts_the_bundles_server_and_compares_it() {
+    let step = Step::new();
+    crate::mcpb::fill(&step.workspace.join("notes"), &crate::mcpb::demo_manifest());
+    let run = step.run(&[
+        ("mcpb", "notes"),
+        ("formats", "json"),
+        ("args", "--only\ndiscovery,handshake,catalog,manifest"),
+    ]);
+    assert_eq!(run.code, Some(0), "{}", run.all_output());
+    let outputs = step.outputs();
+    let report = step.report(&outputs["json"]);
+    assert_eq!(report["servers"][0]["name"], "notes", "{report:#}");
+    let found = manifest_statuses(&report);
+    for id in ["manifest.version", "manifest.tools", "manifest.prompts"] {
+        assert!(
+            found.iter().any(|(_, i, st)| i == id && st == "pass"),
+            "{id}: {found:?}"
+        );
+    }
+}
+
+#[test]
+fn the_host_action_passes_every_input_to_scout() {
+    let text =
+        std::fs::read_to_string(crate_root().join("host/action.yml")).expect("host/action.yml");
+    let declared: Vec<&str> = text
+        .lines()
+        .skip_while(|l| *l != "inputs:")
+        .skip(1)
+        .take_while(|l| l.is_empty() || l.starts_with(' ') || l.starts_with('#'))
+        .filter_map(|l| l.strip_prefix("  "))
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('#'))
+        .filter_map(|l| l.strip_suffix(':'))
+        .collect();
+    for name in INPUTS {
+        assert!(
+            declared.contains(&name),
+            "host/action.yml lacks the input {name}"
+        );
+        let var = format!("INPUT_{}", name.to_ascii_uppercase().replace('-', "_"));
+        assert!(
+            text.contains(&format!("        {var}: ${{{{ inputs.{name} }}}}\n")),
+            "host/action.yml does not pass {name} as {var}"
+        );
+    }
 }
 
 #[test]

@@ -31,6 +31,8 @@ fn entry(check: &str, subject: Option<&str>) -> Entry {
         subject: subject.map(String::from),
         era: None,
         reason: "tracked in ISSUE-42".into(),
+        any_subject: false,
+        official: None,
     }
 }
 
@@ -142,4 +144,43 @@ fn a_broken_baseline_is_a_clear_error() {
     assert!(msg.contains("b.toml") && !msg.contains('\n'), "{msg}");
     let missing = baseline::load(&dir.path().join("absent.toml")).expect_err("missing");
     assert!(missing.to_string().contains("absent.toml"));
+}
+
+#[test]
+fn entries_imported_from_one_official_entry_are_stale_together_and_match_any_subject() {
+    // As `scout baseline import` writes them: the official `server-stateless` entry covers
+    // protocol.unknown_method (which fails, for the subject bogus/method) and handshake.discover
+    // (which does not occur here).
+    let imported = |check: &str, official: &str| Entry {
+        any_subject: true,
+        official: Some(official.into()),
+        ..entry(check, None)
+    };
+    let b = Baseline {
+        version: baseline::VERSION,
+        accepted: vec![
+            imported("protocol.unknown_method", "server-stateless"),
+            imported("handshake.discover", "server-stateless"),
+            imported("manifest.schema", "made-up-scenario"),
+        ],
+    };
+    let mut report = everything();
+    let stale = baseline::apply(&mut report, &b);
+    let f = report.servers[0]
+        .findings
+        .iter()
+        .find(|f| f.id == "protocol.unknown_method")
+        .expect("reported");
+    assert!(
+        matches!(f.suppressed, Some(Suppression::Baselined { .. })),
+        "any subject matches bogus/method: {f:?}"
+    );
+    // handshake.discover is not stale (its official entry occurred); manifest.schema is.
+    assert_eq!(stale.len(), 1, "{stale:?}");
+    assert_eq!(stale[0].entry.check, "manifest.schema");
+    assert!(
+        stale[0].to_string().contains("(official made-up-scenario)"),
+        "{}",
+        stale[0]
+    );
 }

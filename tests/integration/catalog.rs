@@ -291,3 +291,45 @@ async fn unsafe_icon_schemes_warn() {
     expect(&twin, "catalog.icons", None, Status::Pass);
     never(&twin, "catalog.icons", Status::Warn);
 }
+
+/// `logging` declared on the 2026-07-28 wire, whose revision deprecated it, warns with the
+/// migration and the earliest removal; declared only at 2025-11-25 (the twin), it is a
+/// notice on that wire and the modern wire passes.
+#[tokio::test]
+async fn logging_declared_where_it_is_deprecated_warns() {
+    let r = run(fixture(
+        "logging_declared.py",
+        &[("LOGGING", "modern".into())],
+    ))
+    .await;
+    let f = expect_era(
+        &r,
+        "catalog.deprecated",
+        None,
+        Some(Era::Modern),
+        Status::Warn,
+    );
+    assert!(
+        f.detail.contains("`logging`") && f.detail.contains("2027-07-28"),
+        "{}",
+        f.detail
+    );
+    assert!(!f.evidence.is_empty(), "cites the discover answer");
+    let twin = run(fixture("logging_declared.py", &[])).await;
+    expect_era(
+        &twin,
+        "catalog.deprecated",
+        None,
+        Some(Era::Modern),
+        Status::Pass,
+    );
+    let notice = expect_era(
+        &twin,
+        "catalog.deprecated",
+        None,
+        Some(Era::Legacy),
+        Status::Info,
+    );
+    assert!(notice.detail.contains("2026-07-28"), "{}", notice.detail);
+    never(&twin, "catalog.deprecated", Status::Warn);
+}

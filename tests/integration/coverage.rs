@@ -20,7 +20,8 @@ use crate::security::security_only;
 /// The fixture runs the coverage is taken from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Scenario {
-    /// `minimal_server.py` over stdio (both eras), every phase.
+    /// `minimal_server.py` over stdio (both eras), every phase, with the claims of a
+    /// manifest that says what the server does.
     StdioMinimal,
     /// `minimal_server.py` over Streamable HTTP (both eras, sessions), every phase.
     HttpMinimal,
@@ -60,6 +61,9 @@ enum Scenario {
     HttpSerialises,
     /// `icon_schemes.py`: https: and data: icons on tools, a resource and a prompt.
     StdioIcons,
+    /// `asks_back.py`: a read-only tool during whose call the server asks a client that
+    /// declared them for elicitation, sampling and roots (the full persona's connection).
+    StdioAsksBack,
 }
 
 /// How a check is shown to work.
@@ -134,6 +138,7 @@ const COVERED: &[(&str, Cover)] = &[
     ("protocol.error_codes", Judged(StdioMinimal)),
     ("protocol.sse", Judged(HttpSse)),
     ("protocol.wire_schema", Judged(StdioMinimal)),
+    ("protocol.capability_use", Judged(StdioMinimal)),
     ("stdio.process", Judged(StdioMinimal)),
     (
         "stdio.environment",
@@ -173,6 +178,7 @@ const COVERED: &[(&str, Cover)] = &[
     ("catalog.context_size", Judged(StdioSlow)),
     ("execution.tool_call", Judged(StdioMinimal)),
     ("expect.expectation", Judged(HttpMinimal)),
+    ("expect.snapshot", Judged(HttpMinimal)),
     ("execution.structured_output", Judged(StdioMinimal)),
     ("execution.content_blocks", Judged(StdioMinimal)),
     ("execution.unknown_tool", Judged(StdioMinimal)),
@@ -186,6 +192,16 @@ const COVERED: &[(&str, Cover)] = &[
         Observed(
             StdioMinimal,
             "says which tools the policy allowed; never graded",
+        ),
+    ),
+    ("execution.elicitation", Judged(StdioAsksBack)),
+    ("execution.sampling", Judged(StdioAsksBack)),
+    ("execution.roots", Judged(StdioAsksBack)),
+    (
+        "execution.coverage",
+        Observed(
+            StdioMinimal,
+            "says which listed items the run exercised; never graded",
         ),
     ),
     ("performance.latency", Judged(StdioSlow)),
@@ -209,10 +225,38 @@ const COVERED: &[(&str, Cover)] = &[
     ("security.hidden_characters", Judged(StdioMinimal)),
     ("security.tool_poisoning", Judged(StdioMinimal)),
     ("catalog.icons", Judged(StdioIcons)),
+    ("catalog.deprecated", Judged(StdioMinimal)),
+    (
+        "catalog.identity",
+        Observed(
+            StdioMinimal,
+            "a statement of which optional display fields are present",
+        ),
+    ),
     ("compat.anthropic", Judged(StdioMinimal)),
     ("compat.openai", Judged(StdioMinimal)),
     ("compat.gemini", Judged(StdioMinimal)),
     ("compat.first_page", Judged(StdioMinimal)),
+    ("manifest.schema", Judged(StdioMinimal)),
+    ("manifest.version", Judged(StdioMinimal)),
+    ("manifest.transport", Judged(StdioMinimal)),
+    ("manifest.env", Judged(StdioMinimal)),
+    ("manifest.tools", Judged(StdioMinimal)),
+    ("manifest.prompts", Judged(StdioMinimal)),
+    (
+        "manifest.user_config",
+        Observed(
+            StdioMinimal,
+            "names the required settings started with a placeholder; never graded",
+        ),
+    ),
+    (
+        "manifest.compatibility",
+        Observed(
+            StdioMinimal,
+            "compares the host with the requirements an MCPB manifest states; the format states requirements, not obligations",
+        ),
+    ),
     ("security.secrets_in_output", Judged(StdioMinimal)),
     ("security.error_leakage", Judged(StdioMinimal)),
     ("security.catalog_pinning", Judged(StdioPinned)),
@@ -226,7 +270,11 @@ fn every_phase(mut spec: ServerSpec) -> ServerSpec {
 
 async fn scenario(which: Scenario) -> ServerReport {
     let spec = match which {
-        StdioMinimal => every_phase(fixture("minimal_server.py", &[])),
+        StdioMinimal => {
+            let mut spec = every_phase(fixture("minimal_server.py", &[]));
+            spec.manifest = Some(crate::manifest::faithful_claims());
+            spec
+        }
         HttpMinimal => {
             let mut spec = every_phase(fixture_http("minimal_server.py"));
             spec.expect = vec![scout::spec::Expectation {
@@ -243,6 +291,12 @@ async fn scenario(which: Scenario) -> ServerReport {
                 allow: scout::spec::ExpectAllow::ReadOnly,
                 setup: Vec::new(),
             }];
+            // Written afresh (accepted) on every run: a pass without an earlier run.
+            spec.snapshots = Some(scout::spec::SnapshotSpec {
+                dir: std::env::temp_dir().join(format!("scout-coverage-{}", std::process::id())),
+                update: true,
+                ignore: Vec::new(),
+            });
             spec
         }
         HttpParamHeaders => every_phase(fixture_http("param_header_enforced.py")),
@@ -265,6 +319,7 @@ async fn scenario(which: Scenario) -> ServerReport {
         }
         StdioLargeList => every_phase(fixture("large_tool_list.py", &[])),
         StdioIcons => every_phase(fixture("icon_schemes.py", &[])),
+        StdioAsksBack => every_phase(fixture("asks_back.py", &[])),
         PlainHttp => only(
             url_spec("plain-http", "http://mcp.invalid/mcp"),
             &[Phase::Discovery],
@@ -371,29 +426,38 @@ fn every_registered_check_is_covered() {
     assert!(dup.is_empty(), "COVERED lists ids twice: {dup:?}");
 }
 
+/// `scenario(which)`, boxed in a frame of its own: built in the caller's frame, each run
+/// future would take its whole size there before it is moved into its box, and a debug
+/// build keeps every one of those temporaries.
+fn boxed(which: Scenario) -> std::pin::Pin<Box<dyn std::future::Future<Output = ServerReport>>> {
+    Box::pin(scenario(which))
+}
+
 #[tokio::test]
 async fn every_covered_check_is_judged_in_its_scenario() {
-    // Every scenario at once: each spends most of its time waiting on its fixture. Boxed:
-    // eighteen run futures side by side overflow the test thread's stack.
-    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u) = tokio::join!(
-        Box::pin(scenario(StdioMinimal)),
-        Box::pin(scenario(HttpMinimal)),
-        Box::pin(scenario(HttpParamHeaders)),
-        Box::pin(scenario(HttpSse)),
-        Box::pin(scenario(StdioProgress)),
-        Box::pin(scenario(StdioCancel)),
-        Box::pin(scenario(StdioSlow)),
-        Box::pin(scenario(PlainHttp)),
-        Box::pin(scenario(HttpOAuth)),
-        Box::pin(scenario(HttpOAuthRefused)),
-        Box::pin(scenario(HttpRemoteDestructive)),
-        Box::pin(scenario(StdioPinned)),
-        Box::pin(scenario(StdioFlood)),
-        Box::pin(scenario(StdioStall)),
-        Box::pin(scenario(StdioSlowStart)),
-        Box::pin(scenario(StdioLargeList)),
-        Box::pin(scenario(HttpSerialises)),
-        Box::pin(scenario(StdioIcons)),
+    // Every scenario at once: each spends most of its time waiting on its fixture. Each is
+    // boxed where it is made (see `boxed`): nineteen run futures side by side overflow the
+    // test thread's stack.
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u, v) = tokio::join!(
+        boxed(StdioMinimal),
+        boxed(HttpMinimal),
+        boxed(HttpParamHeaders),
+        boxed(HttpSse),
+        boxed(StdioProgress),
+        boxed(StdioCancel),
+        boxed(StdioSlow),
+        boxed(PlainHttp),
+        boxed(HttpOAuth),
+        boxed(HttpOAuthRefused),
+        boxed(HttpRemoteDestructive),
+        boxed(StdioPinned),
+        boxed(StdioFlood),
+        boxed(StdioStall),
+        boxed(StdioSlowStart),
+        boxed(StdioLargeList),
+        boxed(HttpSerialises),
+        boxed(StdioIcons),
+        boxed(StdioAsksBack),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -414,6 +478,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioLargeList, q),
         (HttpSerialises, t),
         (StdioIcons, u),
+        (StdioAsksBack, v),
     ]
     .into_iter()
     .collect();

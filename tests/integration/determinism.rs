@@ -179,13 +179,29 @@ fn a_server_that_answers_413_early_gets_the_same_verdicts_in_ten_runs() {
 
 #[test]
 fn a_deadline_inside_a_split_phase_gives_the_same_verdicts_in_ten_runs() {
-    // slow_every_answer.py answers every request 1.5 s after it came. The handshake takes
-    // five rounds one after another (about 8 s with the process's start), and the
-    // concurrent stage's first answers cannot come before 9 s after the first request:
-    // a 9 s deadline always falls inside the concurrent stage, where the protocol and
-    // performance phases have run their first half only. Previously the second half
+    // slow_every_answer.py answers every request 2 s after it came (SLOW_DELAY). The
+    // handshake takes five rounds one after another (10 s after the first request), and
+    // the concurrent stage's first answers cannot come before 12 s after it: a 12 s
+    // deadline always falls inside the concurrent stage, where the protocol and
+    // performance phases have run their first half only, however long the process took to
+    // start (up to 2 s: a loaded machine's Python start). Previously the second half
     // recorded a skip beside the first half's verdict for the same check.
-    let reports = stdio_runs(&["--deadline", "9s"], "slow_every_answer.py");
+    let mut args: Vec<String> = [
+        "--deadline",
+        "12s",
+        "--stdio",
+        "--",
+        "/usr/bin/env",
+        "SLOW_DELAY=2",
+    ]
+    .iter()
+    .map(|a| a.to_string())
+    .collect();
+    args.extend(stdio_command("slow_every_answer.py"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let reports: Vec<String> = (0..RUNS)
+        .map(|i| check_once(dir.path(), i, &args))
+        .collect();
     for r in &reports {
         let v: Value = serde_json::from_str(r).expect("json");
         assert_eq!(

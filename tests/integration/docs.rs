@@ -25,7 +25,7 @@ Every check names the basis of its worst verdict and quotes the sentence it rest
 - **robustness**: what JSON-RPC or HTTP ask of any server, such as answering after garbage or refusing what it cannot take. Broken, it fails.\n\
 - **heuristic**: scout's own rule (text patterns, timings, sizes). A match warns; it fails only what is unambiguous.\n\
 - **observation**: a statement about the server, reported as info and never judged.\n\
-- **assertion**: the server author's own assertion, an expectation in the config ([docs/expectations.md](expectations.md)). Not held, it fails.\n\n\
+- **assertion**: the server author's own assertion, an expectation in the config ([docs/expectations.md](expectations.md)) or a published manifest ([docs/manifests.md](manifests.md)). Not held, it fails.\n\n\
 scout refuses to record a verdict beyond its check's basis (it reports its own internal error instead), and a test reads the source for any.\n\n";
 
 /// The library's source, to say where each check is judged.
@@ -143,6 +143,7 @@ fn render() -> String {
             }
             out.push_str(&format!("{}\n\n", c.description));
             out.push_str(&format!("*Advice:* {}\n\n", c.advice));
+            out.push_str(&conformance_line(c.id));
             out.push_str(&format!(
                 "*Judged in:* {}\n\n",
                 sources
@@ -158,6 +159,30 @@ fn render() -> String {
         }
     }
     format!("{}\n", out.trim_end())
+}
+
+/// The official conformance suite's scenarios (and check ids) a check covers, linked to
+/// docs/conformance.md.
+fn conformance_line(id: &str) -> String {
+    use scout::probe::conformance;
+    let mut aliases: Vec<String> = conformance::aliases(id)
+        .iter()
+        .map(|a| format!("`{a}`"))
+        .collect();
+    for (check, scout_id) in conformance::EVERY_SCENARIO {
+        if *scout_id == id {
+            aliases.push(format!("`{check}` of every scenario"));
+        }
+    }
+    if aliases.is_empty() {
+        return String::new();
+    }
+    format!(
+        "*Official conformance ([{} {}](conformance.md)):* {}\n\n",
+        conformance::SUITE,
+        conformance::SUITE_VERSION,
+        aliases.join(", ")
+    )
 }
 
 /// The security phase's text rules (data in `src/probe/security/rules.rs`), each with the

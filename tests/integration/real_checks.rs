@@ -227,6 +227,42 @@ async fn server_everything_is_legacy_on_stdio_http_and_sse() {
         );
         assert_only_read_only_calls(r);
     }
+    // It declares `logging`, which 2026-07-28 deprecates: a notice at 2025-11-25; over
+    // HTTP+SSE, a transport deprecated since 2025-03-26, a warning.
+    for (r, status) in [
+        (&stdio_report, Status::Info),
+        (&http_report, Status::Info),
+        (&sse_report, Status::Warn),
+    ] {
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.id == "catalog.deprecated")
+            .expect("deprecated judged");
+        assert_eq!(f.status, status, "{:?}: {}", r.transport, f.detail);
+        assert!(f.detail.contains("`logging`"), "{}", f.detail);
+    }
+    // What a host can show of it: the server's title, and a title on every tool.
+    let identity = stdio_report
+        .findings
+        .iter()
+        .find(|f| f.id == "catalog.identity")
+        .expect("identity stated");
+    assert_eq!(identity.status, Status::Info);
+    assert!(
+        identity
+            .detail
+            .contains("title \"Everything Reference Server\"")
+            && identity.detail.contains("no description"),
+        "{}",
+        identity.detail
+    );
+    assert!(
+        sse_report
+            .findings
+            .iter()
+            .any(|f| f.id == "catalog.deprecated" && f.detail.contains("HTTP+SSE"))
+    );
     // An HTTP+SSE (2024-11-05) wire is not stdio: its skip reasons say what it is.
     let called_stdio: Vec<String> = with_status(&sse_report, Status::Skip, "")
         .into_iter()

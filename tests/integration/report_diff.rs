@@ -274,6 +274,7 @@ fn the_pr_markdown_of_a_50_server_fleet_fits_a_comment() {
             Some("scout-report/scout.json"),
         ),
         max_bytes: 0,
+        conformance: false,
     };
     let md = scout::emit::markdown::render_with(&head, &opts);
     assert!(

@@ -441,6 +441,92 @@ async fn finished_run(s: &Serve, request: Value) -> Value {
     body_json(r).await
 }
 
+/// The report's (server, check id, status) of the manifest phase.
+fn manifest_statuses(run: &Value) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for s in run["report"]["servers"].as_array().into_iter().flatten() {
+        for f in s["findings"].as_array().into_iter().flatten() {
+            if f["phase"] == "manifest" {
+                out.push((
+                    s["name"].as_str().unwrap_or_default().to_string(),
+                    f["id"].as_str().unwrap_or_default().to_string(),
+                    f["status"].as_str().unwrap_or_default().to_string(),
+                ));
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test]
+async fn a_server_json_or_bundle_runs_only_with_allow_stdio_and_never_with_public() {
+    let demo = crate::servers::demo_http();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut doc: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::crate_root().join("examples/demo-server.json"))
+            .expect("the demo's server.json"),
+    )
+    .expect("JSON");
+    doc["remotes"][0]["variables"]["port"]["default"] = json!(demo.port.to_string());
+    let server_json = dir.path().join("demo.json");
+    std::fs::write(&server_json, doc.to_string()).expect("write server.json");
+    let bundle = dir.path().join("notes");
+    crate::mcpb::fill(&bundle, &crate::mcpb::demo_manifest());
+    let requests = [
+        json!({"server_json": server_json.display().to_string()}),
+        json!({"mcpb": bundle.display().to_string()}),
+    ];
+
+    let plain = Serve::start(&[]);
+    let public = Serve::start(&["--public", "--allow-stdio", "--listen", "127.0.0.1"]);
+    for (s, flag) in [(&plain, "--allow-stdio"), (&public, "--public")] {
+        for request in &requests {
+            let r = client()
+                .post(format!("{}/api/runs", s.base))
+                .header("Authorization", s.bearer())
+                .header("Content-Type", "application/json")
+                .body(request.to_string())
+                .send()
+                .await
+                .expect("post");
+            assert_eq!(r.status(), 403, "{request}");
+            let message = body_json(r).await["error"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string();
+            assert!(message.contains(flag), "{request}: {message}");
+        }
+    }
+
+    let s = Serve::start(&["--allow-stdio"]);
+    let (from_json, from_bundle) = tokio::join!(
+        finished_run(&s, requests[0].clone()),
+        finished_run(&s, requests[1].clone()),
+    );
+    let found = manifest_statuses(&from_json);
+    assert!(
+        found
+            .iter()
+            .any(|(s, id, st)| s == "demo/remotes/0" && id == "manifest.version" && st == "pass"),
+        "{found:?}\n{from_json}"
+    );
+    let found = manifest_statuses(&from_bundle);
+    for id in ["manifest.version", "manifest.tools", "manifest.prompts"] {
+        assert!(
+            found
+                .iter()
+                .any(|(s, i, st)| s == "notes" && i == id && st == "pass"),
+            "{id}: {found:?}"
+        );
+    }
+    for run in [&from_json, &from_bundle] {
+        assert!(
+            manifest_statuses(run).iter().all(|(_, _, st)| st != "fail"),
+            "{run}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn runs_are_labelled_by_how_they_ended_and_the_favicon_is_an_svg() {
     let s = Serve::start(&["--allow-stdio", "--max-runs", "3"]);
@@ -562,6 +648,7 @@ fn the_page_checks_the_demo_server_in_a_real_browser() {
         "{r}"
     );
     assert_eq!(r["command_field_hidden"], true);
+    assert_eq!(r["manifest_field_hidden"], true);
     assert_eq!(r["first_tab"], "Skip to content");
     assert_eq!(r["second_tab"], "Server URL");
     let refusal = r["command_refusal"].as_str().unwrap_or_default();

@@ -643,6 +643,36 @@ async fn a_ping_left_unanswered_is_remembered_and_the_next_wait_is_a_quiet_windo
     wire.close(Duration::from_millis(500)).await;
 }
 
+/// A command that exits at once is unreachable however its exit is seen: by discovery right
+/// after the spawn, by the handshake's first request, or in between (the exit noticed before
+/// scout's first message). The last used to leave `discovery.reachable` passed and the run
+/// unblocked, scored on the exit alone. Forty runs side by side make each timing likely.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_that_exits_at_once_is_unreachable_whenever_its_exit_is_seen() {
+    // Half exit at once; half close stdout first and exit a moment later, so that the
+    // closed stdout is what scout sees first.
+    let runs = (0..40).map(|n| {
+        let mut spec = stdio_spec("minimal_server.py");
+        let script = if n % 2 == 0 {
+            "echo boom >&2; exit 3"
+        } else {
+            "exec >&-; echo boom >&2; sleep 0.2; exit 3"
+        };
+        if let TargetSpec::Stdio(ProcessConfig { command, .. }) = &mut spec.target {
+            *command = vec!["sh".into(), "-c".into(), script.into()];
+        }
+        tokio::spawn(run(spec))
+    });
+    for r in futures_util::future::join_all(runs).await {
+        let r = r.expect("run");
+        let reachable = finding(&r, "discovery.reachable");
+        assert_eq!(reachable.status, Status::Fail, "{}", reachable.detail);
+        assert!(reachable.detail.contains("boom"), "{}", reachable.detail);
+        assert!(r.blocked.is_some(), "{:#?}", r.findings);
+        assert_eq!(r.score, None, "no score over a server never reached");
+    }
+}
+
 #[tokio::test]
 async fn a_process_that_exits_before_answering_is_not_assessed_beyond_that() {
     // Exits a moment after it starts, before it reads a request: nothing it did answers a
@@ -676,4 +706,32 @@ async fn a_process_that_exits_before_answering_is_not_assessed_beyond_that() {
             .map(|f| (&f.id, &f.detail))
             .collect::<Vec<_>>()
     );
+}
+
+/// 2026-07-28 versioning: a -32022 answer to server/discover "identifies a modern server:
+/// the client retries with a supported version rather than falling back", and "The client
+/// SHOULD select a mutually supported version from the `supported` list and retry the
+/// request, or surface an error to the user if no compatible version exists". `connect`
+/// (and so `tools` and `call`) opens with the listed handshake revision, and names the
+/// versions when it speaks none of them.
+#[tokio::test]
+async fn a_refused_discover_is_retried_with_a_listed_version() {
+    let s = scout::client::summary::summary(&stdio_spec("discover_unsupported.py"), None)
+        .await
+        .expect("connects with a listed version");
+    assert_eq!(s.era, EraKind::Legacy);
+    assert_eq!(s.wires.len(), 1);
+    assert!(s.how.iter().any(|h| h.contains("-32022")), "{:?}", s.how);
+    assert_eq!(s.wires[0].protocol_version, "2025-06-18");
+
+    let mut spec = stdio_spec("discover_unsupported.py");
+    if let TargetSpec::Stdio(p) = &mut spec.target {
+        p.env_set
+            .push(("SCOUT_TEST_SUPPORTED".into(), "2099-01-01".into()));
+    }
+    let e = scout::client::summary::summary(&spec, None)
+        .await
+        .expect_err("no version in common");
+    let e = e.to_string();
+    assert!(e.contains("2099-01-01") && e.contains("speaks none"), "{e}");
 }

@@ -3,6 +3,9 @@
 #   - @microsoft/sarif-multitool (npm) into tests/tools/node/   -> `sarif-multitool validate`
 #   - junitparser (PyPI) into the venv tests/tools/.venv/        -> tests/tools/junit_read.py
 #   - xmllint (Debian libxml2-utils), when apt-get is available  -> JUnit XSD validation
+#   - @anthropic-ai/mcpb (npm) into tests/tools/mcpb/          -> `mcpb pack` and the MCPB manifest
+#     schemas (tests/integration/mcpb.rs: bundles packed at test time, schemas/mcpb/ compared
+#     with the package's own copies)
 #   - playwright-core (npm) into tests/tools/node/ and Debian's chromium, when apt-get is
 #     available                                                   -> the `scout serve` browser test
 #     (tests/browser/serve.mjs; playwright-core drives the system Chromium and never downloads
@@ -20,6 +23,17 @@ if [ "$installed" != "$multitool_version" ]; then
   mkdir -p "$here/node"
   [ -f "$here/node/package.json" ] || echo '{"private":true}' > "$here/node/package.json"
   npm install --prefix "$here/node" --no-audit --no-fund --loglevel=error "@microsoft/sarif-multitool@$multitool_version"
+fi
+
+# The MCPB CLI and its manifest schemas, pinned: schemas/mcpb/ is this version's copy. A folder
+# of its own, so the bundle tests need nothing else of this script.
+mcpb_version=2.1.2
+installed="$(node -p "require('$here/mcpb/node_modules/@anthropic-ai/mcpb/package.json').version" 2>/dev/null || true)"
+if [ "$installed" != "$mcpb_version" ]; then
+  command -v npm >/dev/null || { echo "setup.sh: npm is required (Node.js 18+)" >&2; exit 1; }
+  mkdir -p "$here/mcpb"
+  [ -f "$here/mcpb/package.json" ] || echo '{"private":true}' > "$here/mcpb/package.json"
+  npm install --prefix "$here/mcpb" --no-audit --no-fund --loglevel=error "@anthropic-ai/mcpb@$mcpb_version"
 fi
 
 # playwright-core: the driver only (no bundled browser download); pinned like the multitool.
@@ -57,4 +71,4 @@ if [ ! -x /usr/bin/chromium ]; then
     exit 1
   fi
 fi
-echo "setup.sh: sarif-multitool, playwright-core, junitparser, xmllint and chromium are ready"
+echo "setup.sh: sarif-multitool, mcpb, playwright-core, junitparser, xmllint and chromium are ready"

@@ -589,7 +589,7 @@ mod tests {
         assert_eq!(a.phases[&Phase::Security].bar.message(), "pending");
         assert_eq!(a.phases[&Phase::Catalog].counts.warn, 1);
         assert_eq!(a.counts.describe(), "2 pass · 1 warn · 0 fail");
-        assert_eq!(a.header.message(), "1/11 phases · 2 pass · 1 warn · 0 fail");
+        assert_eq!(a.header.message(), "1/12 phases · 2 pass · 1 warn · 0 fail");
         assert_eq!(b.servers[1].1.counts.fail, 1);
         // The running bars: the run's line, both servers, a's catalog and b's protocol.
         assert_eq!(b.running_bars().count(), 5);

@@ -53,6 +53,9 @@ pub struct Options<'a> {
     pub full_report: Option<String>,
     /// The size limit in bytes (0 = [`MAX_BYTES`]).
     pub max_bytes: usize,
+    /// Add the official conformance scenarios of every server (`--conformance-summary`),
+    /// after the servers' sections while it fits.
+    pub conformance: bool,
 }
 
 /// "the artifacts of [this workflow run](URL)" and/or "`path`", for [`Options::full_report`].
@@ -355,6 +358,14 @@ pub fn render_with(report: &Report, opts: &Options) -> String {
         match fitting {
             Some(section) if omitted.is_empty() => out.push_str(&section),
             _ => omitted.push(&s.name),
+        }
+    }
+    if opts.conformance {
+        let section = crate::emit::conformance::render_markdown(report, esc);
+        if out.len() + section.len() <= budget {
+            out.push_str(&section);
+        } else {
+            out.push_str("> **Left out:** the official conformance scenarios did not fit GitHub's 65,536-character comment limit; `scout check --conformance-summary` prints them.\n\n");
         }
     }
     if !omitted.is_empty() {

@@ -125,14 +125,15 @@ fn detail_cell(row: &Row) -> String {
     let mut folded: Vec<String> = Vec::new();
     let several = row.findings.len() > 1;
     for f in &row.findings {
-        let full = esc(&clip(&f.detail, DETAIL_CHARS));
+        let clipped = clip(&f.detail, DETAIL_CHARS);
+        let full = esc_lines(&clipped);
         let evidence =
             (!f.evidence.is_empty()).then(|| format!("evidence {}", evidence_text(&f.evidence)));
         let mut line = match (several, f.era) {
             (true, Some(e)) => format!("**{}** ({}): {full}", e.as_str(), f.status.as_str()),
             (true, None) => format!("**{}**: {full}", f.status.as_str()),
             // One finding whose detail is the summary already: only its evidence.
-            (false, _) if full == summary => String::new(),
+            (false, _) if esc(&clipped) == summary => String::new(),
             (false, _) => full,
         };
         if let Some(ev) = evidence {
@@ -168,6 +169,20 @@ fn detail_cell(row: &Row) -> String {
         "<details><summary>{summary}</summary>{}</details>",
         folded.join("<br>")
     )
+}
+
+/// `esc` line by line, the lines kept apart by `<br>` and their indent by no-break spaces: a
+/// table cell holds no newline, and a diff (a snapshot's, an expectation's) run into one line
+/// cannot be read.
+fn esc_lines(s: &str) -> String {
+    s.lines()
+        .map(|l| {
+            let body = l.trim_start_matches(' ');
+            let indent = l.len() - body.len();
+            format!("{}{}", "&nbsp;".repeat(indent), esc(body))
+        })
+        .collect::<Vec<_>>()
+        .join("<br>")
 }
 
 fn row_line(row: &Row, fold: bool) -> String {
@@ -487,5 +502,21 @@ fn fixed_section(out: &mut String, d: &ServerDiff) {
             unverified.len(),
             ids.join(", ")
         ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::esc_lines;
+
+    #[test]
+    fn a_diff_keeps_its_lines_and_indent_in_a_table_cell() {
+        let diff = "@@ -1 +1 @@\n-  \"v\": 1\n+  \"v\": 2 | *x*\n";
+        assert_eq!(
+            esc_lines(diff),
+            "@@ -1 +1 @@<br>-  \"v\": 1<br>+  \"v\": 2 \\| \\*x\\*"
+        );
+        assert_eq!(esc_lines("  a\n  b"), "&nbsp;&nbsp;a<br>&nbsp;&nbsp;b");
+        assert!(!esc_lines("a\r\nb").contains('\n'));
     }
 }

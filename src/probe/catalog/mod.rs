@@ -3,11 +3,14 @@
 //!
 //! This module sends the list requests ([`run`]); the verdicts are pure functions, one file per
 //! family: [`paging`] (paged lists and `pagination`), [`tools`] (the tool list),
-//! [`x_mcp_header`], [`features`] (resources, prompts, completions), [`context`] and [`icons`].
+//! [`x_mcp_header`], [`features`] (resources, prompts, completions), [`context`], [`icons`],
+//! [`identity`] and [`deprecated`].
 
 pub mod context;
+pub mod deprecated;
 pub mod features;
 pub mod icons;
+pub mod identity;
 pub mod paging;
 pub mod tools;
 pub mod x_mcp_header;
@@ -71,6 +74,12 @@ crate::checks! { phase: Catalog;
     ICONS = "catalog.icons", Minor, "Icons use safe URI schemes", spec_url::B25,
         "Every icon of a tool, resource, resource template or prompt should be an https: or data: URI: clients must reject icon URIs with unsafe schemes (javascript:, file:, ftp:, ws:, local app schemes), so such an icon is never shown. Each other icon is named: a warning.",
         "Serve icons from https: URLs or inline them as data: URIs.";
+    IDENTITY = "catalog.identity", Minor, "What a host can show of the server", spec_url::B25,
+        "A statement, not a judgement: what serverInfo says beyond name and version (title, description, websiteUrl, icons) and how many tools, prompts, prompt arguments, resources and resource templates carry a human-readable `title` (for a tool, `annotations.title` counts too). Every one of these fields is optional; a host shows the name where there is no title.",
+        "Give the server and each tool, prompt and resource a short `title` people can read, and the server a description, a websiteUrl and an icon.";
+    DEPRECATED = "catalog.deprecated", Minor, "No deprecated feature is in use", spec_url::DEPRECATED26,
+        "The specification keeps a registry of deprecated features; of those a client can see from the handshake, scout looks for the `logging` capability (deprecated in 2026-07-28) and the HTTP+SSE transport (deprecated since 2025-03-26). A feature the wire's own revision deprecates is a warning naming the migration and the earliest removal; one only a later revision deprecates (logging declared at 2025-11-25) is a notice, so a server can see what the next revision will ask of it.",
+        "Migrate as the notice says before the earliest removal: log to stderr or through OpenTelemetry instead of `notifications/message`, and serve Streamable HTTP instead of HTTP+SSE.";
 }
 
 /// The cursor sent to see whether the server rejects cursors it never issued.
@@ -104,6 +113,9 @@ pub async fn run(s: &mut Session) {
         s.join(b);
     }
     s.catalogs.extend(catalogs);
+    for wire in &wires {
+        s.add(deprecated::deprecated(wire));
+    }
 }
 
 /// Lists one feature, honouring capability gating: an undeclared feature is probed once to
@@ -166,7 +178,10 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
         catalog.resources = items;
         catalog.resource_templates = templates;
     }
-    if let Some((items, evidence)) = prompts {
+    if let Some((items, evidence, answered)) = prompts {
+        if answered {
+            catalog.prompt_pages = evidence.clone();
+        }
         size_evidence.extend(evidence);
         catalog.prompts = items;
     }
@@ -177,6 +192,11 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
     // ---- context size, icons
     s.add(context_size(&catalog, s.spec.context_warn_tokens, &size_evidence).era(era));
     s.add(icons::icons(&catalog, &size_evidence).era(era));
+    let mut shown = wire.handshake_evidence().to_vec();
+    shown.extend(&size_evidence);
+    if !shown.is_empty() {
+        s.add(identity::identity(&catalog, wire.server_info(), &shown).era(era));
+    }
     catalog.evidence = size_evidence;
     catalog
 }
@@ -351,12 +371,13 @@ async fn list_resources(
     Some((paged.items, templates.items, evidence))
 }
 
-/// The prompt list: the prompts and the exchanges that listed them.
+/// The prompt list: the prompts, the exchanges that listed them, and whether the list
+/// answered with a list (not an error nor a malformed result).
 async fn list_prompts(
     s: &mut Session,
     wire: &Connection,
     limiter: &RateLimiter,
-) -> Option<(Vec<Value>, Vec<Seq>)> {
+) -> Option<(Vec<Value>, Vec<Seq>, bool)> {
     let era = wire.era();
     match gated_list(s, wire, limiter, "prompts", "prompts/list", "prompts").await {
         None => {
@@ -372,7 +393,8 @@ async fn list_prompts(
         }
         Some(paged) => {
             s.add(prompts(&paged).era(era));
-            Some((paged.items, paged.evidence))
+            let answered = paged.failed.is_none() && paged.malformed.is_none();
+            Some((paged.items, paged.evidence, answered))
         }
     }
 }

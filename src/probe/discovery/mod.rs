@@ -78,7 +78,13 @@ async fn stdio(s: &mut Session, connector: &Connector) {
     if let Some(status) = wire.process.try_exit().await {
         let why = format!(
             "the process exited right after it started ({status}); stderr:\n{}",
-            tail(&wire.process.stderr(), 2000)
+            tail(
+                &wire
+                    .process
+                    .stderr_to_end(crate::transport::process::STDERR_END)
+                    .await,
+                2000
+            )
         );
         s.add(REACHABLE.fail(why.clone()).without_exchange());
         s.add(crate::probe::stdio::process_failed(&why));

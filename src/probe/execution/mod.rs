@@ -7,9 +7,11 @@
 //! [`reads`] (resources and prompts) and [`safety`] (what the policy did).
 
 pub mod content;
+pub mod coverage;
 pub mod progress;
 pub mod reads;
 pub mod safety;
+pub mod talkback;
 pub mod tools;
 
 use serde_json::{Value, json};
@@ -49,7 +51,7 @@ crate::checks! { phase: Execution;
         "With a progressToken, the call must still answer, and the notifications that arrive with it must echo the token and progress must strictly increase. Over stdio, progress for the token must not arrive after the result (over HTTP the response stream ends with the result). A misbehaving notification is a warning: the agent still gets its result.",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
     CANCELLATION = "execution.cancellation", Minor, "Cancelled requests go quiet", spec_url::CANCEL26,
-        "stdio: a tool call is cancelled 20 ms after it was sent (last in the run, alone on the wire); after notifications/cancelled the server must send no further messages for it. Only a call that will still be running is cancelled: one whose wait argument scout lengthened, or a tool whose first call took at least 200 ms; a quicker tool would only race its answer, so the check is not applicable there. A call answered before the cancellation was due is not cancelled (an observation).",
+        "stdio: a tool call is cancelled 20 ms after it was sent (last in the run, alone on the wire); after notifications/cancelled the server must send no further messages for it. Only a call that will still be running is cancelled: one whose wait argument scout lengthened, or a tool whose first call took at least 200 ms; a quicker tool would only race its answer, so the check is not applicable there. A lengthened wait lasts 0.5 s (longer where the schema's bounds or whole seconds say so). scout then listens for an answer half as long again as the call would run (the wait it asked for, or the first call's time), at most the request timeout: silence passes; an answer after half the call's run (at most 500 ms) came after the server had the cancellation, a warning; an earlier one raced it (an observation). A call answered before the cancellation was due is not cancelled (an observation).",
         "Stop work on cancellation and send nothing more for that request.";
     RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec_url::R26,
         "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning). A declared resources capability whose resources/read answers -32601 (Method not found) with nothing listed to read fails.",
@@ -120,7 +122,27 @@ struct Allowed {
     /// The arguments of the call the cancellation probe cancels: waits long enough to still
     /// be running when the cancellation arrives.
     cancel_arguments: Value,
+    /// How long the waits in `cancel_arguments` make the call run, when scout generated them.
+    cancel_runs_for: Option<std::time::Duration>,
     source: args::ArgsSource,
+}
+
+impl Allowed {
+    fn new(
+        tool: &Value,
+        arguments: Value,
+        source: args::ArgsSource,
+        fixed: &[crate::spec::ToolArgs],
+    ) -> Allowed {
+        let (cancel_arguments, cancel_runs_for) = args::arguments_to_cancel(tool, fixed);
+        Allowed {
+            tool: tool.clone(),
+            arguments,
+            cancel_arguments,
+            cancel_runs_for,
+            source,
+        }
+    }
 }
 
 async fn execute_wire(
@@ -156,12 +178,7 @@ async fn execute_wire(
                 if let Some(f) = safety::open_world(t, source) {
                     s.add(f.era(era));
                 }
-                allowed.push(Allowed {
-                    tool: t.clone(),
-                    arguments,
-                    cancel_arguments: args::arguments_to_cancel(t, &s.spec.tools),
-                    source,
-                });
+                allowed.push(Allowed::new(t, arguments, source, &s.spec.tools));
             }
             Decision::Skip { reason, allow_with } => {
                 s.add(safety::not_called(policy::tool_name(t), &reason, &allow_with).era(era))
@@ -193,6 +210,12 @@ async fn execute_wire(
     // ---- tool_call, structured_output, content_blocks, progress, cancellation
     let mut structured_seen = false;
     let mut blocks_seen = false;
+    // What the calls answered, for the judges of what the server asked during them.
+    let replies: Vec<(String, Option<crate::transport::Reply>)> = calls
+        .calls
+        .iter()
+        .map(|(n, r, _)| (n.clone(), r.clone()))
+        .collect();
     // `calls.calls` is in the order of `allowed`.
     for (a, (name, reply, call)) in allowed.iter().zip(calls.calls) {
         let Some(call) = call else {
@@ -288,6 +311,8 @@ async fn execute_wire(
     s.add(invalid.era(era));
     s.add(resources.era(era));
     s.add(prompts.era(era));
+    // Boxed: a connection of its own and its calls would grow every run's future.
+    Box::pin(talkback::run(s, wire, catalog, &replies)).await;
 }
 
 /// What the tool calls produced: per allowed tool (in catalogue order) its name, the reply
@@ -322,6 +347,19 @@ pub struct PlannedCancel {
     first_call: std::time::Duration,
     /// Whether `arguments` make the tool wait longer than its first call did.
     lengthened: bool,
+    /// How long the waits scout put in `arguments` make the call run (when it did).
+    runs_for: Option<std::time::Duration>,
+}
+
+impl PlannedCancel {
+    /// How long the cancelled call would run if the server ignored the cancellation: the
+    /// wait scout asked for, or (with no wait of scout's) as long as the first call took.
+    fn expected_run(&self) -> std::time::Duration {
+        match self.runs_for {
+            Some(asked) if self.lengthened => asked.max(self.first_call),
+            _ => self.first_call,
+        }
+    }
 }
 
 /// Runs the cancellation probes the execution phase planned, one wire after another:
@@ -340,7 +378,15 @@ pub async fn run_cancellations(s: &mut Session) {
             None if !p.lengthened && p.first_call < progress::SLOW_ENOUGH_TO_CANCEL => {
                 progress::too_quick_to_cancel(p.first_call)
             }
-            None => cancellation(&p.wire, &p.name, &p.arguments, &p.input_schema, timeout).await,
+            None => {
+                let call = progress::CancelledCall {
+                    name: &p.name,
+                    arguments: &p.arguments,
+                    input_schema: &p.input_schema,
+                    runs_for: p.expected_run(),
+                };
+                cancellation(&p.wire, call, timeout).await
+            }
         };
         s.add(f.era(p.era));
     }
@@ -454,6 +500,7 @@ async fn call_tools(
                     input_schema: input_schema(&a.tool).clone(),
                     first_call: reply.elapsed,
                     lengthened: a.cancel_arguments != a.arguments,
+                    runs_for: a.cancel_runs_for,
                 }))
             } else {
                 Cancel::Judged(CANCELLATION.skip(

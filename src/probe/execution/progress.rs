@@ -12,8 +12,33 @@ use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::transport::{IdKind, Outcome, Probe, Reply};
 
 /// A reply to a cancelled call that arrives this long after the call was sent came after the
-/// server had the cancellation (sent [`CANCEL_AFTER`] after the call).
+/// server had the cancellation (sent [`CANCEL_AFTER`] after the call), however loaded the
+/// machine; a call meant to run for less is judged at half its run (see [`late_after`]).
 const LATE_AFTER_CANCEL: Duration = Duration::from_millis(500);
+
+/// A reply later than this came after the server had the cancellation: half the time the
+/// call should run (by then a cancellation sent [`CANCEL_AFTER`] into it has long arrived),
+/// and never more than [`LATE_AFTER_CANCEL`].
+fn late_after(runs_for: Duration) -> Duration {
+    (runs_for / 2).min(LATE_AFTER_CANCEL)
+}
+
+/// How long scout waits for an answer to the cancelled call: half as long again as the call
+/// would run if the server ignored the cancellation (a server that ignores it answers by
+/// then), and never past the request timeout. Over stdio nothing else tells that no answer
+/// is coming: the server never says it dropped the call.
+fn answer_window(runs_for: Duration, timeout: Duration) -> Duration {
+    (runs_for * 3 / 2).min(timeout)
+}
+
+/// The call the cancellation probe makes and cancels.
+pub(super) struct CancelledCall<'a> {
+    pub name: &'a str,
+    pub arguments: &'a Value,
+    pub input_schema: &'a Value,
+    /// How long the call would run if the server ignored the cancellation.
+    pub runs_for: Duration,
+}
 
 /// How long after the call scout sends the cancellation: the call's line is on the wire and
 /// being worked on by then.
@@ -43,22 +68,23 @@ pub(super) fn too_quick_to_cancel(first_call: Duration) -> FindingBuilder {
 /// a cancellation for a request that already finished).
 pub(super) async fn cancellation(
     wire: &Connection,
-    name: &str,
-    arguments: &Value,
-    input_schema: &Value,
+    call: CancelledCall<'_>,
     timeout: Duration,
 ) -> FindingBuilder {
     let id = "scout-cancel-1";
-    let wait = timeout.min(Duration::from_millis(1500));
-    let call = Probe {
+    let wait = answer_window(call.runs_for, timeout);
+    let probe = Probe {
         id: IdKind::Str(id.into()),
         timeout: Some(wait),
-        ..wire.tool_call(json!({"name": name, "arguments": arguments}), input_schema)
+        ..wire.tool_call(
+            json!({"name": call.name, "arguments": call.arguments}),
+            call.input_schema,
+        )
     };
     // A call answered before the cancellation is due is not cancelled at all: a cancellation
     // for a finished request says nothing about the server, and it is the one moment an SDK
     // that races the two can crash on it.
-    let send = wire.send(call);
+    let send = wire.send(probe);
     tokio::pin!(send);
     let early = tokio::select! {
         reply = &mut send => Some(reply),
@@ -74,7 +100,7 @@ pub(super) async fn cancellation(
             Some(json!({"requestId": id, "reason": "scout cancellation probe"})),
         )
     );
-    judge_cancellation(&reply, &cancel)
+    judge_cancellation(&reply, &cancel, late_after(call.runs_for))
 }
 
 /// `execution.cancellation` when the call was answered before scout sent the cancellation
@@ -98,8 +124,9 @@ pub fn answered_before_cancel(reply: &Reply) -> FindingBuilder {
     }
 }
 
-/// `execution.cancellation` from the call's reply and the notification's.
-pub fn judge_cancellation(reply: &Reply, cancel: &Reply) -> FindingBuilder {
+/// `execution.cancellation` from the call's reply and the notification's; a reply `late`
+/// or more after the call came after the server had the cancellation.
+pub fn judge_cancellation(reply: &Reply, cancel: &Reply, late: Duration) -> FindingBuilder {
     let ev: Vec<_> = reply
         .evidence
         .iter()
@@ -112,7 +139,7 @@ pub fn judge_cancellation(reply: &Reply, cancel: &Reply) -> FindingBuilder {
             .evidence(ev),
         // A reply long after the cancellation was sent means the server had it and answered
         // anyway (a SHOULD: warn); a quick one may simply have raced it (allowed).
-        Outcome::Answered if reply.elapsed >= LATE_AFTER_CANCEL => CANCELLATION
+        Outcome::Answered if reply.elapsed >= late => CANCELLATION
             .warn(format!(
                 "the server answered the cancelled call {} ms after the call was sent; after notifications/cancelled it should stop and not respond",
                 reply.elapsed.as_millis()

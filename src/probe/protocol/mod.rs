@@ -7,6 +7,7 @@
 //! [`judge::sse`], [`judge::wire_schema`]) are pure functions from the [`Reply`] values (and
 //! the wire they came from) to findings.
 
+pub mod capability_use;
 pub mod judge;
 mod send;
 

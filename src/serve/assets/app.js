@@ -3,7 +3,7 @@
 'use strict';
 
 const PHASES = ['discovery', 'auth', 'handshake', 'protocol', 'catalog', 'execution',
-  'expectations', 'performance', 'resilience', 'security', 'compat'];
+  'expectations', 'performance', 'resilience', 'security', 'compat', 'manifest'];
 const STATUS_ORDER = { fail: 0, warn: 1, info: 2, skip: 3, pass: 4 };
 const DOWNLOADS = [['json', 'JSON'], ['junit', 'JUnit'], ['sarif', 'SARIF'],
   ['markdown', 'Markdown'], ['har', 'HAR']];
@@ -51,6 +51,7 @@ async function loadInfo() {
   flags.textContent = '';
   flags.append(el('strong', { text: `v${info.version}` }), ' · started with: ' + parts.join(' · '));
   $('command-field').hidden = !info.allow_stdio;
+  $('manifest-field').hidden = !info.allow_stdio;
 }
 
 function parseHeaders(text) {
@@ -73,8 +74,13 @@ async function startRun(event) {
   const url = $('url').value.trim();
   const command = info && info.allow_stdio
     ? $('command').value.split('\n').map((s) => s.trim()).filter(Boolean) : [];
+  const manifest = info && info.allow_stdio ? $('manifest').value.trim() : '';
   if (command.length && !url) {
     request.command = command;
+  } else if (manifest && !url) {
+    // A file ending in .json is a registry server.json; anything else a bundle (.mcpb or folder).
+    if (/\.json$/i.test(manifest)) request.server_json = manifest;
+    else request.mcpb = manifest;
   } else {
     request.url = url;
     try {

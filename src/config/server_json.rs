@@ -1,0 +1,811 @@
+//! The MCP Registry's `server.json` as a source of targets: its semantic rules, and one
+//! target per `remotes` entry (HTTP) and per `packages` entry (stdio), each carrying the
+//! manifest's claims about it for the `manifest` category.
+//!
+//! Declared environment variables are forwarded from scout's own environment by the names
+//! the manifest declares, never read into the spec, so no value can reach a report.
+
+use serde_json::Value;
+
+use crate::spec::{Claim, ManifestClaims, TargetSpec};
+use crate::transport::process::ProcessConfig;
+
+/// The registry's published schema (see `schemas/registry/README.md` for its source).
+const SCHEMA_2025_09_29: &str = include_str!("../../schemas/registry/server.schema.json");
+
+/// The `$schema` URI of the one schema version scout carries.
+pub const SCHEMA_ID: &str =
+    "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json";
+
+/// Validates `doc` against the schema its `$schema` names; each violation is a claim at the
+/// pointer of the value that broke it. A `$schema` scout does not carry is itself a problem.
+pub fn schema_problems(doc: &Value) -> Vec<Claim> {
+    if let Some(named) = doc.get("$schema").and_then(Value::as_str)
+        && named != SCHEMA_ID
+    {
+        return vec![Claim::new(
+            "/$schema",
+            format!("{named:?} is not a schema version scout carries ({SCHEMA_ID})"),
+        )];
+    }
+    let schema: Value = match serde_json::from_str(SCHEMA_2025_09_29) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![Claim::new(
+                "",
+                format!("the bundled schema does not parse: {e}"),
+            )];
+        }
+    };
+    let validator = match crate::policy::schema::compile(&schema) {
+        Ok(v) => v,
+        Err(e) => {
+            return vec![Claim::new(
+                "",
+                format!("the bundled schema does not compile: {e}"),
+            )];
+        }
+    };
+    validator
+        .iter_errors(doc)
+        .take(20)
+        .map(|e| Claim::new(e.instance_path().to_string(), e.to_string()))
+        .collect()
+}
+
+/// Reads and parses a server.json (one line on error, naming the file).
+pub fn read(path: &std::path::Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", path.display()))
+}
+
+/// One target derived from a manifest entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Derived {
+    /// `NAME/packages/0`, `NAME/remotes/1`: the manifest's name and the entry's pointer.
+    pub name: String,
+    pub target: TargetSpec,
+    pub claims: ManifestClaims,
+}
+
+/// The registry base URL each registry type must name, when it names one.
+const REGISTRY_BASES: &[(&str, &[&str])] = &[
+    ("npm", &["https://registry.npmjs.org"]),
+    ("pypi", &["https://pypi.org"]),
+    ("oci", &["https://docker.io"]),
+    ("nuget", &["https://api.nuget.org"]),
+    ("mcpb", &["https://github.com", "https://gitlab.com"]),
+];
+
+/// The registry's rules the schema alone does not hold, each at its pointer.
+pub fn semantic_problems(doc: &Value) -> Vec<Claim> {
+    let mut out = Vec::new();
+    match doc.get("name").and_then(Value::as_str) {
+        Some(n) => {
+            let (ns, rest) = n.split_once('/').unwrap_or((n, ""));
+            if rest.is_empty() || rest.contains('/') || !ns.contains('.') {
+                out.push(Claim::new(
+                    "/name",
+                    format!(
+                        "{n:?} is not a reverse-DNS name with exactly one slash (io.github.user/server)"
+                    ),
+                ));
+            }
+        }
+        None => out.push(Claim::new("/name", "missing or not a string")),
+    }
+    match doc.get("description").and_then(Value::as_str) {
+        Some(d) if d.is_empty() || d.chars().count() > 100 => out.push(Claim::new(
+            "/description",
+            format!(
+                "{} characters; the schema allows 1 to 100",
+                d.chars().count()
+            ),
+        )),
+        Some(_) => {}
+        None => out.push(Claim::new("/description", "missing or not a string")),
+    }
+    if doc.get("version").and_then(Value::as_str).is_none() {
+        out.push(Claim::new("/version", "missing or not a string"));
+    }
+    for (i, r) in array(doc, "remotes").iter().enumerate() {
+        let url = r.get("url").and_then(Value::as_str).unwrap_or("");
+        let judged = substituted(url);
+        if !judged.starts_with("https://") && !is_loopback_http(&judged) {
+            out.push(Claim::new(
+                format!("/remotes/{i}/url"),
+                format!("{url:?} is not an https URL after variable substitution"),
+            ));
+        }
+    }
+    for (i, p) in array(doc, "packages").iter().enumerate() {
+        let kind = p.get("registryType").and_then(Value::as_str).unwrap_or("");
+        if let Some(base) = p.get("registryBaseUrl").and_then(Value::as_str) {
+            let known = REGISTRY_BASES
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map(|(_, b)| *b);
+            if let Some(allowed) = known
+                && !allowed.contains(&base.trim_end_matches('/'))
+            {
+                out.push(Claim::new(
+                    format!("/packages/{i}/registryBaseUrl"),
+                    format!(
+                        "{base:?} is not the {kind} registry ({})",
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
+        let v = p.get("version").and_then(Value::as_str).unwrap_or("");
+        if v.is_empty()
+            || v == "latest"
+            || v.starts_with(['^', '~', '>', '<', '='])
+            || v.contains('*')
+            || v.split('.').any(|part| part == "x")
+        {
+            out.push(Claim::new(
+                format!("/packages/{i}/version"),
+                format!("{v:?} is not one specific version"),
+            ));
+        }
+    }
+    out
+}
+
+fn array<'a>(doc: &'a Value, key: &str) -> &'a [Value] {
+    doc.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+/// A URL template with every `{variable}` replaced by a placeholder, so its scheme and host
+/// can be judged.
+fn substituted(template: &str) -> String {
+    let mut out = String::new();
+    let mut in_var = false;
+    for c in template.chars() {
+        match (c, in_var) {
+            ('{', _) => in_var = true,
+            ('}', true) => {
+                in_var = false;
+                out.push('0');
+            }
+            (_, true) => {}
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
+/// `http://` to this machine: how an author checks a local build of a remote before
+/// publishing it; nothing crosses a network in cleartext.
+fn is_loopback_http(url: &str) -> bool {
+    url::Url::parse(url).is_ok_and(|u| {
+        u.scheme() == "http"
+            && match u.host() {
+                Some(url::Host::Domain(d)) => d == "localhost",
+                Some(url::Host::Ipv4(a)) => a.is_loopback(),
+                Some(url::Host::Ipv6(a)) => a.is_loopback(),
+                None => false,
+            }
+    })
+}
+
+/// A remote's URL with each `{variable}` replaced by the value its `variables` entry
+/// gives: scout's environment by the variable's name first, then its `default`. A variable
+/// without a value, or a secret one (a URL lands in logs and reports), refuses the remote
+/// in one line naming its pointer.
+pub fn remote_url(
+    remote: &Value,
+    pointer: &str,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<String, String> {
+    let template = remote.get("url").and_then(Value::as_str).unwrap_or("");
+    let vars = remote.get("variables");
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(len) = rest[open..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let var = &rest[open + 1..open + len];
+        rest = &rest[open + len + 1..];
+        let decl = vars.and_then(|v| v.get(var));
+        let at = format!("{pointer}/variables/{var}");
+        if decl
+            .and_then(|d| d.get("isSecret"))
+            .and_then(Value::as_bool)
+            == Some(true)
+        {
+            return Err(format!(
+                "{at}: a secret variable in a URL; scout puts no secret into a URL, so this remote is refused"
+            ));
+        }
+        let value = env(var).or_else(|| {
+            decl.and_then(|d| d.get("default"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        });
+        let Some(value) = value else {
+            let what = if decl.is_none() {
+                format!(
+                    "{pointer}/url: {{{var}}} is neither declared in variables nor set in the environment"
+                )
+            } else {
+                format!(
+                    "{at}: no value (set {var} in the environment or give the variable a default)"
+                )
+            };
+            return Err(format!("{what}; this remote is refused"));
+        };
+        let choices = decl
+            .and_then(|d| d.get("choices"))
+            .and_then(Value::as_array);
+        if let Some(choices) = choices
+            && !choices.iter().any(|c| c.as_str() == Some(value.as_str()))
+        {
+            return Err(format!(
+                "{at}: the value is not one of the declared choices; this remote is refused"
+            ));
+        }
+        out.push_str(&value);
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// The manifest's problems that concern the entry at `entry` (`/remotes/0`): those at its
+/// pointers and those outside every entry; another entry's are that entry's report's.
+fn problems_of(all: &[Claim], entry: &str) -> Vec<Claim> {
+    all.iter()
+        .filter(|c| {
+            let p = c.pointer.as_str();
+            let in_entry = |prefix: &str| {
+                p.strip_prefix(prefix)
+                    .is_some_and(|r| r.is_empty() || r.starts_with('/'))
+            };
+            !(p.starts_with("/remotes/") || p.starts_with("/packages/")) || in_entry(entry)
+        })
+        .cloned()
+        .collect()
+}
+
+/// A package's `packageArguments` as a host passes them: a positional one's value (else its
+/// default), a named one as its flag and value, each `{variable}` in it replaced as
+/// [`argument_value`] says. An argument without a value is left out (a host would prompt for
+/// it; scout has no one to ask). `pointer` is the package's (`/packages/0`).
+pub fn package_arguments(
+    package: &Value,
+    pointer: &str,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for (j, a) in array(package, "packageArguments").iter().enumerate() {
+        let value = a
+            .get("value")
+            .or_else(|| a.get("default"))
+            .and_then(Value::as_str);
+        let Some(value) = value else { continue };
+        let Some(value) =
+            argument_value(a, value, &format!("{pointer}/packageArguments/{j}"), env)?
+        else {
+            continue;
+        };
+        match a.get("type").and_then(Value::as_str) {
+            Some("positional") => out.push(value),
+            Some("named") => {
+                if let Some(flag) = a.get("name").and_then(Value::as_str) {
+                    out.push(flag.to_string());
+                    out.push(value);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(out)
+}
+
+/// An argument's value with each `{variable}` its `variables` map declares replaced, by the
+/// rules of a remote's URL variables: the variable's fixed `value`, else scout's environment
+/// variable of the same name, else its `default`, and one of its `choices` when it has them.
+/// A secret variable (the command line lands in the report) or a required one without a
+/// value refuses the package; an optional one without a value leaves the argument out
+/// (`Ok(None)`). A `{name}` the map does not declare stays as written, as the schema says
+/// ("the `{curly_braces}` substring should remain unchanged").
+fn argument_value(
+    argument: &Value,
+    template: &str,
+    at: &str,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<Option<String>, String> {
+    let vars = argument.get("variables");
+    let mut out = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(len) = rest[open..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        let var = &rest[open + 1..open + len];
+        let whole = &rest[open..=open + len];
+        rest = &rest[open + len + 1..];
+        let Some(decl) = vars.and_then(|v| v.get(var)) else {
+            out.push_str(whole);
+            continue;
+        };
+        let at = format!("{at}/variables/{var}");
+        let flag = |key: &str| decl.get(key).and_then(Value::as_bool) == Some(true);
+        if flag("isSecret") {
+            return Err(format!(
+                "{at}: a secret variable in a command-line argument; the command line lands in the report, so scout puts no secret there and this package is refused"
+            ));
+        }
+        let text = |key: &str| decl.get(key).and_then(Value::as_str).map(str::to_string);
+        let Some(value) = text("value")
+            .or_else(|| env(var))
+            .or_else(|| text("default"))
+        else {
+            if flag("isRequired") {
+                return Err(format!(
+                    "{at}: no value (set {var} in the environment or give the variable a default); this package is refused"
+                ));
+            }
+            return Ok(None);
+        };
+        let choices = decl.get("choices").and_then(Value::as_array);
+        if let Some(choices) = choices
+            && !choices.iter().any(|c| c.as_str() == Some(value.as_str()))
+        {
+            return Err(format!(
+                "{at}: the value is not one of the declared choices; this package is refused"
+            ));
+        }
+        out.push_str(&value);
+    }
+    out.push_str(rest);
+    Ok(Some(out))
+}
+
+/// The command that starts a package as a host would (`npx`, `uvx`, `docker run`) with its
+/// `args` (see `package_arguments`), or `None` for a registry type scout cannot start.
+pub fn default_command(
+    kind: &str,
+    identifier: &str,
+    version: &str,
+    env: &[String],
+    args: &[String],
+) -> Option<Vec<String>> {
+    let mut c = package_command(kind, identifier, version, env)?;
+    c.extend(args.iter().cloned());
+    Some(c)
+}
+
+/// The variable scout's container images set to their name (`full`, `slim`).
+pub const IMAGE_VAR: &str = "SCOUT_CONTAINER_IMAGE";
+
+/// Why a package of `kind` cannot start as a host would in scout's container image `image`
+/// (the value of [`IMAGE_VAR`]; `None` outside the images): the images hold no Docker, and
+/// the slim one no Node.js or uv. A command of the user's for the package lifts it.
+pub fn image_refusal(kind: &str, image: Option<&str>) -> Option<String> {
+    let image = image?;
+    let own = "give the package's command in the config (`command` or `package_commands`)";
+    match (kind, image) {
+        ("oci", _) => Some(format!(
+            "scout runs in its {image} container image, which has no Docker to start this image with `docker run`; {own}, or run scout on the machine (the host action, scout-mcp/scout/host)"
+        )),
+        ("npm", "slim") => Some(format!(
+            "scout runs in its slim container image, which has no Node.js and no npx to start this package; use the full image (the default target), or {own}"
+        )),
+        ("pypi", "slim") => Some(format!(
+            "scout runs in its slim container image, which has no Python and no uvx to start this package; use the full image (the default target), or {own}"
+        )),
+        _ => None,
+    }
+}
+
+fn package_command(
+    kind: &str,
+    identifier: &str,
+    version: &str,
+    env: &[String],
+) -> Option<Vec<String>> {
+    let words = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<Vec<_>>();
+    match kind {
+        "npm" => Some(words(&["npx", "-y", &format!("{identifier}@{version}")])),
+        "pypi" => Some(words(&["uvx", &format!("{identifier}=={version}")])),
+        "oci" => {
+            let mut c = words(&["docker", "run", "-i", "--rm"]);
+            // `-e NAME` passes the variable through from scout's environment by name.
+            for name in env {
+                c.push("-e".into());
+                c.push(name.clone());
+            }
+            let image = if identifier.contains(':') {
+                identifier.to_string()
+            } else {
+                format!("{identifier}:{version}")
+            };
+            c.push(image);
+            Some(c)
+        }
+        _ => None,
+    }
+}
+
+/// Derives every target of `doc`. `env` reads scout's environment: a package's variables
+/// are only asked whether they are set (their values are forwarded by name, never read
+/// here); a remote's URL variables are substituted. `command` maps a package to the
+/// command that starts it (tests map it to an installed binary), or says in a few words why
+/// it cannot be started.
+pub fn derive(
+    doc: &Value,
+    source: &str,
+    schema_problems: Vec<Claim>,
+    env: impl Fn(&str) -> Option<String>,
+    command: impl Fn(&str, &str, &str, &[String], &[String]) -> Result<Vec<String>, String>,
+) -> Result<Vec<Derived>, String> {
+    let mut problems = schema_problems;
+    problems.extend(semantic_problems(doc));
+    let name = doc.get("name").and_then(Value::as_str).unwrap_or("server");
+    let base = |entry: String, pointer: String, transport: Option<&str>| ManifestClaims {
+        source: source.to_string(),
+        problems: problems_of(&problems, &entry),
+        version: doc
+            .get("version")
+            .and_then(Value::as_str)
+            .map(|v| Claim::new("/version", v)),
+        transport: transport.map(|t| Claim::new(pointer, t)),
+        ..ManifestClaims::default()
+    };
+    let mut out = Vec::new();
+    for (i, r) in array(doc, "remotes").iter().enumerate() {
+        let url =
+            remote_url(r, &format!("/remotes/{i}"), &env).map_err(|e| format!("{source}: {e}"))?;
+        out.push(Derived {
+            name: format!("{name}/remotes/{i}"),
+            target: TargetSpec::Http {
+                url,
+                headers: Vec::new(),
+                auth: Default::default(),
+                start: None,
+            },
+            claims: base(
+                format!("/remotes/{i}"),
+                format!("/remotes/{i}/type"),
+                r.get("type").and_then(Value::as_str),
+            ),
+        });
+    }
+    for (i, p) in array(doc, "packages").iter().enumerate() {
+        let kind = p.get("registryType").and_then(Value::as_str).unwrap_or("");
+        let id = p.get("identifier").and_then(Value::as_str).unwrap_or("");
+        let version = p.get("version").and_then(Value::as_str).unwrap_or("");
+        let transport = p
+            .get("transport")
+            .and_then(|t| t.get("type"))
+            .and_then(Value::as_str);
+        let mut claims = base(
+            format!("/packages/{i}"),
+            format!("/packages/{i}/transport/type"),
+            transport,
+        );
+        let mut names = Vec::new();
+        for (j, e) in array(p, "environmentVariables").iter().enumerate() {
+            let Some(var) = e.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            names.push(var.to_string());
+            if e.get("isRequired").and_then(Value::as_bool) == Some(true) {
+                let c = Claim::new(format!("/packages/{i}/environmentVariables/{j}"), var);
+                if env(var).is_none() {
+                    claims.missing_env.push(c.clone());
+                }
+                claims.required_env.push(c);
+            }
+        }
+        let args = package_arguments(p, &format!("/packages/{i}"), &env)
+            .map_err(|e| format!("{source}: {e}"))?;
+        let cmd = command(kind, id, version, &names, &args)
+            .map_err(|why| format!("{source}: /packages/{i}/registryType {kind:?}: {why}"))?;
+        out.push(Derived {
+            name: format!("{name}/packages/{i}"),
+            target: TargetSpec::Stdio(ProcessConfig {
+                command: cmd,
+                env_forward: names,
+                env_set: Vec::new(),
+                dir: None,
+            }),
+            claims,
+        });
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{source}: neither remotes nor packages: no target to check"
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// `default_command`, as `derive` takes it.
+    fn started(
+        kind: &str,
+        id: &str,
+        version: &str,
+        env: &[String],
+        args: &[String],
+    ) -> Result<Vec<String>, String> {
+        default_command(kind, id, version, env, args).ok_or_else(|| "not started".to_string())
+    }
+
+    #[test]
+    fn the_images_refuse_what_they_cannot_start_and_nothing_else() {
+        for kind in ["oci", "npm", "pypi", "nuget"] {
+            assert_eq!(image_refusal(kind, None), None, "{kind} outside the images");
+        }
+        let full = image_refusal("oci", Some("full")).expect("no docker in full");
+        assert!(
+            full.contains("no Docker") && full.contains("package_commands"),
+            "{full}"
+        );
+        assert!(image_refusal("oci", Some("slim")).is_some());
+        assert_eq!(image_refusal("npm", Some("full")), None);
+        assert_eq!(image_refusal("pypi", Some("full")), None);
+        let npm = image_refusal("npm", Some("slim")).expect("no npx in slim");
+        assert!(npm.contains("npx") && npm.contains("full image"), "{npm}");
+        let pypi = image_refusal("pypi", Some("slim")).expect("no uvx in slim");
+        assert!(pypi.contains("uvx"), "{pypi}");
+    }
+
+    fn two_packages_one_remote() -> Value {
+        json!({
+            "name": "io.github.example/memory",
+            "description": "Knowledge-graph memory",
+            "version": "0.6.3",
+            "remotes": [{"type": "streamable-http", "url": "https://{host}/mcp",
+                         "variables": {"host": {"default": "mcp.example.com"}}}],
+            "packages": [
+                {"registryType": "npm", "registryBaseUrl": "https://registry.npmjs.org",
+                 "identifier": "@modelcontextprotocol/server-memory", "version": "2026.8.31",
+                 "transport": {"type": "stdio"},
+                 "environmentVariables": [{"name": "MEMORY_FILE_PATH", "isRequired": true}]},
+                {"registryType": "pypi", "identifier": "mcp-server-time", "version": "2025.9.25",
+                 "transport": {"type": "stdio"}}
+            ]
+        })
+    }
+
+    #[test]
+    fn every_entry_becomes_a_target_with_its_claims() {
+        let d = derive(
+            &two_packages_one_remote(),
+            "server.json",
+            Vec::new(),
+            |_| None,
+            started,
+        )
+        .expect("three targets");
+        assert_eq!(d.len(), 3);
+        assert!(
+            matches!(&d[0].target, TargetSpec::Http { url, .. } if url == "https://mcp.example.com/mcp")
+        );
+        let TargetSpec::Stdio(npm) = &d[1].target else {
+            panic!("{:?}", d[1])
+        };
+        assert_eq!(
+            npm.command,
+            ["npx", "-y", "@modelcontextprotocol/server-memory@2026.8.31"]
+        );
+        assert_eq!(npm.env_forward, ["MEMORY_FILE_PATH"]);
+        let TargetSpec::Stdio(uvx) = &d[2].target else {
+            panic!("{:?}", d[2])
+        };
+        assert_eq!(uvx.command, ["uvx", "mcp-server-time==2025.9.25"]);
+        // The server's version, not the package's.
+        assert!(
+            d.iter()
+                .all(|t| t.claims.version == Some(Claim::new("/version", "0.6.3")))
+        );
+        assert_eq!(
+            d[1].claims.missing_env[0].pointer,
+            "/packages/0/environmentVariables/0"
+        );
+        assert!(d.iter().all(|t| t.claims.problems.is_empty()), "{d:#?}");
+    }
+
+    #[test]
+    fn the_registrys_rules_name_their_pointers() {
+        let mut doc = two_packages_one_remote();
+        doc["name"] = json!("memory");
+        doc["description"] = json!("x".repeat(101));
+        doc["remotes"][0]["url"] = json!("http://{host}/mcp");
+        doc["packages"][0]["registryBaseUrl"] = json!("https://npm.evil.example");
+        doc["packages"][1]["version"] = json!("^2025.9");
+        let pointers: Vec<String> = semantic_problems(&doc)
+            .into_iter()
+            .map(|c| c.pointer)
+            .collect();
+        assert_eq!(
+            pointers,
+            [
+                "/name",
+                "/description",
+                "/remotes/0/url",
+                "/packages/0/registryBaseUrl",
+                "/packages/1/version"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_published_schema_accepts_a_correct_manifest_and_points_at_a_broken_one() {
+        let mut doc = two_packages_one_remote();
+        doc["$schema"] = json!(SCHEMA_ID);
+        assert_eq!(schema_problems(&doc), Vec::<Claim>::new());
+        doc["packages"][1]["transport"] = json!({"type": "carrier-pigeon"});
+        doc["packages"][0]["version"] = json!("latest");
+        let pointers: Vec<String> = schema_problems(&doc)
+            .into_iter()
+            .map(|c| c.pointer)
+            .collect();
+        assert!(
+            pointers.contains(&"/packages/1/transport".to_string()),
+            "{pointers:?}"
+        );
+        assert!(
+            pointers.contains(&"/packages/0/version".to_string()),
+            "{pointers:?}"
+        );
+        doc["$schema"] = json!("https://example.com/other.json");
+        assert_eq!(schema_problems(&doc)[0].pointer, "/$schema");
+    }
+
+    #[test]
+    fn a_remote_takes_its_variables_from_the_environment_then_the_default() {
+        let remote = json!({"type": "streamable-http", "url": "https://{tenant}.example.com/{path}",
+            "variables": {"tenant": {"default": "acme"}, "path": {"isRequired": true}}});
+        let env = |v: &str| (v == "path").then(|| "mcp".to_string());
+        assert_eq!(
+            remote_url(&remote, "/remotes/0", &env).as_deref(),
+            Ok("https://acme.example.com/mcp")
+        );
+        let env = |v: &str| Some(format!("{v}-from-env"));
+        assert_eq!(
+            remote_url(&remote, "/remotes/0", &env).as_deref(),
+            Ok("https://tenant-from-env.example.com/path-from-env")
+        );
+        let refused = remote_url(&remote, "/remotes/0", &|_| None).expect_err("no value for path");
+        assert!(
+            refused.starts_with("/remotes/0/variables/path: "),
+            "{refused}"
+        );
+        assert_eq!(refused.lines().count(), 1);
+        let secret = json!({"url": "https://x.example.com/{key}",
+            "variables": {"key": {"isSecret": true}}});
+        let refused = remote_url(&secret, "/remotes/1", &|_| Some("s3cr3t".into()))
+            .expect_err("a secret is not put into a URL");
+        assert!(!refused.contains("s3cr3t") && refused.contains("/remotes/1/variables/key"));
+        let region = json!({"url": "https://api.example.com/{region}/mcp",
+            "variables": {"region": {"choices": ["us-east-1", "eu-west-1"], "default": "us-east-1"}}});
+        assert_eq!(
+            remote_url(&region, "/remotes/0", &|_| None).as_deref(),
+            Ok("https://api.example.com/us-east-1/mcp")
+        );
+        let refused = remote_url(&region, "/remotes/0", &|_| Some("mars-1".into()))
+            .expect_err("not a declared choice");
+        assert!(
+            refused.starts_with("/remotes/0/variables/region: "),
+            "{refused}"
+        );
+        let undeclared = json!({"url": "https://{host}/mcp"});
+        let refused = remote_url(&undeclared, "/remotes/2", &|_| None).expect_err("undeclared");
+        assert!(refused.starts_with("/remotes/2/url: "), "{refused}");
+    }
+
+    #[test]
+    fn each_target_carries_only_its_own_entrys_problems() {
+        let mut doc = two_packages_one_remote();
+        doc["description"] = json!("");
+        doc["packages"][1]["version"] = json!("latest");
+        let d = derive(&doc, "server.json", Vec::new(), |_| None, started).expect("derived");
+        let pointers = |i: usize| -> Vec<&str> {
+            d[i].claims
+                .problems
+                .iter()
+                .map(|c| c.pointer.as_str())
+                .collect()
+        };
+        assert_eq!(pointers(0), ["/description"]);
+        assert_eq!(pointers(1), ["/description"]);
+        assert_eq!(pointers(2), ["/description", "/packages/1/version"]);
+    }
+
+    #[test]
+    fn loopback_http_is_a_remote_under_test_and_other_http_is_not() {
+        let mut doc = two_packages_one_remote();
+        doc["remotes"][0]["url"] = json!("http://127.0.0.1:{port}/mcp");
+        assert!(semantic_problems(&doc).is_empty());
+        doc["remotes"][0]["url"] = json!("http://mcp.example.com/mcp");
+        assert_eq!(semantic_problems(&doc)[0].pointer, "/remotes/0/url");
+    }
+
+    #[test]
+    fn an_image_gets_its_variables_by_name_only() {
+        let c = default_command("oci", "ghcr.io/x/y", "1.2.0", &["TOKEN".into()], &[])
+            .expect("oci is started");
+        assert_eq!(
+            c,
+            [
+                "docker",
+                "run",
+                "-i",
+                "--rm",
+                "-e",
+                "TOKEN",
+                "ghcr.io/x/y:1.2.0"
+            ]
+        );
+        assert!(default_command("nuget", "x", "1", &[], &[]).is_none());
+    }
+
+    #[test]
+    fn argument_variables_take_the_environment_then_the_default_and_refuse_secrets() {
+        let p = json!({"packageArguments": [
+            {"type": "named", "name": "--root", "value": "{home}/data/{tenant}",
+             "variables": {"home": {"default": "/srv"}, "tenant": {"isRequired": true}}},
+            {"type": "positional", "value": "--mode={mode}",
+             "variables": {"mode": {"value": "ro", "choices": ["ro", "rw"]}}},
+            {"type": "positional", "value": "{untouched}"},
+            {"type": "named", "name": "--region", "value": "{region}",
+             "variables": {"region": {}}}
+        ]});
+        let env = |v: &str| (v == "tenant").then(|| "acme".to_string());
+        assert_eq!(
+            package_arguments(&p, "/packages/0", &env).expect("arguments"),
+            ["--root", "/srv/data/acme", "--mode=ro", "{untouched}"]
+        );
+        let e = package_arguments(&p, "/packages/0", &|_| None).expect_err("tenant is required");
+        assert!(
+            e.starts_with("/packages/0/packageArguments/0/variables/tenant: no value"),
+            "{e}"
+        );
+        let mut secret = p.clone();
+        secret["packageArguments"][0]["variables"]["home"]["isSecret"] = json!(true);
+        let e = package_arguments(&secret, "/packages/0", &env).expect_err("secret");
+        assert!(e.contains("/variables/home: a secret variable"), "{e}");
+        assert!(!e.contains('\n'), "{e}");
+        let mut off = p.clone();
+        off["packageArguments"][1]["variables"]["mode"]["value"] = json!("wx");
+        let e = package_arguments(&off, "/packages/0", &env).expect_err("not a choice");
+        assert!(e.contains("/packageArguments/1/variables/mode"), "{e}");
+    }
+
+    #[test]
+    fn package_arguments_follow_the_command_as_a_host_passes_them() {
+        let p = json!({"packageArguments": [
+            {"type": "named", "name": "--local-timezone", "value": "UTC"},
+            {"type": "positional", "valueHint": "root", "default": "/data"},
+            {"type": "named", "name": "--token", "isRequired": true}
+        ]});
+        let args = package_arguments(&p, "/packages/0", &|_| None).expect("arguments");
+        assert_eq!(args, ["--local-timezone", "UTC", "/data"]);
+        assert_eq!(
+            default_command("pypi", "mcp-server-time", "2026.10.19", &[], &args).expect("pypi"),
+            [
+                "uvx",
+                "mcp-server-time==2026.10.19",
+                "--local-timezone",
+                "UTC",
+                "/data"
+            ]
+        );
+    }
+}
