@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # conformance-client.sh [SCENARIO...]
 # Runs scout as the *client* under the official MCP conformance suite
-# (@modelcontextprotocol/conformance, `client` mode): for each auth scenario the suite starts a
-# mock MCP server and authorization server, runs scripts/conformance-scout-client.sh with the
-# mock's URL appended (credentials, when the scenario hands any, in MCP_CONFORMANCE_CONTEXT),
-# and judges what scout sent. Exit 0 when every scenario expected to pass passed.
+# (@modelcontextprotocol/conformance, `client` mode): for each scenario the suite starts a mock
+# MCP server (and, for the auth scenarios, an authorization server), runs
+# scripts/conformance-scout-client.sh with the mock's URL appended (credentials or the calls to
+# make, when the scenario hands any, in MCP_CONFORMANCE_CONTEXT), and judges what scout sent.
+# Exit 0 when every scenario expected to pass passed.
 #
 # The scenarios that apply to a headless client are listed below. Those scout cannot pass yet
 # are in NOT_YET with the reason, printed on every run (never silently skipped); with
@@ -28,12 +29,20 @@ paths=$("$ROOT/scripts/conformance-install.sh") || exit 2
 NODE22=$(printf '%s\n' "$paths" | sed -n 1p)
 CLI=$(printf '%s\n' "$paths" | sed -n 2p)
 
-# `conformance list --client` of 0.2.0-alpha.12, the auth scenarios a headless client can take
-# part in. Not listed because they do not apply to scout: auth/basic-cimd (a client id metadata
+# `conformance list --client` of 0.2.0-alpha.12: every scenario a headless client can take
+# part in. Not listed because they do not apply to scout: the sep-2640-* skills scenarios (an
+# extension for hosts that load skills), and auth/basic-cimd (a client id metadata
 # document on a public https URL), auth/enterprise-managed-authorization and
 # auth/wif-jwt-bearer (an enterprise identity provider's token exchange), auth/dpop and
 # auth/dpop-nonce (sender-constrained tokens, an extension scout does not implement).
 PASSING=(
+  # The client itself: the handshake, calls, per-request _meta and headers (Mcp-Method,
+  # Mcp-Name, Mcp-Param-*), tools with invalid x-mcp-header left out, SSE resumption after
+  # the retry field's wait, elicitation defaults, multi round-trip requests (requestState),
+  # and inputSchemas kept as listed (no network $ref followed).
+  initialize tools_call request-metadata sse-retry elicitation-sep1034-client-defaults
+  sep-2322-client-request-state http-standard-headers http-custom-headers
+  http-invalid-tool-headers json-schema-ref-no-deref json-schema-2020-12-preservation
   auth/metadata-default auth/metadata-var1 auth/metadata-var2 auth/metadata-var3
   auth/resource-mismatch
   auth/scope-from-www-authenticate auth/scope-from-scopes-supported auth/scope-omitted-when-undefined

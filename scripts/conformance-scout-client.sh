@@ -9,6 +9,8 @@
 #   tools/call, another authorization server mid-session)
 #                                            -> scout call test-tool URL --login (the mock's one tool)
 #   everything else (authorization code)    -> scout auth login URL, then scout connect URL with the stored token
+# The scenarios that judge the client itself (no authorization) run what an operator would run
+# to make the mock server's tools do their thing; see `client_scenario` below.
 # For each login it plays the browser: it GETs every authorization URL scout prints and follows
 # the redirect back to scout's loopback callback (the suite's mock approves at once).
 set -u
@@ -26,6 +28,69 @@ CLIENT_ID=$(field client_id)
 export CONFORMANCE_CLIENT_SECRET
 CONFORMANCE_CLIENT_SECRET=$(field client_secret)
 KEY=$(field private_key_pem)
+
+# The full persona (it declares roots, sampling and elicitation and answers them), accepting
+# forms with the schema's defaults: what the elicitation and multi round-trip mocks ask of a
+# client. Every mock tool lacks annotations, so scout's policy treats each as destructive
+# and --allow-destructive is the operator's consent for these local mocks.
+full_client() {
+  cat >"$WORK/client.toml" <<'TOML'
+[default.client]
+persona = "full"
+elicitation = "accept"
+TOML
+  printf '%s\n' "$WORK/client.toml"
+}
+# The JSON context's `toolCalls` as lines "NAME<TAB>ARGUMENTS-JSON".
+tool_calls() {
+  python3 -c 'import json,os; c=json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+for t in c.get("toolCalls", []): print(t["name"] + "\t" + json.dumps(t.get("arguments", {})))'
+}
+# The tools `scout tools --json` lists (scout drops those a client must not offer).
+listed_tools() {
+  "$SCOUT" tools --json "$URL" | python3 -c 'import json,sys; [print(r["name"]) for r in json.load(sys.stdin)]'
+}
+client_scenario() {
+  local rc=0 name args
+  case "$1" in
+    initialize) "$SCOUT" connect "$URL" ;;
+    tools_call) "$SCOUT" call add_numbers "$URL" --arg a=2 --arg b=3 --allow-destructive ;;
+    request-metadata | json-schema-ref-no-deref) "$SCOUT" tools "$URL" ;;
+    http-standard-headers) "$SCOUT" call test_headers "$URL" --allow-destructive ;;
+    sse-retry) "$SCOUT" call test_reconnection "$URL" --allow-destructive ;;
+    elicitation-sep1034-client-defaults)
+      "$SCOUT" call test_client_elicitation_defaults "$URL" --allow-destructive --config "$(full_client)" ;;
+    sep-2322-client-request-state)
+      for name in test_mrtr_echo_state test_mrtr_no_state test_mrtr_unrelated test_mrtr_no_result_type; do
+        "$SCOUT" call "$name" "$URL" --allow-destructive --config "$(full_client)" || rc=$?
+      done
+      return $rc ;;
+    http-custom-headers)
+      while IFS=$'\t' read -r name args; do
+        "$SCOUT" call "$name" "$URL" --json-args "$args" --allow-destructive || rc=$?
+      done < <(tool_calls)
+      return $rc ;;
+    http-invalid-tool-headers)
+      while IFS= read -r name; do
+        "$SCOUT" call "$name" "$URL" --allow-destructive || rc=$?
+      done < <(listed_tools)
+      return $rc ;;
+    json-schema-2020-12-preservation)
+      # The focal tool's inputSchema, exactly as scout read it, handed back to the echo tool.
+      args=$("$SCOUT" tools --json "$URL" | python3 -c 'import json,sys
+rows = {r["name"]: r for r in json.load(sys.stdin)}
+print(json.dumps({"schema": rows["json_schema_2020_12_tool"]["inputSchema"]}))') || return 1
+      "$SCOUT" call json_schema_echo "$URL" --json-args "$args" --allow-destructive ;;
+    *) return 64 ;;
+  esac
+}
+case "${MCP_CONFORMANCE_SCENARIO:-}" in
+  auth/*) ;;
+  *)
+    client_scenario "${MCP_CONFORMANCE_SCENARIO:-}"
+    exit $?
+    ;;
+esac
 
 case "${MCP_CONFORMANCE_SCENARIO:-}" in
   auth/client-credentials-*)

@@ -39,11 +39,16 @@ pub fn client_info() -> Value {
     json!({"name": "scout", "version": env!("CARGO_PKG_VERSION")})
 }
 
-/// The 2026-07-28 envelope for `version`.
+/// The 2026-07-28 envelope for `version`, declaring no client capability (the bare client).
 pub fn envelope(version: &str) -> Value {
+    envelope_declaring(version, json!({}))
+}
+
+/// The 2026-07-28 envelope for `version` declaring `capabilities` (a persona's).
+pub fn envelope_declaring(version: &str, capabilities: Value) -> Value {
     json!({
         META_VERSION: version,
-        META_CAPS: {},
+        META_CAPS: capabilities,
         META_CLIENT_INFO: client_info(),
     })
 }
@@ -79,7 +84,9 @@ pub fn build(probe: &Probe, conn: &Connection) -> Built {
             } else {
                 conn.protocol_version()
             };
-            Some(envelope(v))
+            // "Servers MUST NOT send an inputRequests that the client has not declared
+            // support for in its capabilities": each request declares the persona's.
+            Some(envelope_declaring(v, conn.persona().capabilities()))
         }
         MetaMode::Auto => None,
     };

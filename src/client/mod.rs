@@ -8,6 +8,7 @@ pub mod connect;
 pub mod lifecycle;
 pub mod message;
 pub mod reauth;
+pub mod rounds;
 pub mod summary;
 
 use std::sync::Arc;
@@ -134,6 +135,8 @@ pub struct Connection {
     /// What the server asked on this wire's HTTP streams, with scout's answers (stdio
     /// wires keep their own).
     asked: Arc<AskLog>,
+    /// The multi round-trip requests completed on this wire (2026-07-28).
+    chains: Arc<rounds::ChainLog>,
 }
 
 impl Connection {
@@ -151,6 +154,7 @@ impl Connection {
         let c = Connection {
             persona,
             asked: Arc::default(),
+            chains: rounds::new_log(),
             era,
             version: String::new(),
             transport,
@@ -173,9 +177,12 @@ impl Connection {
             // A 2026-07-28 server refuses a request without the `_meta` envelope: the
             // sentinel pings that pace the stdio wire carry it too.
             let modern = self.era == Era::Modern && !self.version.is_empty();
-            w.set_sentinel_params(
-                modern.then(|| serde_json::json!({"_meta": message::envelope(&self.version)})),
-            );
+            w.set_sentinel_params(modern.then(|| {
+                serde_json::json!({"_meta": message::envelope_declaring(
+                    &self.version,
+                    self.persona.capabilities(),
+                )})
+            }));
         }
     }
 
@@ -215,6 +222,19 @@ impl Connection {
         self.persona = Arc::new(persona);
         self.tag_era();
         self
+    }
+
+    /// The same 2026-07-28 wire (the same process or endpoint), with requests that declare
+    /// `persona` in their `_meta` and a log of round trips of their own. That revision keeps
+    /// no state between requests and the server never asks outside a result, so a persona is
+    /// a property of each request, not of the wire: no second process or connection is
+    /// needed. `None` on a handshake-era wire, where `initialize` fixed the capabilities.
+    pub fn as_persona(&self, persona: Persona) -> Option<Connection> {
+        (self.era == Era::Modern).then(|| Connection {
+            persona: Arc::new(persona),
+            chains: rounds::new_log(),
+            ..self.clone()
+        })
     }
 
     /// The client scout plays on this wire.
@@ -354,6 +374,7 @@ impl Connection {
             wire: c.wire,
             traffic: c.traffic,
             asked: Arc::default(),
+            chains: rounds::new_log(),
             ..self.clone()
         }
         .with_tag())
@@ -369,6 +390,7 @@ impl Connection {
             wire: c.wire,
             traffic: c.traffic,
             asked: Arc::default(),
+            chains: rounds::new_log(),
             ..self.clone()
         }
         .with_tag())
@@ -572,6 +594,11 @@ impl Connection {
     pub async fn request(&self, method: &str, params: Value) -> Reply {
         self.send(Probe::request(method, params)).await
     }
+    /// An ordinary request that may take several round trips (see
+    /// [`Connection::send_completing`]).
+    pub async fn request_completing(&self, method: &str, params: Value) -> Reply {
+        self.send_completing(Probe::request(method, params)).await
+    }
     /// An ordinary notification.
     pub async fn notify(&self, method: &str, params: Option<Value>) -> Reply {
         self.send(Probe::notification(method, params)).await
@@ -581,7 +608,7 @@ impl Connection {
     /// `inputSchema` (properties marked `x-mcp-header`). Pass `Value::Null` as schema when
     /// it is unknown; on legacy wires the schema is ignored.
     pub async fn call_tool(&self, name: &str, arguments: Value, input_schema: &Value) -> Reply {
-        self.send(self.tool_call(
+        self.send_completing(self.tool_call(
             serde_json::json!({"name": name, "arguments": arguments}),
             input_schema,
         ))

@@ -156,11 +156,30 @@ pub async fn open(
     spec: &ServerSpec,
     reauth: Option<crate::client::reauth::Reauth>,
 ) -> Result<OpenServer, ConnectError> {
+    open_for(spec, reauth, Eras::AsAgent).await
+}
+
+/// Which eras a one-off command opens wires in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Eras {
+    /// As an agent (a dual-era client) would: once `server/discover` answered, it stays
+    /// modern (2026-07-28 versioning, "Dual-era client, Modern server: … The client stays
+    /// modern"), and sends no `initialize`. `scout tools`, `scout call` and `scout pin`.
+    AsAgent,
+    /// Every era the server speaks, to describe it (`scout connect` says "dual").
+    Describe,
+}
+
+async fn open_for(
+    spec: &ServerSpec,
+    reauth: Option<crate::client::reauth::Reauth>,
+    eras: Eras,
+) -> Result<OpenServer, ConnectError> {
     let connector = Connector::new(spec, Recorder::new(), &uuid::Uuid::new_v4().to_string())?;
     if let Some(r) = reauth {
         connector.enable_reauthorization(r);
     }
-    match decide(&connector, spec).await {
+    match decide(&connector, spec, eras).await {
         Ok((wires, how)) => Ok(OpenServer {
             connector,
             wires,
@@ -180,7 +199,7 @@ pub async fn summary(
     reauth: Option<crate::client::reauth::Reauth>,
 ) -> Result<ConnectSummary, ConnectError> {
     let started = Instant::now();
-    let opened = open(spec, reauth).await?;
+    let opened = open_for(spec, reauth, Eras::Describe).await?;
     let wires = opened.wires.clone();
     let how = opened.how.clone();
     opened.close().await;
@@ -210,6 +229,7 @@ pub async fn summary(
 async fn decide(
     connector: &Connector,
     spec: &ServerSpec,
+    eras: Eras,
 ) -> Result<(Vec<Connection>, Vec<String>), ConnectError> {
     connector
         .start_server(crate::client::connect::START_TIMEOUT)
@@ -254,6 +274,9 @@ async fn decide(
             _ => {
                 how.push("server/discover answered".into());
                 wires.push(lifecycle::modern_from(&first, &d));
+                if eras == Eras::AsAgent {
+                    handshake = None;
+                }
             }
         }
     }

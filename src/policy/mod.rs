@@ -164,6 +164,10 @@ pub struct ToolRow {
     pub decision: Decision,
     /// e.g. `a: integer*, b: string` (`*` = required).
     pub schema: String,
+    /// The tool's `inputSchema` exactly as the server listed it (JSON only): a script
+    /// reading `scout tools --json` gets every keyword, `$schema`, `$defs` and `$ref` included.
+    #[serde(rename = "inputSchema")]
+    pub input_schema: Value,
 }
 
 /// The catalogue as the policy sees it, in the server's order.
@@ -180,6 +184,7 @@ pub fn tool_table(tools: &[Value], policy: &PolicySpec) -> Vec<ToolRow> {
             hints: Hints::of(t),
             decision: decide(t, policy),
             schema: schema_summary(t.get("inputSchema").unwrap_or(&Value::Null)),
+            input_schema: t.get("inputSchema").cloned().unwrap_or(Value::Null),
         })
         .collect()
 }
@@ -275,6 +280,10 @@ pub enum CallError {
         code: i64,
         message: String,
     },
+    /// The server still asks for input (2026-07-28 `input_required`) that scout could not
+    /// or would not give: the call did not complete.
+    #[error("{method} did not complete: the server asked for input and {why}")]
+    Incomplete { method: String, why: String },
 }
 
 /// The most pages `list_tools` follows before giving up (a cursor loop must not hang a CLI).
@@ -348,7 +357,20 @@ pub async fn call(
     // call_tool adds the 2026-07-28 Mcp-Param-* headers the tool's schema declares.
     let schema = tool.get("inputSchema").cloned().unwrap_or(Value::Null);
     let reply = conn.call_tool(name, arguments, &schema).await;
-    answered(&reply, "tools/call").cloned()
+    let result = answered(&reply, "tools/call")?;
+    if crate::client::rounds::result_type(result) == Some(crate::client::rounds::INPUT_REQUIRED) {
+        // An input_required result is no answer of the tool's: say why the rounds stopped.
+        let why = conn
+            .input_chains()
+            .last()
+            .and_then(|c| c.rounds.last().and_then(|r| r.stopped.as_ref()))
+            .map_or_else(|| "scout stopped answering".into(), ToString::to_string);
+        return Err(CallError::Incomplete {
+            method: "tools/call".into(),
+            why: format!("scout stopped: {why}"),
+        });
+    }
+    Ok(result.clone())
 }
 
 /// Renders a `CallToolResult` for a terminal: text blocks verbatim, other blocks as one

@@ -201,6 +201,25 @@ pub static ALIASES: &[(&str, &[&str])] = &[
     ),
     ("handshake.ping", &["ping:ping"]),
     (
+        "protocol.removed_methods",
+        &[
+            "server-stateless:sep-2575-http-server-method-not-found-404-logging-setlevel",
+            "server-stateless:sep-2575-http-server-method-not-found-404-resources-subscribe",
+            "server-stateless:sep-2575-http-server-method-not-found-404-resources-unsubscribe",
+        ],
+    ),
+    (
+        "protocol.logging",
+        &[
+            "logging-set-level",
+            "server-stateless:sep-2575-server-no-log-without-loglevel",
+        ],
+    ),
+    (
+        "protocol.resource_subscribe",
+        &["resources-subscribe", "resources-unsubscribe"],
+    ),
+    (
         "protocol.jsonrpc_ids",
         &["server-stateless:sep-2575-http-server-error-jsonrpc-id"],
     ),
@@ -354,8 +373,8 @@ macro_rules! scenarios {
 scenarios! {
     "server-initialize", Covered, "initialize answers a well-formed InitializeResult; a minted session id is visible ASCII.";
     "server-session-lifecycle", Covered, "The initialized notification is accepted on the session; DELETE ends the session (then 404) or is refused with 405, which both the suite and scout accept.";
-    "server-stateless", Partly, "scout judges per-request _meta (400/-32602, clientInfo optional), server/discover, the capabilities it declares against the methods that work, serverInfo in _meta, -32022 and the version header (400/-32020), 404/-32601 for unknown methods, error ids and stream contents. Not judged: subscriptions/listen (acknowledgement, subscription ids, filters, list-changed notifications), -32021 for a missing client capability (it needs the fixture tool test_missing_capability) and logging without a logLevel.";
-    "logging-set-level", NotCovered, "scout sends no logging/setLevel: it does not probe the logging utility.";
+    "server-stateless", Partly, "scout judges per-request _meta (400/-32602, clientInfo optional), server/discover, the capabilities it declares against the methods that work, serverInfo in _meta, -32022 and the version header (400/-32020), 404/-32601 for unknown methods, error ids and stream contents, 404/-32601 for the removed methods logging/setLevel, resources/subscribe and resources/unsubscribe (a result is a warning), and no log message for a request without a logLevel. Not judged: subscriptions/listen (acknowledgement, subscription ids, filters, list-changed notifications) and -32021 for a missing client capability (it needs the fixture tool test_missing_capability).";
+    "logging-set-level", Partly, "With the logging capability declared, logging/setLevel to info must be accepted (an unknown level should get -32602); a server that sends log messages without declaring logging fails. Not judged: that later messages respect the level, and logging/setLevel on a server that does not declare logging (the suite sends it anyway).";
     "ping", Covered, "ping answers an empty result (2026-07-28: -32601, ping is removed).";
     "completion-complete", NeedsFixture, "The suite asks completion/complete for argument arg1 of the fixture prompt test_prompt_with_arguments, so a server without that prompt fails it; catalog.completions asks for an argument of a prompt the server lists and judges the answer.";
     "tools-list", Partly, "tools/list answers a well-formed list and the tool names follow the naming rules. Not judged: tools-list-deterministic-order (2026-07-28), the same order on three consecutive lists.";
@@ -367,19 +386,19 @@ scenarios! {
     "tools-call-with-logging", NotCovered, "The suite calls test_tool_with_logging and expects notifications/message during the call; scout does not judge log notifications.";
     "tools-call-error", NeedsFixture, "The suite calls test_error_handling and expects isError: true; scout reports a tool's isError as the tool's own answer, which is no verdict on the server.";
     "tools-call-with-progress", NeedsFixture, "The suite calls test_tool_with_progress; scout sends a progressToken and judges the progress notifications of the calls it makes.";
-    "tools-call-sampling", NotCovered, "The tool asks the client for sampling/createMessage; scout declares no client capabilities (sampling among them), so it takes no part in the exchange.";
-    "tools-call-elicitation", NotCovered, "The tool asks the client for elicitation/create; scout declares no client capabilities (elicitation among them), so it takes no part in the exchange.";
+    "tools-call-sampling", NotCovered, "The suite calls the fixture tool test_sampling, which asks the client for sampling/createMessage; scout's full persona answers what any listed tool asks (execution.sampling), but not this tool's exact expectations.";
+    "tools-call-elicitation", NotCovered, "The suite calls the fixture tool test_elicitation, which asks the client for elicitation/create; scout's full persona answers what any listed tool asks (execution.elicitation), but not this tool's exact expectations.";
     "json-schema-2020-12", NotCovered, "The suite reads the fixture tool json_schema_2020_12_tool and checks that 2020-12 keywords survive; scout judges that input schemas are valid JSON Schema (catalog.tool_schema), not that given keywords are kept.";
-    "elicitation-sep1034-defaults", NotCovered, "Elicitation: scout declares no client capabilities, so it takes no part in the exchange.";
+    "elicitation-sep1034-defaults", NotCovered, "The suite calls a fixture tool that elicits with defaults (or enum forms); scout's full persona answers what any listed tool asks (execution.elicitation), but not this tool's exact expectations.";
     "server-sse-polling", NeedsFixture, "The suite calls test_reconnection, which closes its stream mid-call; scout resumes any stream a server closes before the response (protocol.sse) but cannot make a server close one.";
     "server-sse-multiple-streams", NotCovered, "scout sends concurrent requests (performance.throughput) but does not judge that each POST gets its own SSE stream.";
-    "elicitation-sep1330-enums", NotCovered, "Elicitation: scout declares no client capabilities, so it takes no part in the exchange.";
+    "elicitation-sep1330-enums", NotCovered, "The suite calls a fixture tool that elicits with defaults (or enum forms); scout's full persona answers what any listed tool asks (execution.elicitation), but not this tool's exact expectations.";
     "resources-list", Covered, "resources/list (and templates) answer well-formed lists.";
     "resources-read-text", NeedsFixture, "The suite reads test://static-text and expects its text; scout reads every listed resource and judges the contents.";
     "resources-read-binary", NeedsFixture, "The suite reads test://static-binary and expects its blob; scout reads every listed resource and judges the contents.";
     "resources-templates-read", NotCovered, "scout lists templates (catalog.resources) but reads none: expanding a template needs values only its author knows.";
-    "resources-subscribe", NotCovered, "scout does not subscribe to resources.";
-    "resources-unsubscribe", NotCovered, "scout does not subscribe to resources.";
+    "resources-subscribe", Partly, "When the server declares resources.subscribe, scout subscribes to the first resource it listed (the suite to the fixture URI test://watched-resource) and needs a result. Not judged: a server that accepts subscriptions without declaring the capability (scout does not subscribe then), and the updated notifications.";
+    "resources-unsubscribe", Partly, "After subscribing, scout unsubscribes from the same resource and needs a result (only when resources.subscribe is declared).";
     "sep-2164-resource-not-found", Partly, "Reading a URI the server never listed must be an error (-32602 in 2026-07-28), never empty contents. Not judged: sep-2164-data-uri, the URI in the error's data.";
     "sep-2640-skills-directory", NotCovered, "The skills extension: no scout check, and no frozen set scores it.";
     "sep-2640-skills-enumeration", NotCovered, "The skills extension: no scout check, and no frozen set scores it.";
@@ -403,20 +422,20 @@ scenarios! {
     "tasks-status-notifications", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";
     "tasks-required-task-error", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";
     "tasks-mrtr-composition", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";
-    "input-required-result-basic-elicitation", NeedsFixture, "The suite calls test_input_required_result_elicitation and answers its input request; scout has no multi-round-trip client.";
-    "input-required-result-basic-sampling", NeedsFixture, "The suite calls test_input_required_result_sampling and answers its input request; scout has no multi-round-trip client.";
-    "input-required-result-basic-list-roots", NeedsFixture, "The suite calls test_input_required_result_list_roots and answers its input request; scout has no multi-round-trip client.";
-    "input-required-result-request-state", NeedsFixture, "The suite calls test_input_required_result_request_state and echoes its requestState; scout has no multi-round-trip client.";
-    "input-required-result-multiple-input-requests", NeedsFixture, "The suite calls test_input_required_result_multiple_inputs; scout has no multi-round-trip client.";
-    "input-required-result-multi-round", NeedsFixture, "The suite calls test_input_required_result_multi_round; scout has no multi-round-trip client.";
-    "input-required-result-missing-input-response", NeedsFixture, "The suite retries an input-required tool without the input; scout has no multi-round-trip client.";
-    "input-required-result-non-tool-request", NeedsFixture, "The suite gets test_input_required_result_prompt, a prompt that asks for input; scout has no multi-round-trip client.";
+    "input-required-result-basic-elicitation", NeedsFixture, "The suite calls test_input_required_result_elicitation and answers its input request; scout completes every input_required it meets on the tools the server lists (execution.input_required, execution.elicitation) and judges each result's shape (protocol.input_required_shape), but not this fixture tool's exact expectations.";
+    "input-required-result-basic-sampling", NeedsFixture, "The suite calls test_input_required_result_sampling and answers its input request; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-basic-list-roots", NeedsFixture, "The suite calls test_input_required_result_list_roots and answers its input request; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-request-state", NeedsFixture, "The suite calls test_input_required_result_request_state and echoes its requestState; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-multiple-input-requests", NeedsFixture, "The suite calls test_input_required_result_multiple_inputs; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-multi-round", NeedsFixture, "The suite calls test_input_required_result_multi_round; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-missing-input-response", NeedsFixture, "The suite retries an input-required tool without the input; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-non-tool-request", NeedsFixture, "The suite gets test_input_required_result_prompt, a prompt that asks for input; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
     "input-required-result-result-type", NeedsFixture, "The suite checks resultType on an input-required answer of a fixture tool; scout judges resultType on every 2026-07-28 result (protocol.result_type) but meets no input-required answer without the fixture.";
-    "input-required-result-unsupported-methods", NeedsFixture, "The suite checks what a fixture tool may ask for; scout has no multi-round-trip client.";
-    "input-required-result-tampered-state", NeedsFixture, "The suite calls test_input_required_result_tampered_state with a changed requestState; scout has no multi-round-trip client.";
-    "input-required-result-capability-check", NeedsFixture, "The suite calls test_input_required_result_capabilities without the client capability; scout has no multi-round-trip client.";
-    "input-required-result-ignore-extra-params", NeedsFixture, "The suite sends unknown parameters with an input response to a fixture tool; scout has no multi-round-trip client.";
-    "input-required-result-validate-input", NeedsFixture, "The suite sends an invalid input response to a fixture tool; scout has no multi-round-trip client.";
+    "input-required-result-unsupported-methods", NeedsFixture, "The suite checks what a fixture tool may ask for; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-tampered-state", NeedsFixture, "The suite calls test_input_required_result_tampered_state with a changed requestState; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-capability-check", NeedsFixture, "The suite calls test_input_required_result_capabilities without the client capability; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-ignore-extra-params", NeedsFixture, "The suite sends unknown parameters with an input response to a fixture tool; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
+    "input-required-result-validate-input", NeedsFixture, "The suite sends an invalid input response to a fixture tool; scout completes every input_required it meets on the tools the server lists (execution.input_required) and judges each result's shape (protocol.input_required_shape), but not this fixture's exact expectations.";
 }
 
 /// The official everything-server's fixture tool each scenario calls by name (scenarios that

@@ -222,14 +222,17 @@ async fn send(wire: &Connection, catalog: &Catalog, target: &ExpectTarget, args:
                 .and_then(|t| t.get("inputSchema"))
                 .cloned()
                 .unwrap_or(Value::Null);
-            wire.send(wire.tool_call(json!({"name": name, "arguments": args}), &schema))
+            wire.send_completing(wire.tool_call(json!({"name": name, "arguments": args}), &schema))
                 .await
         }
         ExpectTarget::Prompt(name) => {
-            wire.request("prompts/get", json!({"name": name, "arguments": args}))
+            wire.request_completing("prompts/get", json!({"name": name, "arguments": args}))
                 .await
         }
-        ExpectTarget::Resource(uri) => wire.request("resources/read", json!({"uri": uri})).await,
+        ExpectTarget::Resource(uri) => {
+            wire.request_completing("resources/read", json!({"uri": uri}))
+                .await
+        }
     }
 }
 

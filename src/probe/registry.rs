@@ -7,7 +7,7 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 17] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 19] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
@@ -15,10 +15,12 @@ pub fn tables() -> [(Phase, &'static [&'static Check]); 17] {
         (Phase::Handshake, handshake::CHECKS),
         (Phase::Protocol, protocol::CHECKS),
         (Phase::Protocol, protocol::capability_use::CHECKS),
+        (Phase::Protocol, protocol::utilities::CHECKS),
         (Phase::Protocol, stdio::CHECKS),
         (Phase::Catalog, catalog::CHECKS),
         (Phase::Execution, execution::CHECKS),
         (Phase::Execution, execution::talkback::CHECKS),
+        (Phase::Execution, execution::input_required::CHECKS),
         (Phase::Execution, execution::coverage::CHECKS),
         (Phase::Expectations, expectations::CHECKS),
         (Phase::Expectations, snapshots::CHECKS),

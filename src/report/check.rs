@@ -169,6 +169,8 @@ pub mod spec_url {
         "https://modelcontextprotocol.io/specification/2026-07-28/server/utilities/pagination";
     pub const PROGRESS26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/progress";
+    pub const MRTR26: &str =
+        "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/mrtr";
     pub const CANCEL26: &str =
         "https://modelcontextprotocol.io/specification/2026-07-28/basic/patterns/cancellation";
     pub const AU26: &str =

@@ -183,6 +183,24 @@ pub static GROUNDS: &[Ground] = &[
         "Both parties MUST: Respect the negotiated protocol version; Only use capabilities that were successfully negotiated",
     ),
     g(
+        "protocol.removed_methods",
+        Must,
+        "MCP 2026-07-28 basic/transports/streamable-http",
+        "If the server does not implement the requested RPC method, it MUST respond with 404 Not Found and a JSON-RPC error with code -32601 (Method not found).",
+    ),
+    g(
+        "protocol.logging",
+        Must,
+        "MCP 2025-11-25 and 2026-07-28 server/utilities/logging",
+        "Servers that emit log message notifications MUST declare the logging capability (2025-11-25); the server MUST NOT emit notifications/message for a request that does not include this field (2026-07-28, io.modelcontextprotocol/logLevel).",
+    ),
+    g(
+        "protocol.resource_subscribe",
+        Heuristic,
+        "scout, from the resources capability of MCP 2025-11-25 server/resources",
+        "subscribe: whether the client can subscribe to be notified of changes to individual resources. A server that declares it yet refuses resources/subscribe or resources/unsubscribe contradicts its own declaration; no sentence of the spec makes this a MUST, so it is a warning.",
+    ),
+    g(
         "protocol.jsonrpc_ids",
         Must,
         "MCP 2025-11-25 basic",
@@ -283,6 +301,12 @@ pub static GROUNDS: &[Ground] = &[
         Must,
         "MCP 2026-07-28 server/tools",
         "Every request MUST include the required _meta fields",
+    ),
+    g(
+        "protocol.input_required_shape",
+        Must,
+        "MCP 2026-07-28 basic/patterns/mrtr",
+        "Servers MUST NOT send InputRequiredResult responses on any other client requests.",
     ),
     g(
         "protocol.result_type",
@@ -431,6 +455,12 @@ pub static GROUNDS: &[Ground] = &[
         "A catalogue over the configured token threshold crowds an agent's context: a warning.",
     ),
     // execution
+    g(
+        "execution.input_required",
+        Should,
+        "MCP 2026-07-28 basic/patterns/mrtr",
+        "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error.",
+    ),
     g(
         "execution.elicitation",
         Must,

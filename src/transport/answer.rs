@@ -114,7 +114,25 @@ impl Persona {
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         let method = request.get("method").and_then(Value::as_str).unwrap_or("");
         let params = request.get("params").unwrap_or(&Value::Null);
-        let outcome = match method {
+        match self.result_for(method, params, tool) {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        }
+    }
+
+    /// The result this persona gives the server's request `method` with `params`, or the
+    /// JSON-RPC error (code, message) it refuses it with. The same answer goes back as a
+    /// response (handshake era) or as one entry of a retry's `inputResponses` (2026-07-28
+    /// multi round-trip requests).
+    pub fn result_for(
+        &self,
+        method: &str,
+        params: &Value,
+        tool: Option<&str>,
+    ) -> Result<Value, (i64, String)> {
+        match method {
             // Either side may ping; the receiver "MUST respond promptly with an empty
             // response" (basic/utilities/ping), whatever it declared.
             "ping" => Ok(json!({})),
@@ -130,12 +148,6 @@ impl Persona {
                 METHOD_NOT_FOUND,
                 format!("scout does not offer {method:?} to this server"),
             )),
-        };
-        match outcome {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err((code, message)) => {
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-            }
         }
     }
 

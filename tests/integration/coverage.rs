@@ -64,6 +64,12 @@ enum Scenario {
     /// `asks_back.py`: a read-only tool during whose call the server asks a client that
     /// declared them for elicitation, sampling and roots (the full persona's connection).
     StdioAsksBack,
+    /// `utilities.py`: logging and resources.subscribe declared on the handshake wire, the
+    /// removed methods unknown on the 2026-07-28 wire.
+    StdioUtilities,
+    /// `input_required.py`: two read-only tools that take several round trips on the
+    /// 2026-07-28 wire (a requestState count, a form for the full persona).
+    StdioInputRequired,
 }
 
 /// How a check is shown to work.
@@ -134,11 +140,15 @@ const COVERED: &[(&str, Cover)] = &[
     ("protocol.param_headers", Judged(HttpParamHeaders)),
     ("protocol.meta_required", Judged(StdioMinimal)),
     ("protocol.result_type", Judged(StdioMinimal)),
+    ("protocol.input_required_shape", Judged(StdioInputRequired)),
     ("protocol.cache_hints", Judged(StdioMinimal)),
     ("protocol.error_codes", Judged(StdioMinimal)),
     ("protocol.sse", Judged(HttpSse)),
     ("protocol.wire_schema", Judged(StdioMinimal)),
     ("protocol.capability_use", Judged(StdioMinimal)),
+    ("protocol.removed_methods", Judged(StdioMinimal)),
+    ("protocol.logging", Judged(StdioUtilities)),
+    ("protocol.resource_subscribe", Judged(StdioUtilities)),
     ("stdio.process", Judged(StdioMinimal)),
     (
         "stdio.environment",
@@ -197,6 +207,7 @@ const COVERED: &[(&str, Cover)] = &[
     ("execution.elicitation", Judged(StdioAsksBack)),
     ("execution.sampling", Judged(StdioAsksBack)),
     ("execution.roots", Judged(StdioAsksBack)),
+    ("execution.input_required", Judged(StdioInputRequired)),
     (
         "execution.coverage",
         Observed(
@@ -320,6 +331,8 @@ async fn scenario(which: Scenario) -> ServerReport {
         StdioLargeList => every_phase(fixture("large_tool_list.py", &[])),
         StdioIcons => every_phase(fixture("icon_schemes.py", &[])),
         StdioAsksBack => every_phase(fixture("asks_back.py", &[])),
+        StdioUtilities => every_phase(fixture("utilities.py", &[])),
+        StdioInputRequired => every_phase(fixture("input_required.py", &[])),
         PlainHttp => only(
             url_spec("plain-http", "http://mcp.invalid/mcp"),
             &[Phase::Discovery],
@@ -436,9 +449,9 @@ fn boxed(which: Scenario) -> std::pin::Pin<Box<dyn std::future::Future<Output = 
 #[tokio::test]
 async fn every_covered_check_is_judged_in_its_scenario() {
     // Every scenario at once: each spends most of its time waiting on its fixture. Each is
-    // boxed where it is made (see `boxed`): nineteen run futures side by side overflow the
+    // boxed where it is made (see `boxed`): twenty run futures side by side overflow the
     // test thread's stack.
-    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u, v) = tokio::join!(
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u, v, w, x) = tokio::join!(
         boxed(StdioMinimal),
         boxed(HttpMinimal),
         boxed(HttpParamHeaders),
@@ -458,6 +471,8 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         boxed(HttpSerialises),
         boxed(StdioIcons),
         boxed(StdioAsksBack),
+        boxed(StdioUtilities),
+        boxed(StdioInputRequired),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -479,6 +494,8 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (HttpSerialises, t),
         (StdioIcons, u),
         (StdioAsksBack, v),
+        (StdioUtilities, w),
+        (StdioInputRequired, x),
     ]
     .into_iter()
     .collect();

@@ -338,12 +338,12 @@ fn a_refresh_token_from_the_environment_stops_before_the_grant() {
     assert_eq!(finding(&report, "auth.token_acquired")["status"], "info");
 }
 
-/// scout as the client under the official conformance suite's `client` mode: every auth
-/// scenario that applies to a headless client and that scout passes (the script lists the
-/// ones it does not pass yet, with why, on every run). The first run installs Node 22 and
-/// the suite from npm into target/conformance/.
+/// scout as the client under the official conformance suite's `client` mode: every scenario
+/// that applies to a headless client, auth and otherwise, and that scout passes (the script
+/// lists the ones it does not pass yet, with why, on every run). The first run installs Node
+/// 22 and the suite from npm into target/conformance/.
 #[test]
-fn the_conformance_suite_client_auth_scenarios_pass() {
+fn the_conformance_suite_client_scenarios_pass() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let out = std::process::Command::new(root.join("scripts/conformance-client.sh"))
         .env("SCOUT_BIN", assert_cmd::cargo::cargo_bin("scout"))
@@ -371,4 +371,26 @@ fn the_conformance_suite_client_auth_scenarios_pass() {
         );
     }
     assert!(!text.contains("not yet: "), "{text}");
+    // The client itself: each of these failed before scout stayed modern after a discover
+    // (no initialize without Mcp-Method), completed multi round-trip requests, and printed
+    // the listed inputSchema as it came.
+    for scenario in [
+        "initialize",
+        "tools_call",
+        "request-metadata",
+        "sse-retry",
+        "elicitation-sep1034-client-defaults",
+        "sep-2322-client-request-state",
+        "http-standard-headers",
+        "http-custom-headers",
+        "http-invalid-tool-headers",
+        "json-schema-ref-no-deref",
+        "json-schema-2020-12-preservation",
+    ] {
+        assert!(
+            text.lines()
+                .any(|l| l.contains(": pass: ") && l.trim_end().ends_with(&format!(" {scenario}"))),
+            "{scenario} did not pass:\n{text}"
+        );
+    }
 }

@@ -6,12 +6,13 @@
 //                                          http://127.0.0.1:PORT/mcp-strict  2026-07-28 only (legacy requests rejected)
 //
 // Tools: get_time, echo (read-only), add_note (mutating, not destructive), delete_note
-// (destructive). When SCOUT_TEST_CALL_LOG names a file, every tool call appends one line with
+// (destructive); with SCOUT_TEST_MRTR set also count_to_three and confirm_greeting (read-only,
+// several round trips on 2026-07-28). When SCOUT_TEST_CALL_LOG names a file, every tool call appends one line with
 // the tool's name to it, so a test can prove which tools scout really called.
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { z } from 'zod';
-import { McpServer, createMcpHandler } from '@modelcontextprotocol/server';
+import { McpServer, createMcpHandler, inputRequired } from '@modelcontextprotocol/server';
 import { toNodeHandler, localhostHostValidation, localhostOriginValidation } from '@modelcontextprotocol/node';
 
 // Shared by every request of one process (the HTTP handler builds a server per request).
@@ -63,7 +64,51 @@ function buildServer() {
     logCall('delete_note');
     return text(notes.delete(key) ? `deleted ${key}` : `no note ${key}`);
   });
+  if (process.env.SCOUT_TEST_MRTR) registerRoundTrips(server);
   return server;
+}
+
+// With SCOUT_TEST_MRTR set: two read-only tools that take several round trips on the
+// 2026-07-28 wire (multi round-trip requests, the SDK's inputRequired); on the handshake era
+// each answers at once.
+const CAPS = 'io.modelcontextprotocol/clientCapabilities';
+const stateOf = (ctx) => (typeof ctx.mcpReq.requestState === 'function'
+  ? ctx.mcpReq.requestState() : ctx.mcpReq.requestState);
+function registerRoundTrips(server) {
+  server.registerTool('count_to_three', {
+    title: 'Count to three',
+    description: 'Counts one round trip at a time, carrying the count in requestState. Read-only.',
+    inputSchema: z.object({}),
+    annotations: readOnly,
+  }, async (_args, ctx) => {
+    logCall('count_to_three');
+    if (!ctx.mcpReq.envelope) return text('three (no round trips on this revision)');
+    const state = stateOf(ctx);
+    if (!state) return inputRequired({ requestState: 'one' });
+    if (state === 'one') return inputRequired({ requestState: 'two' });
+    return text(`three, after ${state}`);
+  });
+  server.registerTool('confirm_greeting', {
+    title: 'Confirm greeting',
+    description: 'Asks the user to confirm (a form with one boolean) before greeting, when the client can show forms. Read-only.',
+    inputSchema: z.object({}),
+    annotations: readOnly,
+  }, async (_args, ctx) => {
+    logCall('confirm_greeting');
+    const answer = ctx.mcpReq.inputResponses?.confirm;
+    if (answer) return text(`greeting ${answer.action}`);
+    const caps = ctx.mcpReq.envelope?.[CAPS];
+    if (!caps?.elicitation) return text('hello (no form: the client cannot show one)');
+    return inputRequired({
+      inputRequests: {
+        confirm: inputRequired.elicit({
+          message: 'Send the greeting?',
+          requestedSchema: { type: 'object', properties: { ok: { type: 'boolean', default: true, description: 'Send it' } } },
+        }),
+      },
+      requestState: 'asked',
+    });
+  });
 }
 
 const [mode = 'stdio', portArg] = process.argv.slice(2);

@@ -8,6 +8,7 @@
 
 pub mod content;
 pub mod coverage;
+pub mod input_required;
 pub mod progress;
 pub mod reads;
 pub mod safety;
@@ -420,7 +421,7 @@ async fn call_tools(
             }
             limiter.wait().await;
             let reply = wire
-                .send(wire.tool_call(
+                .send_completing(wire.tool_call(
                     json!({"name": name, "arguments": a.arguments, "_meta": {"progressToken": token}}),
                     input_schema(&a.tool),
                 ))
@@ -592,7 +593,7 @@ async fn read_resources(
         let params = json!({"uri": uri});
         async move {
             limiter.wait().await;
-            wire.request("resources/read", params).await
+            wire.request_completing("resources/read", params).await
         }
     };
     let (replies, missing) = futures_util::join!(
@@ -635,7 +636,7 @@ async fn get_prompts(
         .collect();
     let get = |params: Value| async move {
         limiter.wait().await;
-        wire.request("prompts/get", params).await
+        wire.request_completing("prompts/get", params).await
     };
     let (replies, unknown) = futures_util::join!(
         futures_util::future::join_all(

@@ -1,5 +1,7 @@
 //! When the server talks back: `execution.elicitation`, `execution.sampling`,
-//! `execution.roots`, and (on the wire the run plays bare) `protocol.capability_use`.
+//! `execution.roots`, and (on the wire the run plays bare) `protocol.capability_use`; on a
+//! 2026-07-28 wire, where the server asks inside `input_required` results instead, also
+//! `execution.input_required`.
 //!
 //! A server asks a client only for what the client declared, so a bare client never sees
 //! most of these requests. After a handshake-era wire's ordinary calls, scout opens one more
@@ -12,8 +14,10 @@
 
 use serde_json::Value;
 
+use crate::client::rounds::InputChain;
 use crate::client::{Connection, lifecycle};
 use crate::policy::{self, Decision, args};
+use crate::probe::execution::input_required::{INPUT_REQUIRED, input_required};
 use crate::probe::session::{Catalog, Session};
 use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
@@ -61,17 +65,16 @@ pub async fn run(
 ) {
     let era = wire.era();
     if era == Era::Modern {
-        let why = "2026-07-28 servers do not send requests to the client outside a response (input_required results take their place); not judged here";
-        s.add(
-            crate::probe::protocol::capability_use::CAPABILITY_USE
-                .skip(SkipReason::NotApplicable, why)
-                .era(era),
-        );
-        for c in CHECKS {
-            s.add(c.skip(SkipReason::NotApplicable, why).era(era));
-        }
-        return;
+        return modern(s, wire, catalog, calls).await;
     }
+    s.add(
+        INPUT_REQUIRED
+            .skip(
+                SkipReason::NotApplicable,
+                "a 2026-07-28 rule; this wire speaks the handshake era",
+            )
+            .era(era),
+    );
     if wire.transport() == crate::report::model::TransportKind::LegacySse {
         // The server's requests on the one HTTP+SSE stream are neither answered nor
         // logged yet: a pass would claim what nothing showed.
@@ -122,6 +125,99 @@ pub async fn run(
     }
 }
 
+/// A 2026-07-28 wire: the server asks only inside results (`input_required`), which scout
+/// completes on every call (`client::rounds`). The bare client's calls are the run's own;
+/// then, on the same wire, requests that play the full persona (they declare roots, sampling
+/// and elicitation in `_meta`) call the tools again, one at a time. What was asked on both is judged: the round trips
+/// (`execution.input_required`) and each input request as elicitation, sampling or roots.
+async fn modern(
+    s: &mut Session,
+    wire: &Connection,
+    catalog: &Catalog,
+    calls: &[(String, Option<Reply>)],
+) {
+    let era = wire.era();
+    s.add(
+        crate::probe::protocol::capability_use::CAPABILITY_USE
+            .skip(
+                SkipReason::NotApplicable,
+                "2026-07-28 servers send no requests of their own: input_required results take their place (protocol.input_required_shape judges what they ask)",
+            )
+            .era(era),
+    );
+    let mut chains = wire.input_chains();
+    let talkback = if wire.persona().is_full() {
+        Ok(Talkback {
+            asks: asks_of(&chains),
+            calls: calls
+                .iter()
+                .filter_map(|(n, r)| Some((n.clone(), r.clone()?)))
+                .collect(),
+            refused: Vec::new(),
+            version: wire.protocol_version().to_string(),
+        })
+    } else {
+        let persona = Persona {
+            kind: PersonaKind::Full,
+            ..s.spec.client.clone()
+        };
+        match wire.as_persona(persona) {
+            // Each 2026-07-28 request declares its persona: the same wire serves both.
+            Some(full) => {
+                let t = calls_that_may_ask(s, &full, catalog, &[]).await;
+                let full_chains = full.input_chains();
+                let asks = asks_of(&full_chains);
+                chains.extend(full_chains);
+                t.map(|t| Talkback { asks, ..t })
+            }
+            None => Err("no 2026-07-28 wire for the full persona".to_string()),
+        }
+    };
+    s.add(input_required(&chains).era(era));
+    match talkback {
+        Ok(t) => {
+            for f in judge(&t) {
+                s.add(f.era(era));
+            }
+        }
+        Err(why) => {
+            for c in CHECKS {
+                s.add(c.skip(SkipReason::NotAssessed, why.clone()).era(era));
+            }
+        }
+    }
+}
+
+/// The input requests of `chains` that scout answered, as the judges of the handshake era's
+/// server requests read them: each request with its key as id, scout's answer as the result.
+fn asks_of(chains: &[InputChain]) -> Vec<Asked> {
+    let mut out = Vec::new();
+    for c in chains {
+        let tool = (c.method == "tools/call").then(|| c.subject.clone());
+        for r in &c.rounds {
+            let (Some(requests), Some(responses)) = (
+                r.result.get("inputRequests").and_then(Value::as_object),
+                r.responses.as_ref(),
+            ) else {
+                continue;
+            };
+            for (key, request) in requests {
+                out.push(Asked {
+                    request: serde_json::json!({
+                        "id": key,
+                        "method": request.get("method").cloned().unwrap_or(Value::Null),
+                        "params": request.get("params").cloned().unwrap_or(Value::Null),
+                    }),
+                    answer: serde_json::json!({"result": responses.get(key).cloned().unwrap_or(Value::Null)}),
+                    tool: tool.clone(),
+                    evidence: r.evidence.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
 /// Opens the full persona's connection, calls the tools that may make the server ask, and
 /// closes it again.
 async fn full_connection(
@@ -156,6 +252,9 @@ async fn calls_that_may_ask(
     let tools = policy::list_tools(full)
         .await
         .map_err(|e| format!("tools/list as the full persona failed: {e}"))?;
+    // A 2026-07-28 tool with invalid x-mcp-header declarations is one a client must not
+    // offer (the catalog phase says why); the full persona does not call it either.
+    let (tools, _) = crate::probe::catalog::x_mcp_header::split_dropped(full, tools);
     let bare_names: Vec<&str> = catalog.tools.iter().map(policy::tool_name).collect();
     let asked_during: Vec<&str> = bare_asks.iter().filter_map(|a| a.tool.as_deref()).collect();
     let mut refused = Vec::new();
@@ -319,10 +418,13 @@ pub fn elicitation_problems(params: &Value, version: &str) -> Vec<String> {
             if url.is_none_or(|u| url::Url::parse(u).is_err()) {
                 out.push("a URL-mode request without a valid url".to_string());
             }
-            if params
-                .get("elicitationId")
-                .and_then(Value::as_str)
-                .is_none()
+            // 2026-07-28 dropped the elicitationId: a URL request rides an input_required
+            // result, and the retry is what ties the answer to it.
+            if version < crate::client::MODERN_VERSION
+                && params
+                    .get("elicitationId")
+                    .and_then(Value::as_str)
+                    .is_none()
             {
                 out.push("a URL-mode request without an elicitationId".to_string());
             }

@@ -10,6 +10,7 @@
 pub mod capability_use;
 pub mod judge;
 mod send;
+pub mod utilities;
 
 use serde_json::Value;
 
@@ -76,6 +77,9 @@ crate::checks! { phase: Protocol;
     RESULT_TYPE = "protocol.result_type", Major, "Every result carries resultType", spec_url::B26,
         "2026-07-28: every result must carry resultType (complete or input_required).",
         "Add resultType to every result (SDKs for 2026-07-28 do this).";
+    INPUT_REQUIRED_SHAPE = "protocol.input_required_shape", Major, "Results that ask for input are well placed and ask only for what the client declared", spec_url::MRTR26,
+        "2026-07-28, over every result of the run: input_required may answer only tools/call, prompts/get and resources/read; it must carry inputRequests or requestState; each input request must be an elicitation/create, sampling/createMessage or roots/list, and only for a capability the request declared in its _meta (elicitation form or url, sampling, sampling.tools, roots). Not applicable when no result was input_required.",
+        "Answer input_required only on tools/call, prompts/get and resources/read, always with inputRequests or requestState, and ask a client only for what its request's clientCapabilities declare.";
     CACHE_HINTS = "protocol.cache_hints", Minor, "Cacheable results carry ttlMs and cacheScope", spec_url::C26,
         "2026-07-28: discover, list and read results must carry ttlMs (integer >= 0) and cacheScope (public or private), with the same scope on every page of a list.",
         "Add ttlMs and cacheScope to discover, list and read results.";
@@ -89,6 +93,16 @@ crate::checks! { phase: Protocol;
         "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). Answers to scout's deliberately malformed probes are left to those probes' own checks. One finding per distinct kind of violation, citing the exchanges.",
         "Make the cited messages match the schema of the negotiated revision.";
 }
+
+/// The checks judged once at the end of the run over every message recorded
+/// ([`whole_run_findings`]).
+pub static WHOLE_RUN: [&crate::report::check::Check; 5] = [
+    &RESULT_TYPE,
+    &CACHE_HINTS,
+    &ERROR_CODES,
+    &INPUT_REQUIRED_SHAPE,
+    &WIRE_SCHEMA,
+];
 
 /// The first half of the phase, carried to the second (see [`run_early`]).
 pub struct Deferred {
@@ -126,7 +140,7 @@ pub async fn run_early(
 pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
     let before = s.recorder.len();
     if early.wires.is_empty() {
-        s.add_all(CHECKS.iter().map(|c| {
+        s.add_all(CHECKS.iter().chain(utilities::CHECKS).map(|c| {
             c.skip(
                 crate::report::finding::SkipReason::NotAssessed,
                 "no wire to the server was opened",

@@ -1,6 +1,6 @@
 //! Judges for the 2026-07-28 rules: routing headers, the Base64 sentinel, `Mcp-Param-*`
 //! headers, the required `_meta` keys, and (over every recorded message) `resultType`,
-//! cache hints and the error-code policy.
+//! cache hints, the error-code policy and the shape of `input_required` results.
 
 use std::collections::BTreeMap;
 
@@ -8,8 +8,8 @@ use serde_json::Value;
 
 use super::wire_schema::Message;
 use crate::probe::protocol::{
-    CACHE_HINTS, ERROR_CODES, HEADER_ENCODING, META_REQUIRED, PARAM_HEADERS, RESULT_TYPE,
-    ROUTING_HEADERS, Wire, cite, code_of, describe, has_result,
+    CACHE_HINTS, ERROR_CODES, HEADER_ENCODING, INPUT_REQUIRED_SHAPE, META_REQUIRED, PARAM_HEADERS,
+    RESULT_TYPE, ROUTING_HEADERS, Wire, cite, code_of, describe, has_result,
 };
 use crate::report::exchange::Seq;
 use crate::report::finding::FindingBuilder;
@@ -271,6 +271,119 @@ pub fn result_type(_w: &Wire, msgs: &[&Message]) -> FindingBuilder {
     }
 }
 
+/// What is wrong with one `input_required` result answering `method`, for a request that
+/// declared `declared` (basic/patterns/mrtr): placement, that it asks for something, what
+/// each input request is, and that the client declared what it asks for.
+pub fn input_required_problems(
+    method: Option<&str>,
+    result: &Value,
+    declared: Option<&Value>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let method = method.unwrap_or("an unknown request");
+    if !crate::client::rounds::INPUT_METHODS.contains(&method) {
+        // "Servers MUST NOT send InputRequiredResult responses on any other client requests."
+        out.push(format!("an input_required result answers {method}"));
+    }
+    let requests = result.get("inputRequests");
+    let state = result.get("requestState");
+    if requests.is_none() && state.is_none() {
+        out.push("an input_required result carries neither inputRequests nor requestState".into());
+    }
+    if state.is_some_and(|s| !s.is_string()) {
+        out.push("a requestState is not a string".into());
+    }
+    let Some(requests) = requests else {
+        return out;
+    };
+    let Some(requests) = requests.as_object() else {
+        out.push("an inputRequests is not an object".into());
+        return out;
+    };
+    let has = |path: &str| declared.is_some_and(|d| d.pointer(path).is_some_and(|v| !v.is_null()));
+    for (key, r) in requests {
+        let asked = r.get("method").and_then(Value::as_str).unwrap_or_default();
+        let params = r.get("params").unwrap_or(&Value::Null);
+        let needs = match asked {
+            "elicitation/create" => {
+                // "Clients MUST treat requests without a mode field as form mode"; an
+                // elicitation capability declared as {} means form.
+                match params.get("mode").and_then(Value::as_str).unwrap_or("form") {
+                    "url" => has("/elicitation/url")
+                        .then_some(())
+                        .ok_or("elicitation.url"),
+                    _ => (has("/elicitation/form")
+                        || declared
+                            .and_then(|d| d.get("elicitation"))
+                            .and_then(Value::as_object)
+                            .is_some_and(|e| e.is_empty()))
+                    .then_some(())
+                    .ok_or("elicitation.form"),
+                }
+            }
+            "sampling/createMessage" if params.get("tools").is_some() => {
+                has("/sampling/tools").then_some(()).ok_or("sampling.tools")
+            }
+            "sampling/createMessage" => has("/sampling").then_some(()).ok_or("sampling"),
+            "roots/list" => has("/roots").then_some(()).ok_or("roots"),
+            other => {
+                out.push(format!(
+                    "the input request {key:?} is {}, not an elicitation, sampling or roots request",
+                    if other.is_empty() { "no request" } else { other }
+                ));
+                continue;
+            }
+        };
+        if let Err(capability) = needs {
+            // "Servers MUST NOT send an inputRequests that the client has not declared
+            // support for in its capabilities."
+            out.push(format!(
+                "the input request {key:?} ({asked}) needs {capability}, which the request did not declare"
+            ));
+        }
+    }
+    out
+}
+
+/// `input_required_shape`: every `input_required` result of the wire, judged by
+/// [`input_required_problems`]. Not applicable when the server gave none.
+pub fn input_required_shape(_w: &Wire, msgs: &[&Message]) -> FindingBuilder {
+    let asked: Vec<&&Message> = msgs
+        .iter()
+        .filter(|m| {
+            m.value
+                .pointer("/result/resultType")
+                .and_then(Value::as_str)
+                == Some(crate::client::rounds::INPUT_REQUIRED)
+        })
+        .collect();
+    if asked.is_empty() {
+        return INPUT_REQUIRED_SHAPE.skip(
+            crate::report::finding::SkipReason::NotApplicable,
+            "no request was answered with input_required",
+        );
+    }
+    let mut problems: BTreeMap<String, Vec<Seq>> = BTreeMap::new();
+    for m in &asked {
+        let result = m.value.get("result").unwrap_or(&Value::Null);
+        for p in input_required_problems(m.method.as_deref(), result, m.declared.as_ref()) {
+            problems.entry(p).or_default().push(m.seq);
+        }
+    }
+    if problems.is_empty() {
+        return INPUT_REQUIRED_SHAPE
+            .pass(format!(
+                "{} input_required result(s), each on tools/call, prompts/get or resources/read, asking only for what the request declared",
+                asked.len()
+            ))
+            .evidence(asked.iter().map(|m| m.seq));
+    }
+    let evidence: Vec<Seq> = problems.values().flatten().copied().collect();
+    INPUT_REQUIRED_SHAPE
+        .fail(problems.into_keys().collect::<Vec<_>>().join("; "))
+        .evidence(evidence)
+}
+
 /// Methods the 2026-07-28 revision removed.
 const REMOVED: [&str; 4] = [
     "ping",
@@ -447,6 +560,7 @@ mod tests {
             era: Some(Era::Modern),
             method: Some(method.into()),
             value,
+            declared: None,
         }
     }
 

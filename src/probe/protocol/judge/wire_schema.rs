@@ -29,6 +29,16 @@ pub struct Message {
     pub method: Option<String>,
     /// The message itself.
     pub value: Value,
+    /// For a response, the client capabilities the request it answers declared in its
+    /// 2026-07-28 `_meta` (`None` when the request carried none or is unknown).
+    pub declared: Option<Value>,
+}
+
+/// The `clientCapabilities` a request declared in its `_meta`.
+fn declared_caps(request: &Value) -> Option<Value> {
+    request
+        .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities")
+        .cloned()
 }
 
 /// JSON values of the `data:` fields of an SSE body (multi-line data joined with `\n`).
@@ -112,7 +122,7 @@ fn settles(owed: &mut Vec<Vec<String>>, response: &Value) -> bool {
 pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
     let mut out = Vec::new();
     // stdio: ids of the requests scout sent, to name the method a response answers.
-    let mut sent_methods: HashMap<String, String> = HashMap::new();
+    let mut sent_methods: HashMap<String, (String, Option<Value>)> = HashMap::new();
     // stdio: the malformed lines still owed an answer, oldest first, each with the ids it
     // carried (none when the id was null or unreadable). Each owns the answers to its ids,
     // or one id-less answer.
@@ -130,9 +140,14 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     .and_then(|b| serde_json::from_str::<Value>(b).ok())
                     .map(flatten)
                     .unwrap_or_default();
-                let by_id: HashMap<String, String> = sent
+                let by_id: HashMap<String, (String, Option<Value>)> = sent
                     .iter()
-                    .filter_map(|m| Some((id_key(m)?, m.get("method")?.as_str()?.to_string())))
+                    .filter_map(|m| {
+                        Some((
+                            id_key(m)?,
+                            (m.get("method")?.as_str()?.to_string(), declared_caps(m)),
+                        ))
+                    })
                     .collect();
                 let single = match sent.as_slice() {
                     [one] => one
@@ -169,18 +184,19 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     if deliberate && v.get("method").is_none() {
                         continue;
                     }
+                    let answered = id_key(&v).and_then(|k| by_id.get(&k).cloned());
+                    let declared = answered.as_ref().and_then(|(_, c)| c.clone());
                     let method = if v.get("method").is_some() {
                         v.get("method").and_then(Value::as_str).map(str::to_string)
                     } else {
-                        id_key(&v)
-                            .and_then(|k| by_id.get(&k).cloned())
-                            .or_else(|| single.clone())
+                        answered.map(|(m, _)| m).or_else(|| single.clone())
                     };
                     out.push(Message {
                         seq: ex.seq,
                         era: ex.era,
                         method,
                         value: v,
+                        declared,
                     });
                 }
             }
@@ -207,7 +223,7 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                             if let (Some(k), Some(method)) =
                                 (id_key(&item), item.get("method").and_then(Value::as_str))
                             {
-                                sent_methods.insert(k, method.to_string());
+                                sent_methods.insert(k, (method.to_string(), declared_caps(&item)));
                             }
                         }
                     }
@@ -216,18 +232,22 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                             if item.get("method").is_none() && settles(&mut owed, &item) {
                                 continue;
                             }
+                            let answered =
+                                id_key(&item).and_then(|k| sent_methods.get(&k).cloned());
+                            let declared = answered.as_ref().and_then(|(_, c)| c.clone());
                             let method = if item.get("method").is_some() {
                                 item.get("method")
                                     .and_then(Value::as_str)
                                     .map(str::to_string)
                             } else {
-                                id_key(&item).and_then(|k| sent_methods.get(&k).cloned())
+                                answered.map(|(m, _)| m)
                             };
                             out.push(Message {
                                 seq: ex.seq,
                                 era: ex.era,
                                 method,
                                 value: item,
+                                declared,
                             });
                         }
                     }
@@ -475,8 +495,9 @@ pub fn wire_schema_findings(s: &Session) -> Vec<FindingBuilder> {
     out
 }
 
-/// The whole-run checks of this phase: `result_type`, `cache_hints`, `error_codes` (2026-07-28
-/// wires; not applicable to the handshake era) and `wire_schema`. They read every exchange
+/// The whole-run checks of this phase: `result_type`, `cache_hints`, `error_codes`,
+/// `input_required_shape` (2026-07-28 wires; not applicable to the handshake era) and
+/// `wire_schema`. They read every exchange
 /// recorded so far, so the later in the run they are called, the more they cover.
 pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
     let all = server_messages(&s.recorder.snapshot());
@@ -488,11 +509,13 @@ pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
             &crate::probe::protocol::RESULT_TYPE,
             &crate::probe::protocol::CACHE_HINTS,
             &crate::probe::protocol::ERROR_CODES,
+            &crate::probe::protocol::INPUT_REQUIRED_SHAPE,
         ];
         if w.is_modern() {
             out.push(modern::result_type(w, &msgs).era(w.era));
             out.push(modern::cache_hints(w, &msgs).era(w.era));
             out.push(modern::error_codes(w, &msgs).era(w.era));
+            out.push(modern::input_required_shape(w, &msgs).era(w.era));
         } else {
             for c in from_modern {
                 out.push(

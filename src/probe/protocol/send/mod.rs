@@ -8,6 +8,7 @@
 mod http;
 mod jsonrpc;
 mod modern;
+mod utilities;
 
 use std::time::Duration;
 
@@ -249,6 +250,7 @@ pub(in crate::probe) async fn probe_wire_late(
         self::jsonrpc::batch_group(s, conn, &w).boxed(),
         self::http::http_group(s, conn, &w).boxed(),
         self::modern::modern_group(s, conn, &w).boxed(),
+        self::utilities::utilities_group(s, conn, &w).boxed(),
     ];
     if w.is_stdio() {
         groups.insert(1, self::jsonrpc::notification_group(s, conn, &w).boxed());

@@ -1,0 +1,163 @@
+//! Probes of the utilities the revisions moved: the methods 2026-07-28 removed, logging and
+//! resource subscriptions. Every request is read-only: a log level for this connection, a
+//! subscription to a resource the server listed (ended at once), or a removed method.
+
+use super::*;
+use crate::probe::protocol::judge::wire_schema::sse_values;
+use crate::probe::protocol::utilities::{self as judge_u, LogView, REMOVED};
+use crate::report::exchange::Exchange;
+
+/// A level no revision defines, for the "unknown level" probes.
+const NO_LEVEL: &str = "scout-no-such-level";
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+
+/// `removed_methods`, `logging` and `resource_subscribe` on one wire.
+pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
+    let mut out = Out::default();
+    // Read before this group's own probes, so that an answer to them is not counted.
+    let messages = log_messages(s, w);
+    if w.is_modern() {
+        let mut removed = Vec::new();
+        for method in REMOVED {
+            let params = match method {
+                "logging/setLevel" => json!({"level": "info"}),
+                _ => json!({"uri": "scout://removed-method.invalid/"}),
+            };
+            let r = conn.send(Probe::request(method, params)).await;
+            removed.push((method, r));
+        }
+        let refs: Vec<(&str, &Reply)> = removed.iter().map(|(m, r)| (*m, r)).collect();
+        out.findings.push(judge_u::removed_methods(w, &refs));
+        let mut meta = envelope(&w.version);
+        meta[META_LOG_LEVEL] = json!(NO_LEVEL);
+        let bad = conn
+            .send(Probe {
+                meta: MetaMode::Custom(meta),
+                ..plain(w, IdKind::Str("scout-log-level".into()))
+            })
+            .await;
+        out.findings.push(judge_u::logging(
+            w,
+            &LogView {
+                declared: conn.declares("logging"),
+                messages,
+                set_level: None,
+                bad_level: Some(&bad),
+            },
+        ));
+        out.findings
+            .push(judge_u::resource_subscribe(w, false, None, None, None));
+        for (r, id) in removed
+            .into_iter()
+            .map(|(_, r)| (r, Value::Null))
+            .chain([(bad, json!("scout-log-level"))])
+        {
+            out.replies.push(Sent { reply: r, id });
+        }
+        return out;
+    }
+    out.findings.push(judge_u::removed_methods(w, &[]));
+    let declared = conn.declares("logging");
+    let (set, bad) = if declared {
+        let set = conn
+            .send(Probe::request("logging/setLevel", json!({"level": "info"})))
+            .await;
+        let bad = conn
+            .send(Probe::request(
+                "logging/setLevel",
+                json!({"level": NO_LEVEL}),
+            ))
+            .await;
+        (Some(set), Some(bad))
+    } else {
+        (None, None)
+    };
+    out.findings.push(judge_u::logging(
+        w,
+        &LogView {
+            declared,
+            messages,
+            set_level: set.as_ref(),
+            bad_level: bad.as_ref(),
+        },
+    ));
+    let subscribes = conn
+        .capabilities()
+        .pointer("/resources/subscribe")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let uri = first_resource(s, w);
+    let (sub, unsub) = match (&uri, subscribes) {
+        (Some(uri), true) => {
+            let sub = conn
+                .send(Probe::request("resources/subscribe", json!({"uri": uri})))
+                .await;
+            // Ended whatever the answer was, so no subscription outlives the run.
+            let unsub = conn
+                .send(Probe::request("resources/unsubscribe", json!({"uri": uri})))
+                .await;
+            (Some(sub), Some(unsub))
+        }
+        _ => (None, None),
+    };
+    out.findings.push(judge_u::resource_subscribe(
+        w,
+        subscribes,
+        uri.as_deref(),
+        sub.as_ref(),
+        unsub.as_ref(),
+    ));
+    for r in [set, bad, sub, unsub].into_iter().flatten() {
+        out.replies.push(Sent {
+            reply: r,
+            id: Value::Null,
+        });
+    }
+    out
+}
+
+/// The first resource the catalogue of `w`'s era listed.
+fn first_resource(s: &Session, w: &Wire) -> Option<String> {
+    s.catalogs
+        .iter()
+        .filter(|c| c.era.is_none_or(|e| e == w.era))
+        .flat_map(|c| c.resources.iter())
+        .find_map(|r| r.get("uri").and_then(Value::as_str).map(str::to_string))
+}
+
+/// The exchanges of `w`'s era that carried a `notifications/message` from the server.
+fn log_messages(s: &Session, w: &Wire) -> Vec<Seq> {
+    let one_wire = s.wires.len() == 1;
+    s.recorder
+        .shared()
+        .iter()
+        .filter(|e| e.era == Some(w.era) || (e.era.is_none() && one_wire))
+        .filter(|e| carries_log_message(e))
+        .map(|e| e.seq)
+        .collect()
+}
+
+fn carries_log_message(e: &Exchange) -> bool {
+    let is_log =
+        |v: &Value| v.get("method").and_then(Value::as_str) == Some("notifications/message");
+    match &e.kind {
+        ExchangeKind::Stdio(m) => {
+            m.direction == Direction::Received
+                && m.line.contains("notifications/message")
+                && serde_json::from_str::<Value>(&m.line).is_ok_and(|v| is_log(&v))
+        }
+        ExchangeKind::Http(h) => h
+            .response_body
+            .as_deref()
+            .filter(|b| b.contains("notifications/message"))
+            .is_some_and(|b| {
+                let whole: Vec<Value> = serde_json::from_str::<Value>(b.trim())
+                    .map(|v| vec![v])
+                    .unwrap_or_else(|_| sse_values(b));
+                whole.iter().any(|v| match v {
+                    Value::Array(a) => a.iter().any(is_log),
+                    v => is_log(v),
+                })
+            }),
+    }
+}

@@ -1,0 +1,337 @@
+//! The server utilities the revisions moved: `protocol.removed_methods` (2026-07-28 removed
+//! `logging/setLevel`, `resources/subscribe` and `resources/unsubscribe`), `protocol.logging`
+//! (handshake era: `logging/setLevel` and log messages only with the `logging` capability;
+//! 2026-07-28: no log message for a request that set no log level) and
+//! `protocol.resource_subscribe` (handshake era: a declared `resources.subscribe` works).
+//!
+//! The judges are pure functions of the replies (the requests are sent by
+//! `send::utilities`); the log messages are read from everything recorded on the wire before
+//! the protocol phase's final stage (catalogue, execution and the GET stream included).
+
+use crate::report::check::spec_url;
+use crate::report::exchange::Seq;
+use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::transport::Reply;
+
+use super::{Wire, cite, code_of, describe, has_result};
+
+/// The 2025-11-25 logging utility.
+const LOG25: &str =
+    "https://modelcontextprotocol.io/specification/2025-11-25/server/utilities/logging";
+/// The 2025-11-25 resources page (subscriptions).
+const RES25: &str = "https://modelcontextprotocol.io/specification/2025-11-25/server/resources";
+
+crate::checks! { phase: Protocol;
+    REMOVED_METHODS = "protocol.removed_methods", Minor, "Methods 2026-07-28 removed are unknown methods", spec_url::H26,
+        "2026-07-28 wire: logging/setLevel, resources/subscribe and resources/unsubscribe no longer exist (ping is judged by handshake.ping). Each is sent once with the revision's _meta; the server must answer as for any method it does not implement: -32601, with HTTP 404 over Streamable HTTP. A result means the server served the handshake-era method on a 2026-07-28 request (a warning: a dual-era server implements it for its handshake sessions). Not applicable on handshake-era wires.",
+        "Route 2026-07-28 requests for removed methods to the unknown-method answer: HTTP 404 with JSON-RPC error -32601.";
+    LOGGING = "protocol.logging", Minor, "Log messages follow the logging rules of the revision", LOG25,
+        "Handshake era: a server that sends notifications/message must have declared the logging capability (every message recorded on the wire during the run is read); with the capability, logging/setLevel to info must be accepted and an unknown level should get -32602. 2026-07-28: scout never sets io.modelcontextprotocol/logLevel, so no notifications/message may arrive for its requests; a request whose logLevel is not a level should be rejected with -32602.",
+        "Send notifications/message only after declaring logging (handshake era) or for a request that asked for a log level (2026-07-28), and reject unknown levels with -32602.";
+    RESOURCE_SUBSCRIBE = "protocol.resource_subscribe", Minor, "A declared resources.subscribe works", RES25,
+        "Handshake era, when the server declares resources.subscribe and lists a resource: resources/subscribe and then resources/unsubscribe of the first listed resource must be answered with a result (the schema's EmptyResult). A server that does not declare subscribe, or lists no resource, is not applicable; 2026-07-28 replaced the methods with subscriptions/listen.",
+        "Answer resources/subscribe and resources/unsubscribe with {} when resources.subscribe is declared, or do not declare it.";
+}
+
+/// The methods 2026-07-28 removed that `removed_methods` sends, with their parameters'
+/// shapes (`ping` belongs to `handshake.ping`).
+pub const REMOVED: [&str; 3] = [
+    "logging/setLevel",
+    "resources/subscribe",
+    "resources/unsubscribe",
+];
+
+/// `removed_methods`: each removed method on a 2026-07-28 wire is an unknown method.
+pub fn removed_methods(w: &Wire, replies: &[(&str, &Reply)]) -> FindingBuilder {
+    if !w.is_modern() {
+        return REMOVED_METHODS.skip(
+            SkipReason::NotApplicable,
+            "a 2026-07-28 rule; this wire speaks the handshake era",
+        );
+    }
+    let ev = cite(replies.iter().map(|(_, r)| *r));
+    let mut failed = Vec::new();
+    let mut warned = Vec::new();
+    for (method, r) in replies {
+        let code = code_of(r);
+        match (w.is_http(), code, r.status()) {
+            (true, Some(-32601), Some(404)) | (false, Some(-32601), _) => {}
+            // The server says it has no such method, but not with the status the
+            // transport requires of exactly that answer.
+            (true, Some(-32601), st) => failed.push(format!(
+                "{method}: -32601 with HTTP {} instead of 404",
+                st.map(|s| s.to_string()).unwrap_or_else(|| "?".into())
+            )),
+            _ if has_result(r) => warned.push(format!(
+                "{method}: answered with a result (served as the handshake-era method)"
+            )),
+            _ => warned.push(format!("{method}: {} (expected -32601)", describe(r))),
+        }
+    }
+    let expected = if w.is_http() {
+        "HTTP 404 with -32601"
+    } else {
+        "-32601"
+    };
+    if !failed.is_empty() {
+        return REMOVED_METHODS
+            .fail(format!(
+                "removed methods must get {expected}: {}",
+                failed
+                    .iter()
+                    .chain(&warned)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ))
+            .evidence(ev);
+    }
+    if !warned.is_empty() {
+        return REMOVED_METHODS
+            .warn(format!(
+                "removed methods should get {expected} on a 2026-07-28 request: {}",
+                warned.join("; ")
+            ))
+            .evidence(ev);
+    }
+    REMOVED_METHODS
+        .pass(format!(
+            "{} answered {expected}",
+            replies
+                .iter()
+                .map(|(m, _)| *m)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+        .evidence(ev)
+}
+
+/// What `logging` judges on one wire.
+pub struct LogView<'a> {
+    /// The server declared the `logging` capability (handshake era).
+    pub declared: bool,
+    /// Every `notifications/message` the server sent on the wire before the probes.
+    pub messages: Vec<Seq>,
+    /// `logging/setLevel` to `info` (handshake era, with the capability).
+    pub set_level: Option<&'a Reply>,
+    /// An unknown level: `logging/setLevel` (handshake era) or a request whose `_meta`
+    /// carries it (2026-07-28).
+    pub bad_level: Option<&'a Reply>,
+}
+
+/// `logging`: log messages only where the revision allows them; levels as asked.
+pub fn logging(w: &Wire, v: &LogView) -> FindingBuilder {
+    let probes: Vec<&Reply> = v.set_level.into_iter().chain(v.bad_level).collect();
+    let ev: Vec<Seq> = v
+        .messages
+        .iter()
+        .copied()
+        .chain(cite(probes.iter().copied()))
+        .collect();
+    let n = v.messages.len();
+    if n > 0 && (w.is_modern() || !v.declared) {
+        let why = if w.is_modern() {
+            "no request of scout's set io.modelcontextprotocol/logLevel, and the server must not emit notifications/message for a request that does not include it"
+        } else {
+            "the server did not declare the logging capability, which a server that emits log messages must declare"
+        };
+        return LOGGING
+            .fail(format!("{n} notifications/message arrived: {why}"))
+            .evidence(ev);
+    }
+    let mut warn = Vec::new();
+    let mut seen = Vec::new();
+    if let Some(r) = v.set_level {
+        if has_result(r) {
+            seen.push("logging/setLevel to info was accepted".to_string());
+        } else {
+            warn.push(format!(
+                "logging/setLevel to info got {} although the server declares logging",
+                describe(r)
+            ));
+        }
+    }
+    if let Some(r) = v.bad_level {
+        let what = if w.is_modern() {
+            "a request whose _meta logLevel is not a level"
+        } else {
+            "logging/setLevel to a level that does not exist"
+        };
+        match code_of(r) {
+            Some(-32602) => seen.push(format!("{what} got -32602")),
+            _ => warn.push(format!("{what} got {} (expected -32602)", describe(r))),
+        }
+    }
+    if n > 0 {
+        seen.push(format!(
+            "{n} log message(s) came with the declared capability"
+        ));
+    }
+    if !warn.is_empty() {
+        return LOGGING.warn(warn.join("; ")).evidence(ev);
+    }
+    if seen.is_empty() {
+        return LOGGING.skip(
+            SkipReason::NotApplicable,
+            "the server declares no logging capability and sent no log message",
+        );
+    }
+    let b = LOGGING.pass(seen.join("; "));
+    if ev.is_empty() {
+        b.without_exchange()
+    } else {
+        b.evidence(ev)
+    }
+}
+
+/// `resource_subscribe`: with `resources.subscribe` declared, subscribing to a listed
+/// resource and unsubscribing again both work.
+pub fn resource_subscribe(
+    w: &Wire,
+    declared: bool,
+    uri: Option<&str>,
+    sub: Option<&Reply>,
+    unsub: Option<&Reply>,
+) -> FindingBuilder {
+    if w.is_modern() {
+        return RESOURCE_SUBSCRIBE.skip(
+            SkipReason::NotApplicable,
+            "a handshake-era method; 2026-07-28 replaced it with subscriptions/listen (its removal is judged by protocol.removed_methods)",
+        );
+    }
+    if !declared {
+        return RESOURCE_SUBSCRIBE.skip(
+            SkipReason::NotApplicable,
+            "the server does not declare resources.subscribe",
+        );
+    }
+    let (Some(uri), Some(sub)) = (uri, sub) else {
+        return RESOURCE_SUBSCRIBE.skip(
+            SkipReason::NotApplicable,
+            "the server declares resources.subscribe but listed no resource to subscribe to",
+        );
+    };
+    let ev = cite(std::iter::once(sub).chain(unsub));
+    let mut bad = Vec::new();
+    for (what, r) in [
+        ("resources/subscribe", Some(sub)),
+        ("resources/unsubscribe", unsub),
+    ] {
+        if let Some(r) = r.filter(|r| !has_result(r)) {
+            bad.push(format!("{what} of {uri} got {}", describe(r)));
+        }
+    }
+    if bad.is_empty() {
+        RESOURCE_SUBSCRIBE
+            .pass(format!(
+                "resources/subscribe and resources/unsubscribe of {uri} were answered with results"
+            ))
+            .evidence(ev)
+    } else {
+        RESOURCE_SUBSCRIBE
+            .warn(format!(
+                "the server declares resources.subscribe, yet {}",
+                bad.join("; ")
+            ))
+            .evidence(ev)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::probe::protocol::testing::http_json;
+    use crate::report::finding::{Era, Status};
+    use crate::report::model::TransportKind;
+
+    fn modern() -> Wire {
+        Wire::new(Era::Modern, TransportKind::Http, "2026-07-28")
+    }
+    fn legacy() -> Wire {
+        Wire::new(Era::Legacy, TransportKind::Http, "2025-11-25")
+    }
+    const NOT_FOUND: &str =
+        r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"Method not found"}}"#;
+    const EMPTY: &str = r#"{"jsonrpc":"2.0","id":"x","result":{}}"#;
+    const BAD_PARAMS: &str =
+        r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"Invalid params"}}"#;
+
+    #[test]
+    fn removed_methods_want_404_and_minus_32601() {
+        let ok = http_json(1, 404, NOT_FOUND);
+        let f = removed_methods(&modern(), &[("logging/setLevel", &ok)]);
+        assert_eq!(f.status(), Status::Pass);
+        let wrong_status = http_json(2, 200, NOT_FOUND);
+        let f = removed_methods(&modern(), &[("resources/subscribe", &wrong_status)]);
+        assert_eq!(f.status(), Status::Fail);
+        let served = http_json(3, 200, EMPTY);
+        let f = removed_methods(&modern(), &[("resources/subscribe", &served)]);
+        assert_eq!(f.status(), Status::Warn);
+        assert_eq!(
+            removed_methods(&legacy(), &[("logging/setLevel", &served)]).status(),
+            Status::Skip
+        );
+    }
+
+    #[test]
+    fn log_messages_need_the_capability_or_a_log_level() {
+        let none = LogView {
+            declared: false,
+            messages: vec![],
+            set_level: None,
+            bad_level: None,
+        };
+        assert_eq!(logging(&legacy(), &none).status(), Status::Skip);
+        let undeclared = LogView {
+            messages: vec![7],
+            ..none
+        };
+        assert_eq!(logging(&legacy(), &undeclared).status(), Status::Fail);
+        let set = http_json(8, 200, EMPTY);
+        let bad = http_json(9, 200, BAD_PARAMS);
+        let declared = LogView {
+            declared: true,
+            messages: vec![7],
+            set_level: Some(&set),
+            bad_level: Some(&bad),
+        };
+        assert_eq!(logging(&legacy(), &declared).status(), Status::Pass);
+        let lax = http_json(10, 200, EMPTY);
+        let lenient = LogView {
+            bad_level: Some(&lax),
+            ..declared
+        };
+        assert_eq!(logging(&legacy(), &lenient).status(), Status::Warn);
+        // 2026-07-28: any message for a request without logLevel is a fail, capability or not.
+        let modern_msgs = LogView {
+            declared: true,
+            messages: vec![3],
+            set_level: None,
+            bad_level: Some(&bad),
+        };
+        assert_eq!(logging(&modern(), &modern_msgs).status(), Status::Fail);
+    }
+
+    #[test]
+    fn a_declared_subscription_must_work() {
+        let ok = http_json(1, 200, EMPTY);
+        let no = http_json(2, 200, NOT_FOUND);
+        let w = legacy();
+        assert_eq!(
+            resource_subscribe(&w, true, Some("demo://a"), Some(&ok), Some(&ok)).status(),
+            Status::Pass
+        );
+        assert_eq!(
+            resource_subscribe(&w, true, Some("demo://a"), Some(&no), Some(&ok)).status(),
+            Status::Warn
+        );
+        assert_eq!(
+            resource_subscribe(&w, false, None, None, None).status(),
+            Status::Skip
+        );
+        assert_eq!(
+            resource_subscribe(&w, true, None, None, None).status(),
+            Status::Skip
+        );
+    }
+}
