@@ -280,8 +280,10 @@ pub fn input_required_problems(
     declared: Option<&Value>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    let method = method.unwrap_or("an unknown request");
-    if !crate::client::rounds::INPUT_METHODS.contains(&method) {
+    // A response whose request is unknown (its id matched none scout sent) is not placed.
+    if let Some(method) = method
+        && !crate::client::rounds::INPUT_METHODS.contains(&method)
+    {
         // "Servers MUST NOT send InputRequiredResult responses on any other client requests."
         out.push(format!("an input_required result answers {method}"));
     }
@@ -787,5 +789,41 @@ mod tests {
                 true
             )]
         );
+    }
+
+    #[test]
+    fn input_required_is_judged_by_where_it_answers_and_what_the_request_declared() {
+        let form = json!({"inputRequests": {"f": {"method": "elicitation/create",
+            "params": {"message": "m", "requestedSchema": {"type": "object", "properties": {}}}}}});
+        let url = json!({"inputRequests": {"u": {"method": "elicitation/create",
+            "params": {"mode": "url", "message": "m", "url": "https://example.invalid/"}}}});
+        let p = |m: Option<&str>, r: &Value, d: Option<Value>| {
+            input_required_problems(m, r, d.as_ref())
+        };
+        // An empty elicitation capability is form mode only (the 2025-11-25 compatibility
+        // rule), so a form is fine and a URL is not.
+        assert!(p(Some("tools/call"), &form, Some(json!({"elicitation": {}}))).is_empty());
+        let u = p(Some("tools/call"), &url, Some(json!({"elicitation": {}})));
+        assert!(u[0].contains("needs elicitation.url"), "{u:?}");
+        // Nothing declared: nothing may be asked.
+        let bare = p(Some("prompts/get"), &form, Some(json!({})));
+        assert!(bare[0].contains("needs elicitation.form"), "{bare:?}");
+        // Placement, and asking for nothing at all.
+        let list = p(
+            Some("tools/list"),
+            &json!({"requestState": "s"}),
+            Some(json!({})),
+        );
+        assert_eq!(list, ["an input_required result answers tools/list"]);
+        let empty = p(Some("resources/read"), &json!({}), Some(json!({})));
+        assert!(empty[0].contains("neither inputRequests nor requestState"));
+        // A response whose request is unknown is not placed; sampling with tools needs
+        // sampling.tools.
+        let tools = json!({"inputRequests": {"s": {"method": "sampling/createMessage",
+            "params": {"messages": [], "maxTokens": 5, "tools": []}}}});
+        let s = p(None, &tools, Some(json!({"sampling": {}})));
+        assert_eq!(s.len(), 1, "{s:?}");
+        assert!(s[0].contains("needs sampling.tools"), "{s:?}");
+        assert!(p(None, &tools, Some(json!({"sampling": {"tools": {}}}))).is_empty());
     }
 }

@@ -153,7 +153,7 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     [one] => one
                         .get("method")
                         .and_then(Value::as_str)
-                        .map(str::to_string),
+                        .map(|m| (m.to_string(), declared_caps(one))),
                     _ => None,
                 };
                 let Some(body) = h.response_body.as_deref().filter(|b| !b.trim().is_empty()) else {
@@ -184,12 +184,16 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     if deliberate && v.get("method").is_none() {
                         continue;
                     }
-                    let answered = id_key(&v).and_then(|k| by_id.get(&k).cloned());
+                    // The one request the exchange carried answers for an id it does not
+                    // echo exactly (a server that turned 1 into "1").
+                    let answered = id_key(&v)
+                        .and_then(|k| by_id.get(&k).cloned())
+                        .or_else(|| single.clone());
                     let declared = answered.as_ref().and_then(|(_, c)| c.clone());
                     let method = if v.get("method").is_some() {
                         v.get("method").and_then(Value::as_str).map(str::to_string)
                     } else {
-                        answered.map(|(m, _)| m).or_else(|| single.clone())
+                        answered.map(|(m, _)| m)
                     };
                     out.push(Message {
                         seq: ex.seq,
