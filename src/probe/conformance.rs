@@ -220,6 +220,10 @@ pub static ALIASES: &[(&str, &[&str])] = &[
         &["resources-subscribe", "resources-unsubscribe"],
     ),
     (
+        "execution.resource_templates",
+        &["resources-templates-read"],
+    ),
+    (
         "protocol.jsonrpc_ids",
         &["server-stateless:sep-2575-http-server-error-jsonrpc-id"],
     ),
@@ -396,7 +400,7 @@ scenarios! {
     "resources-list", Covered, "resources/list (and templates) answer well-formed lists.";
     "resources-read-text", NeedsFixture, "The suite reads test://static-text and expects its text; scout reads every listed resource and judges the contents.";
     "resources-read-binary", NeedsFixture, "The suite reads test://static-binary and expects its blob; scout reads every listed resource and judges the contents.";
-    "resources-templates-read", NotCovered, "scout lists templates (catalog.resources) but reads none: expanding a template needs values only its author knows.";
+    "resources-templates-read", NeedsFixture, "The suite reads the fixture template test://template/{id}/data with id 123 and expects its text; scout expands every template the server lists with inert values and reads it (execution.resource_templates), where contents or a not-found error are both answers.";
     "resources-subscribe", Partly, "When the server declares resources.subscribe, scout subscribes to the first resource it listed (the suite to the fixture URI test://watched-resource) and needs a result. Not judged: a server that accepts subscriptions without declaring the capability (scout does not subscribe then), and the updated notifications.";
     "resources-unsubscribe", Partly, "After subscribing, scout unsubscribes from the same resource and needs a result (only when resources.subscribe is declared).";
     "sep-2164-resource-not-found", Partly, "Reading a URI the server never listed must be an error (-32602 in 2026-07-28), never empty contents. Not judged: sep-2164-data-uri, the URI in the error's data.";

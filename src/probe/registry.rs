@@ -7,7 +7,7 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 19] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 20] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
@@ -19,6 +19,7 @@ pub fn tables() -> [(Phase, &'static [&'static Check]); 19] {
         (Phase::Protocol, stdio::CHECKS),
         (Phase::Catalog, catalog::CHECKS),
         (Phase::Execution, execution::CHECKS),
+        (Phase::Execution, execution::templates::CHECKS),
         (Phase::Execution, execution::talkback::CHECKS),
         (Phase::Execution, execution::input_required::CHECKS),
         (Phase::Execution, execution::coverage::CHECKS),

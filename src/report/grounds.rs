@@ -456,6 +456,12 @@ pub static GROUNDS: &[Ground] = &[
     ),
     // execution
     g(
+        "execution.resource_templates",
+        Must,
+        "MCP 2026-07-28 server/resources",
+        "Servers MUST NOT return an empty contents array for a non-existent resource.",
+    ),
+    g(
         "execution.input_required",
         Should,
         "MCP 2026-07-28 basic/patterns/mrtr",

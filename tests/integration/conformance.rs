@@ -362,7 +362,15 @@ fn the_parity_view_judges_each_scenario_from_scouts_findings() {
     );
     assert!(tools.evidence.contains("req#"), "{tools:?}");
     assert_eq!(row("server-initialize").verdict, Verdict::Passed);
-    assert_eq!(row("resources-templates-read").verdict, Verdict::NotCovered);
+    assert_eq!(
+        row("server-sse-multiple-streams").verdict,
+        Verdict::NotCovered
+    );
+    // Read by execution.resource_templates, with scout's own values, not the fixture's.
+    assert_eq!(
+        row("resources-templates-read").verdict,
+        Verdict::NeedsFixture
+    );
     // Covered by protocol.logging, of which the sample has no finding.
     assert_eq!(row("logging-set-level").verdict, Verdict::NotApplicable);
     assert_eq!(row("tools-call-image").verdict, Verdict::NeedsFixture);

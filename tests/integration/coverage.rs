@@ -70,6 +70,8 @@ enum Scenario {
     /// `input_required.py`: two read-only tools that take several round trips on the
     /// 2026-07-28 wire (a requestState count, a form for the full persona).
     StdioInputRequired,
+    /// `resource_templates.py`: two templates, one read as contents, one as not found.
+    StdioTemplates,
 }
 
 /// How a check is shown to work.
@@ -204,6 +206,7 @@ const COVERED: &[(&str, Cover)] = &[
             "says which tools the policy allowed; never graded",
         ),
     ),
+    ("execution.resource_templates", Judged(StdioTemplates)),
     ("execution.elicitation", Judged(StdioAsksBack)),
     ("execution.sampling", Judged(StdioAsksBack)),
     ("execution.roots", Judged(StdioAsksBack)),
@@ -333,6 +336,7 @@ async fn scenario(which: Scenario) -> ServerReport {
         StdioAsksBack => every_phase(fixture("asks_back.py", &[])),
         StdioUtilities => every_phase(fixture("utilities.py", &[])),
         StdioInputRequired => every_phase(fixture("input_required.py", &[])),
+        StdioTemplates => every_phase(fixture("resource_templates.py", &[])),
         PlainHttp => only(
             url_spec("plain-http", "http://mcp.invalid/mcp"),
             &[Phase::Discovery],
@@ -451,7 +455,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
     // Every scenario at once: each spends most of its time waiting on its fixture. Each is
     // boxed where it is made (see `boxed`): twenty run futures side by side overflow the
     // test thread's stack.
-    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u, v, w, x) = tokio::join!(
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u, v, w, x, y) = tokio::join!(
         boxed(StdioMinimal),
         boxed(HttpMinimal),
         boxed(HttpParamHeaders),
@@ -473,6 +477,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         boxed(StdioAsksBack),
         boxed(StdioUtilities),
         boxed(StdioInputRequired),
+        boxed(StdioTemplates),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -496,6 +501,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioAsksBack, v),
         (StdioUtilities, w),
         (StdioInputRequired, x),
+        (StdioTemplates, y),
     ]
     .into_iter()
     .collect();

@@ -486,3 +486,37 @@ async fn a_server_that_exits_on_a_cancellation_loses_no_other_verdict() {
         "the protocol phase ran"
     );
 }
+
+/// `execution.resource_templates`: each listed template, expanded with inert values, is read;
+/// contents or a resource-not-found error are answers, an empty success is none ("Servers
+/// MUST NOT return an empty contents array for a non-existent resource", 2026-07-28
+/// server/resources), and a template that is no RFC 6570 template warns.
+#[tokio::test]
+async fn resource_templates_are_expanded_read_and_judged_on_both_eras() {
+    let defect = |d: &str| fixture("resource_templates.py", &[("TEMPLATE_DEFECT", d.into())]);
+    let (good, empty, broken) = tokio::join!(
+        run(fixture("resource_templates.py", &[])),
+        run(defect("empty")),
+        run(defect("not_rfc6570")),
+    );
+    let f = expect(&good, "execution.resource_templates", None, Status::Pass);
+    assert!(
+        f.detail.contains("1 answered with contents") && f.detail.contains("archive://scout/1"),
+        "{}",
+        f.detail
+    );
+    let f = expect(&empty, "execution.resource_templates", None, Status::Fail);
+    assert!(
+        f.detail
+            .to_lowercase()
+            .contains("reading notes://scout returned empty contents"),
+        "{}",
+        f.detail
+    );
+    let f = expect(&broken, "execution.resource_templates", None, Status::Warn);
+    assert!(
+        f.detail.contains("is not an RFC 6570 template"),
+        "{}",
+        f.detail
+    );
+}

@@ -468,6 +468,17 @@ async fn everything_is_judged_and_nothing_fails(spec: ServerSpec) {
         elicitation.contains("trigger-elicitation-request"),
         "{elicitation}"
     );
+    // Its two resource templates (demo://resource/dynamic/{text,blob}/{resourceId}), each
+    // expanded with resourceId 1 and read, answer with contents.
+    let templates =
+        crate::phase_fixtures::expect(&r, "execution.resource_templates", None, Status::Pass);
+    assert!(
+        templates
+            .detail
+            .contains("2 template(s) expanded and read: 2 answered with contents"),
+        "{}",
+        templates.detail
+    );
 }
 
 #[tokio::test]

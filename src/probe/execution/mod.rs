@@ -13,6 +13,7 @@ pub mod progress;
 pub mod reads;
 pub mod safety;
 pub mod talkback;
+pub mod templates;
 pub mod tools;
 
 use serde_json::{Value, json};
@@ -67,7 +68,7 @@ crate::checks! { phase: Execution;
 
 /// The most resources and prompts read per wire (a catalogue can be long; a sample shows
 /// whether reading works).
-const MAX_READS: usize = 10;
+pub(crate) const MAX_READS: usize = 10;
 
 /// A resource URI no server offers.
 pub const MISSING_URI: &str = "scout-missing://no/such/resource";
@@ -200,11 +201,12 @@ async fn execute_wire(
     // recorded afterwards in a fixed order.
     let skip_policy = allowed.is_empty() && !catalog.tools.is_empty();
     let timeout = s.spec.timeout;
-    let (calls, unknown, invalid, resources, prompts) = futures_util::join!(
+    let (calls, unknown, invalid, resources, templates, prompts) = futures_util::join!(
         call_tools(wire, limiter, &allowed, era, timeout),
         unknown_tool(wire, limiter, tools_declared),
         invalid_arguments(wire, limiter, &allowed, skip_policy),
         read_resources(wire, limiter, catalog, era),
+        templates::read_templates(wire, limiter, catalog),
         get_prompts(wire, limiter, catalog, &version),
     );
 
@@ -311,6 +313,7 @@ async fn execute_wire(
     s.add(unknown.era(era));
     s.add(invalid.era(era));
     s.add(resources.era(era));
+    s.add(templates.era(era));
     s.add(prompts.era(era));
     // Boxed: a connection of its own and its calls would grow every run's future.
     Box::pin(talkback::run(s, wire, catalog, &replies)).await;
