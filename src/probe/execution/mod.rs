@@ -310,11 +310,9 @@ async fn execute_wire(
             }
         }
     }
-    s.add(unknown.era(era));
-    s.add(invalid.era(era));
-    s.add(resources.era(era));
-    s.add(templates.era(era));
-    s.add(prompts.era(era));
+    for f in [unknown, invalid, resources, templates, prompts] {
+        s.add(f.era(era));
+    }
     // Boxed: a connection of its own and its calls would grow every run's future.
     Box::pin(talkback::run(s, wire, catalog, &replies)).await;
 }
