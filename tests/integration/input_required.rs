@@ -246,3 +246,45 @@ fn scout_call_completes_round_trips_and_says_why_when_it_cannot() {
         run.stderr
     );
 }
+
+/// 2026-07-28: "If processing a request requires a capability the client did not include in
+/// io.modelcontextprotocol/clientCapabilities, the server MUST return a
+/// MissingRequiredClientCapabilityError (-32021) whose data.requiredCapabilities lists the
+/// missing capabilities. On HTTP, the response status MUST be 400 Bad Request" (basic).
+#[tokio::test]
+async fn a_refusal_for_a_missing_capability_names_it_with_http_400() {
+    use crate::phase_fixtures::fixture_http_env;
+    let (named, bare) = tokio::join!(
+        run(phases(fixture_http_env(
+            "input_required.py",
+            &[("REQUIRE_ELICITATION", "1")]
+        ))),
+        run(phases(fixture_http_env(
+            "input_required.py",
+            &[("REQUIRE_ELICITATION", "bare")]
+        ))),
+    );
+    let id = "protocol.capability_use";
+    let f = expect_era(&named, id, None, Some(Era::Modern), Status::Pass);
+    assert!(
+        f.detail
+            .contains("tools/call confirm_greeting (elicitation)"),
+        "{}",
+        f.detail
+    );
+    // The bare client's call is refused; the tool call is not held against the tool.
+    expect_era(
+        &named,
+        "execution.tool_call",
+        Some("confirm_greeting"),
+        Some(Era::Modern),
+        Status::Info,
+    );
+    let f = expect_era(&bare, id, None, Some(Era::Modern), Status::Fail);
+    assert!(
+        f.detail.contains("without data.requiredCapabilities")
+            && f.detail.contains("with HTTP 200, not 400"),
+        "{}",
+        f.detail
+    );
+}

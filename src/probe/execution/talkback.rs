@@ -137,14 +137,12 @@ async fn modern(
     calls: &[(String, Option<Reply>)],
 ) {
     let era = wire.era();
-    s.add(
-        crate::probe::protocol::capability_use::CAPABILITY_USE
-            .skip(
-                SkipReason::NotApplicable,
-                "2026-07-28 servers send no requests of their own: input_required results take their place (protocol.input_required_shape judges what they ask)",
-            )
-            .era(era),
-    );
+    // The bare client's calls: a server that needs what they did not declare refuses them.
+    let bare: Vec<(String, &Reply)> = calls
+        .iter()
+        .filter_map(|(n, r)| Some((format!("tools/call {n}"), r.as_ref()?)))
+        .collect();
+    s.add(crate::probe::protocol::capability_use::missing_capability(&bare).era(era));
     let mut chains = wire.input_chains();
     let talkback = if wire.persona().is_full() {
         Ok(Talkback {

@@ -13,6 +13,16 @@ use crate::transport::{Outcome, Reply};
 pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.iter().copied();
     let Some(result) = reply.result() else {
+        // 2026-07-28: the tool needs a client capability the request did not declare (the
+        // bare client declares none); the refusal's form is protocol.capability_use's.
+        if reply.error_code() == Some(-32021) {
+            return TOOL_CALL
+                .info(format!(
+                    "`{name}` needs a client capability the request did not declare (-32021)"
+                ))
+                .subject(name)
+                .evidence(ev);
+        }
         // scout cannot tell whether its made-up values (a timezone "scout") caused the error,
         // so with generated arguments an error is a warning; with configured ones a failure.
         if reply.error_code().is_some() && source == args::ArgsSource::Generated {
@@ -44,7 +54,7 @@ pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> F
     if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
         return TOOL_CALL
             .info(format!(
-                "`{name}` asked for more input (InputRequiredResult); scout does not answer it"
+                "`{name}` still asked for input when scout stopped answering (execution.input_required says why)"
             ))
             .subject(name)
             .evidence(ev);

@@ -1,7 +1,9 @@
 //! `protocol.capability_use`: a handshake-era server asks its client only for what the
 //! client declared in `initialize`. Judged from what the server asked on a wire (every
 //! request of the server's is answered and logged by the transports, see
-//! `transport::answer`), against the persona that wire played.
+//! `transport::answer`), against the persona that wire played. On 2026-07-28 the server
+//! asks only inside results (`protocol.input_required_shape`), and what it may not do for
+//! want of a capability it must refuse with -32021: that refusal's form is judged here.
 
 use serde_json::Value;
 
@@ -12,7 +14,7 @@ use crate::transport::answer::{Asked, Persona};
 
 crate::checks! { phase: Protocol;
     CAPABILITY_USE = "protocol.capability_use", Major, "The server asks only for client capabilities that were declared", spec_url::L25,
-        "Handshake era: every request the server sends while scout works with it (handshake, catalogue, tool calls) is answered and logged. sampling/createMessage needs the client's sampling capability, roots/list its roots capability, and elicitation/create its elicitation capability with the request's mode (no mode is form mode; an empty elicitation object declares form only). A request for a capability the client did not declare fails; a server that asked nothing undeclared passes. 2026-07-28 has no requests from the server outside a response (input_required results replace them) and is not judged here.",
+        "Handshake era: every request the server sends while scout works with it (handshake, catalogue, tool calls) is answered and logged. sampling/createMessage needs the client's sampling capability, roots/list its roots capability, and elicitation/create its elicitation capability with the request's mode (no mode is form mode; an empty elicitation object declares form only). A request for a capability the client did not declare fails; a server that asked nothing undeclared passes. 2026-07-28 has no requests from the server outside a response (input_required results replace them, judged by protocol.input_required_shape); there a request the server cannot serve without an undeclared capability must be refused with -32021 whose data.requiredCapabilities names the missing capabilities, with HTTP 400 on Streamable HTTP: each such refusal of scout's calls is judged, and the check is not applicable when none came.",
         "Read the client's capabilities from initialize and send sampling, roots or elicitation requests (of a mode it declared) only to a client that declared them; otherwise return a tool error or a default.";
 }
 
@@ -105,6 +107,63 @@ pub fn capability_use(persona: &Persona, asks: &[Asked], seen: &[Seq]) -> Findin
             "scout declared {what_declared}; through the handshake, the catalogue and the calls the server sent no request needing a capability"
         ))
         .evidence(seen.iter().copied())
+}
+
+/// The 2026-07-28 verdict: every -32021 (MissingRequiredClientCapability) among `replies`
+/// (scout's calls on a modern wire) names the missing capabilities in
+/// `data.requiredCapabilities` and, over HTTP, came with status 400 ("If processing a
+/// request requires a capability the client did not include in clientCapabilities, the
+/// server MUST return a MissingRequiredClientCapabilityError (-32021) whose
+/// data.requiredCapabilities lists the missing capabilities. On HTTP, the response status
+/// MUST be 400 Bad Request", 2026-07-28 basic).
+pub fn missing_capability(replies: &[(String, &crate::transport::Reply)]) -> FindingBuilder {
+    let refusals: Vec<&(String, &crate::transport::Reply)> = replies
+        .iter()
+        .filter(|(_, r)| r.error_code() == Some(-32021))
+        .collect();
+    if refusals.is_empty() {
+        return CAPABILITY_USE.skip(
+            SkipReason::NotApplicable,
+            "no call was refused for a client capability it needed (-32021); what a 2026-07-28 server asks inside its results is protocol.input_required_shape's",
+        );
+    }
+    let mut problems = Vec::new();
+    let mut evidence = Vec::new();
+    let mut named = Vec::new();
+    for (what, r) in &refusals {
+        evidence.extend(r.evidence.iter().copied());
+        let required = r
+            .response
+            .as_ref()
+            .and_then(|v| v.pointer("/error/data/requiredCapabilities"));
+        match required.and_then(Value::as_object) {
+            Some(o) if !o.is_empty() => {
+                named.push(format!(
+                    "{what} ({})",
+                    o.keys().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            _ => problems.push(format!(
+                "{what}: -32021 without data.requiredCapabilities naming what is missing"
+            )),
+        }
+        if let Some(status) = r.status()
+            && status != 400
+        {
+            problems.push(format!("{what}: -32021 with HTTP {status}, not 400"));
+        }
+    }
+    if problems.is_empty() {
+        CAPABILITY_USE
+            .pass(format!(
+                "{} call(s) refused for a capability scout had not declared, each naming it: {}",
+                refusals.len(),
+                named.join("; ")
+            ))
+            .evidence(evidence)
+    } else {
+        CAPABILITY_USE.fail(problems.join("; ")).evidence(evidence)
+    }
 }
 
 #[cfg(test)]
