@@ -103,23 +103,9 @@ pub fn input_required(chains: &[InputChain]) -> FindingBuilder {
 mod tests {
     use super::*;
     use crate::client::rounds::InputRound;
+    use crate::probe::catalog::tests::reply;
     use crate::report::finding::Status;
-    use crate::transport::{Outcome, Reply};
     use serde_json::json;
-    use std::time::Duration;
-
-    fn reply(seq: u64, response: Value) -> Reply {
-        Reply {
-            evidence: vec![seq],
-            outcome: Outcome::Answered,
-            response: Some(response),
-            notifications: Vec::new(),
-            server_requests: Vec::new(),
-            http: None,
-            elapsed: Duration::ZERO,
-            refused: false,
-        }
-    }
 
     fn chain(last: Value, stopped: Option<Stop>) -> InputChain {
         InputChain {

@@ -55,6 +55,25 @@ struct Talkback {
     version: String,
 }
 
+impl Talkback {
+    /// What a wire that already plays the full persona showed: its own calls and `asks`.
+    fn of_own_calls(
+        asks: Vec<Asked>,
+        wire: &Connection,
+        calls: &[(String, Option<Reply>)],
+    ) -> Self {
+        Talkback {
+            asks,
+            calls: calls
+                .iter()
+                .filter_map(|(n, r)| Some((n.clone(), r.clone()?)))
+                .collect(),
+            refused: Vec::new(),
+            version: wire.protocol_version().to_string(),
+        }
+    }
+}
+
 /// Judges a handshake-era `wire` (after its ordinary calls, whose replies are `calls`) and
 /// the full persona's connection; records the four findings.
 pub async fn run(
@@ -100,15 +119,7 @@ pub async fn run(
     );
     let talkback = if wire.persona().is_full() {
         // The run already plays the full persona: its own calls are the ones to judge.
-        Talkback {
-            asks: bare_asks,
-            calls: calls
-                .iter()
-                .filter_map(|(n, r)| Some((n.clone(), r.clone()?)))
-                .collect(),
-            refused: Vec::new(),
-            version: wire.protocol_version().to_string(),
-        }
+        Talkback::of_own_calls(bare_asks, wire, calls)
     } else {
         match full_connection(s, wire, catalog, &bare_asks).await {
             Ok(t) => t,
@@ -128,8 +139,9 @@ pub async fn run(
 /// A 2026-07-28 wire: the server asks only inside results (`input_required`), which scout
 /// completes on every call (`client::rounds`). The bare client's calls are the run's own;
 /// then, on the same wire, requests that play the full persona (they declare roots, sampling
-/// and elicitation in `_meta`) call the tools again, one at a time. What was asked on both is judged: the round trips
-/// (`execution.input_required`) and each input request as elicitation, sampling or roots.
+/// and elicitation in `_meta`) call the tools again, one at a time. What was asked on both
+/// is judged: the round trips (`execution.input_required`) and each input request as
+/// elicitation, sampling or roots.
 async fn modern(
     s: &mut Session,
     wire: &Connection,
@@ -145,15 +157,7 @@ async fn modern(
     s.add(crate::probe::protocol::capability_use::missing_capability(&bare).era(era));
     let mut chains = wire.input_chains();
     let talkback = if wire.persona().is_full() {
-        Ok(Talkback {
-            asks: asks_of(&chains),
-            calls: calls
-                .iter()
-                .filter_map(|(n, r)| Some((n.clone(), r.clone()?)))
-                .collect(),
-            refused: Vec::new(),
-            version: wire.protocol_version().to_string(),
-        })
+        Ok(Talkback::of_own_calls(asks_of(&chains), wire, calls))
     } else {
         let persona = Persona {
             kind: PersonaKind::Full,
