@@ -437,6 +437,7 @@ impl Connector {
                 pad: None,
                 abandon: false,
                 answer: None,
+                first_message_only: false,
             };
             let reply =
                 crate::transport::http::exchange(&fresh, &self.inner.recorder, None, req).await;

@@ -555,6 +555,7 @@ impl Connection {
                     pad: probe.pad,
                     abandon: probe.abandon,
                     answer: Some(self.answer_hook(tool)),
+                    first_message_only: probe.first_message_only,
                 };
                 let reply = crate::transport::http::exchange(
                     &h.clients,

@@ -7,7 +7,7 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 20] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 21] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
@@ -16,6 +16,7 @@ pub fn tables() -> [(Phase, &'static [&'static Check]); 20] {
         (Phase::Protocol, protocol::CHECKS),
         (Phase::Protocol, protocol::capability_use::CHECKS),
         (Phase::Protocol, protocol::utilities::CHECKS),
+        (Phase::Protocol, protocol::subscriptions::CHECKS),
         (Phase::Protocol, stdio::CHECKS),
         (Phase::Catalog, catalog::CHECKS),
         (Phase::Execution, execution::CHECKS),

@@ -303,6 +303,12 @@ pub static GROUNDS: &[Ground] = &[
         "Every request MUST include the required _meta fields",
     ),
     g(
+        "protocol.subscriptions",
+        Must,
+        "MCP 2026-07-28 basic/patterns/subscriptions",
+        "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId, and MUST NOT send any notification on the subscription before it.",
+    ),
+    g(
         "protocol.input_required_shape",
         Must,
         "MCP 2026-07-28 basic/patterns/mrtr",

@@ -167,6 +167,10 @@ pub struct HttpRequest {
     pub abandon: bool,
     /// Answers each request the server sends on this request's stream, as it arrives.
     pub answer: Option<AnswerHook>,
+    /// Stop reading the stream once it carried one JSON-RPC message other than the
+    /// response: a long-lived request (`subscriptions/listen`) whose first message, its
+    /// acknowledgement, is all scout asks of it. Closing the stream ends the subscription.
+    pub first_message_only: bool,
 }
 
 /// What the evidence of one answer to the server's request will be: the exchanges that
@@ -396,6 +400,7 @@ pub async fn exchange(
 
     let mut col = Collected {
         answer: req.answer.clone(),
+        first_message_only: req.first_message_only,
         ..Collected::default()
     };
     let mut parser = SseParser::new();
@@ -713,6 +718,8 @@ pub(super) struct Collected {
     pub(super) answer: Option<AnswerHook>,
     /// The answers sent so far.
     pub(super) answers: Vec<AnswerSent>,
+    /// Reading ends at the first message (see [`HttpRequest::first_message_only`]).
+    pub(super) first_message_only: bool,
 }
 
 /// How reading one body ended.
@@ -728,6 +735,8 @@ pub(super) enum End {
     Truncated,
     /// The connection broke mid-body.
     Broken(String),
+    /// The stream carried the one message scout wanted of it, and scout stopped reading.
+    Enough,
 }
 
 /// Response headers, names lower-cased, in order.
@@ -763,7 +772,7 @@ where
 {
     let mut body: Vec<u8> = Vec::new();
     let mut grace_until: Option<tokio::time::Instant> = None;
-    let end = loop {
+    let end = 'read: loop {
         let until = match grace_until {
             Some(g) => g.min(deadline),
             None => deadline,
@@ -813,6 +822,9 @@ where
                                 col.answers.push((hook.0)(v.clone()));
                             }
                             col.messages.push(v);
+                            if col.first_message_only {
+                                break 'read End::Enough;
+                            }
                         }
                     }
                     Err(_) => parser.note(format!("event data is not JSON: {:.120}", ev.data)),
@@ -840,7 +852,7 @@ pub(super) fn stream_anomalies(
 ) {
     match end {
         End::Ended => parser.finish(),
-        End::Truncated => {}
+        End::Truncated | End::Enough => {}
         _ if req.expect_id.is_none() => {
             // A GET stream or a notification: staying open is what such a stream does.
             parser.anomalies.push(format!(
@@ -987,6 +999,7 @@ mod tests {
                 pad: None,
                 abandon: true,
                 answer: None,
+                first_message_only: false,
             },
         )
         .await;
@@ -1044,6 +1057,7 @@ mod tests {
             pad: None,
             abandon: true,
             answer: None,
+            first_message_only: false,
         };
         let outcome = tokio::time::timeout(Duration::from_secs(5), abandon(&req))
             .await

@@ -191,6 +191,7 @@ impl LegacySseWire {
                 pad: None,
                 abandon: false,
                 answer: None,
+                first_message_only: false,
             },
         )
         .await;

@@ -103,6 +103,9 @@ pub struct Probe {
     /// of the server's `--concurrency` slots, which would cap the ramp at that number.
     /// `--rps` still paces it.
     pub own_concurrency: bool,
+    /// HTTP only: stop reading at the stream's first message other than the response (see
+    /// `HttpRequest::first_message_only`).
+    pub first_message_only: bool,
 }
 
 /// Stands for [`Probe::pad`] bytes of padding inside a probe's params.

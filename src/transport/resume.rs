@@ -152,7 +152,7 @@ pub(super) async fn resume(
                 parser.finish();
                 col.anomalies.append(&mut parser.anomalies);
             }
-            End::TimedOut | End::Grace => {
+            End::TimedOut | End::Grace | End::Enough => {
                 return Err((
                     format!("{before}; the resumed stream brought no response before the timeout"),
                     true,
@@ -265,6 +265,7 @@ mod tests {
                 pad: None,
                 abandon: false,
                 answer: None,
+                first_message_only: false,
             },
             era,
         )

@@ -151,6 +151,7 @@ const COVERED: &[(&str, Cover)] = &[
     ("protocol.removed_methods", Judged(StdioMinimal)),
     ("protocol.logging", Judged(StdioUtilities)),
     ("protocol.resource_subscribe", Judged(StdioUtilities)),
+    ("protocol.subscriptions", Judged(HttpMinimal)),
     ("stdio.process", Judged(StdioMinimal)),
     (
         "stdio.environment",

@@ -51,6 +51,7 @@ mod servers;
 mod snapshots_own;
 mod spec_urls;
 mod ssrf;
+mod subscriptions;
 mod tool_coverage;
 mod tools_call;
 mod transport;

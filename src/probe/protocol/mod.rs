@@ -10,6 +10,7 @@
 pub mod capability_use;
 pub mod judge;
 mod send;
+pub mod subscriptions;
 pub mod utilities;
 
 use serde_json::Value;
@@ -140,12 +141,18 @@ pub async fn run_early(
 pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
     let before = s.recorder.len();
     if early.wires.is_empty() {
-        s.add_all(CHECKS.iter().chain(utilities::CHECKS).map(|c| {
-            c.skip(
-                crate::report::finding::SkipReason::NotAssessed,
-                "no wire to the server was opened",
-            )
-        }));
+        s.add_all(
+            CHECKS
+                .iter()
+                .chain(utilities::CHECKS)
+                .chain(subscriptions::CHECKS)
+                .map(|c| {
+                    c.skip(
+                        crate::report::finding::SkipReason::NotAssessed,
+                        "no wire to the server was opened",
+                    )
+                }),
+        );
         return;
     }
     // HTTP wires are independent connections and go at the same time. stdio wires go one

@@ -211,13 +211,18 @@ pub(in crate::probe) async fn probe_wire_early(
     let conn = raw_conn;
     let w = wire_of(raw_conn);
     if w.is_stdio() {
-        return Early(self::http::get_group(s, conn, &w, stop).await);
+        let mut out = self::http::get_group(s, conn, &w, stop).await;
+        out.findings
+            .push(crate::probe::protocol::subscriptions::listen(conn, &w).await);
+        return Early(out);
     }
-    let (mut out, n) = futures_util::join!(
+    let (mut out, n, listened) = futures_util::join!(
         self::http::get_group(s, conn, &w, stop),
-        self::jsonrpc::notification_group(s, conn, &w)
+        self::jsonrpc::notification_group(s, conn, &w),
+        crate::probe::protocol::subscriptions::listen(conn, &w),
     );
     merge(&mut out, n);
+    out.findings.push(listened);
     Early(out)
 }
 
