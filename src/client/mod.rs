@@ -154,7 +154,7 @@ impl Connection {
         let c = Connection {
             persona,
             asked: Arc::default(),
-            chains: rounds::new_log(),
+            chains: Arc::default(),
             era,
             version: String::new(),
             transport,
@@ -232,7 +232,7 @@ impl Connection {
     pub fn as_persona(&self, persona: Persona) -> Option<Connection> {
         (self.era == Era::Modern).then(|| Connection {
             persona: Arc::new(persona),
-            chains: rounds::new_log(),
+            chains: Arc::default(),
             ..self.clone()
         })
     }
@@ -374,7 +374,7 @@ impl Connection {
             wire: c.wire,
             traffic: c.traffic,
             asked: Arc::default(),
-            chains: rounds::new_log(),
+            chains: Arc::default(),
             ..self.clone()
         }
         .with_tag())
@@ -390,7 +390,7 @@ impl Connection {
             wire: c.wire,
             traffic: c.traffic,
             asked: Arc::default(),
-            chains: rounds::new_log(),
+            chains: Arc::default(),
             ..self.clone()
         }
         .with_tag())

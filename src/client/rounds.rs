@@ -8,7 +8,7 @@
 //! none came. Every round is recorded, and the rounds of each request are kept on the wire
 //! for the judges.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde_json::{Map, Value};
 
@@ -255,11 +255,6 @@ fn retry_of(probe: &Probe, result: &Value, responses: Option<Value>) -> Probe {
     }
     retry.params = Some(Value::Object(params));
     retry
-}
-
-/// The chains of a new wire.
-pub(crate) fn new_log() -> Arc<ChainLog> {
-    Arc::default()
 }
 
 #[cfg(test)]

@@ -509,12 +509,10 @@ pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
     let mut out = Vec::new();
     for w in &wires {
         let msgs = messages_for(&all, w, wires.len());
-        let from_modern = [
-            &crate::probe::protocol::RESULT_TYPE,
-            &crate::probe::protocol::CACHE_HINTS,
-            &crate::probe::protocol::ERROR_CODES,
-            &crate::probe::protocol::INPUT_REQUIRED_SHAPE,
-        ];
+        // Every whole-run check but the schema is a 2026-07-28 rule.
+        let from_modern = crate::probe::protocol::WHOLE_RUN
+            .iter()
+            .filter(|c| c.id != crate::probe::protocol::WIRE_SCHEMA.id);
         if w.is_modern() {
             out.push(modern::result_type(w, &msgs).era(w.era));
             out.push(modern::cache_hints(w, &msgs).era(w.era));
