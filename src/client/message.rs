@@ -118,6 +118,9 @@ pub fn build(probe: &Probe, conn: &Connection) -> Built {
     let name_key = match method.as_str() {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        // The tasks extension's Streamable HTTP binding: the client sets Mcp-Name to
+        // params.taskId, so that intermediaries route every request of a task alike.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     };
     let name = name_key

@@ -520,8 +520,15 @@ impl Connection {
                     ),
                     None => body.into(),
                 };
-                w.exchange(line, built.method, id, built.progress_token, timeout, QUIET)
-                    .await
+                w.exchange(
+                    line,
+                    built.method,
+                    id,
+                    built.progress_token,
+                    (timeout, QUIET),
+                    probe.first_message_only,
+                )
+                .await
             }
             Wire::Http(h) => {
                 let session = match &probe.session {

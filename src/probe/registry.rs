@@ -7,7 +7,7 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 21] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 22] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
@@ -21,6 +21,7 @@ pub fn tables() -> [(Phase, &'static [&'static Check]); 21] {
         (Phase::Catalog, catalog::CHECKS),
         (Phase::Execution, execution::CHECKS),
         (Phase::Execution, execution::templates::CHECKS),
+        (Phase::Execution, execution::tasks::CHECKS),
         (Phase::Execution, execution::talkback::CHECKS),
         (Phase::Execution, execution::input_required::CHECKS),
         (Phase::Execution, execution::coverage::CHECKS),

@@ -60,6 +60,9 @@ pub struct Session {
     pub oauth: crate::probe::auth::State,
     /// The cancellation probes the execution phase planned for the final stage.
     pub cancellations: Vec<crate::probe::execution::PlannedCancel>,
+    /// What a server that speaks only 2026-07-28 answered the handshake phase's
+    /// `initialize` (its error should name the versions it supports).
+    pub initialize_refused: Option<crate::transport::Reply>,
 }
 
 impl Session {
@@ -89,6 +92,7 @@ impl Session {
             internal_errors: Vec::new(),
             oauth: crate::probe::auth::State::default(),
             cancellations: Vec::new(),
+            initialize_refused: None,
         }
     }
 
@@ -113,6 +117,7 @@ impl Session {
             internal_errors: Vec::new(),
             oauth: self.oauth.clone(),
             cancellations: Vec::new(),
+            initialize_refused: self.initialize_refused.clone(),
         }
     }
 

@@ -339,6 +339,16 @@ impl FindingBuilder {
         self.status
     }
 
+    /// The detail it will be recorded with (before the first letter is capitalised).
+    pub fn detail(&self) -> &str {
+        &self.detail
+    }
+
+    /// The exchanges it cites so far.
+    pub fn cited(&self) -> &[Seq] {
+        &self.evidence
+    }
+
     /// Overrides the registry's default severity (only meaningful on a fail).
     pub fn severity(mut self, severity: Severity) -> Self {
         if self.status == Status::Fail {

@@ -468,6 +468,12 @@ pub static GROUNDS: &[Ground] = &[
         "Servers MUST NOT return an empty contents array for a non-existent resource.",
     ),
     g(
+        "execution.tasks",
+        Must,
+        "MCP 2025-11-25 basic/utilities/tasks",
+        "The tasks/result operation MUST include this metadata in its response, as the result structure itself does not contain the task ID.",
+    ),
+    g(
         "execution.input_required",
         Should,
         "MCP 2026-07-28 basic/patterns/mrtr",

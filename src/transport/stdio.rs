@@ -62,6 +62,9 @@ struct PendingEntry {
     /// inbox).
     sentinel: bool,
     collects: bool,
+    /// The exchange ends at the first message attributed to it (a 2026-07-28
+    /// `subscriptions/listen`, whose response comes only when the subscription ends).
+    first_only: bool,
 }
 
 #[derive(Debug, Default)]
@@ -395,9 +398,10 @@ impl StdioWire {
         method: Option<String>,
         id: Option<Value>,
         progress_token: Option<Value>,
-        timeout: Duration,
-        quiet: Duration,
+        timing: (Duration, Duration),
+        first_only: bool,
     ) -> Reply {
+        let (timeout, quiet) = timing;
         let started = Instant::now();
         let era = *self.era.lock().unwrap_or_else(|e| e.into_inner());
         let line = line.into();
@@ -429,6 +433,7 @@ impl StdioWire {
                     done: Some(tx),
                     progress_token,
                     tool,
+                    first_only,
                     ..PendingEntry::default()
                 },
             );
@@ -934,6 +939,12 @@ fn handle_line(
     let params = msg.get("params");
     let token = params.and_then(|p| p.get("progressToken")).cloned();
     let request_id = params.and_then(|p| p.get("requestId")).map(id_key);
+    // 2026-07-28 subscriptions: every message of a subscription carries the id of the
+    // subscriptions/listen request that opened it.
+    let subscription = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get(SUBSCRIPTION_ID))
+        .map(id_key);
     let sole = r.sole_open(|e| e.response.is_none());
     let target = r
         .pending
@@ -941,6 +952,7 @@ fn handle_line(
         .filter(|(_, e)| e.response.is_none())
         .find(|(k, e)| {
             request_id.as_deref() == Some(k.as_str())
+                || subscription.as_deref() == Some(k.as_str())
                 || (token.is_some() && e.progress_token == token)
         })
         .map(|(k, _)| k.clone())
@@ -963,6 +975,11 @@ fn handle_line(
                 entry.server_requests.push(msg);
             } else {
                 entry.notifications.push(msg);
+            }
+            if entry.first_only
+                && let Some(done) = entry.done.take()
+            {
+                let _ = done.send(());
             }
         }
         None => push_inbox(&mut r, seq, msg),
@@ -1006,6 +1023,9 @@ fn answer(
     });
     seq
 }
+
+/// The key of a subscription's id in the `_meta` of its messages (2026-07-28).
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Adds to the inbox, letting the oldest message go past [`INBOX_KEPT`].
 fn push_inbox(r: &mut Router, seq: Seq, msg: Value) {

@@ -72,6 +72,8 @@ enum Scenario {
     StdioInputRequired,
     /// `resource_templates.py`: two templates, one read as contents, one as not found.
     StdioTemplates,
+    /// `tasks.py`: the 2025-11-25 tasks utility, a read-only tool that requires a task.
+    StdioTasks,
 }
 
 /// How a check is shown to work.
@@ -208,6 +210,7 @@ const COVERED: &[(&str, Cover)] = &[
         ),
     ),
     ("execution.resource_templates", Judged(StdioTemplates)),
+    ("execution.tasks", Judged(StdioTasks)),
     ("execution.elicitation", Judged(StdioAsksBack)),
     ("execution.sampling", Judged(StdioAsksBack)),
     ("execution.roots", Judged(StdioAsksBack)),
@@ -338,6 +341,7 @@ async fn scenario(which: Scenario) -> ServerReport {
         StdioUtilities => every_phase(fixture("utilities.py", &[])),
         StdioInputRequired => every_phase(fixture("input_required.py", &[])),
         StdioTemplates => every_phase(fixture("resource_templates.py", &[])),
+        StdioTasks => every_phase(fixture("tasks.py", &[])),
         PlainHttp => only(
             url_spec("plain-http", "http://mcp.invalid/mcp"),
             &[Phase::Discovery],
@@ -456,7 +460,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
     // Every scenario at once: each spends most of its time waiting on its fixture. Each is
     // boxed where it is made (see `boxed`): twenty run futures side by side overflow the
     // test thread's stack.
-    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u, v, w, x, y) = tokio::join!(
+    let (a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, q, t, u, v, w, x, y, z) = tokio::join!(
         boxed(StdioMinimal),
         boxed(HttpMinimal),
         boxed(HttpParamHeaders),
@@ -479,6 +483,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         boxed(StdioUtilities),
         boxed(StdioInputRequired),
         boxed(StdioTemplates),
+        boxed(StdioTasks),
     );
     let reports: BTreeMap<Scenario, ServerReport> = [
         (StdioMinimal, a),
@@ -503,6 +508,7 @@ async fn every_covered_check_is_judged_in_its_scenario() {
         (StdioUtilities, w),
         (StdioInputRequired, x),
         (StdioTemplates, y),
+        (StdioTasks, z),
     ]
     .into_iter()
     .collect();

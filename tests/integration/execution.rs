@@ -520,3 +520,51 @@ async fn resource_templates_are_expanded_read_and_judged_on_both_eras() {
         f.detail
     );
 }
+
+/// `execution.tasks` (2025-11-25): the correct `tasks.py` runs two tasks of its
+/// task-required tool through their lifecycle and passes; each defect fails on the rule it
+/// breaks — counting task ids ("receivers MUST generate cryptographically secure task IDs"
+/// without context binding), a task handle to a call that asked for none ("Receivers that
+/// do not declare the task capability for a request type MUST process requests of that type
+/// normally"; a declared one may only refuse), an unknown id found ("Invalid or
+/// nonexistent taskId in tasks/get … -32602"), tasks/result without the related-task _meta
+/// ("The tasks/result operation MUST include this metadata in its response") and an ended
+/// task cancelled ("Receivers MUST reject cancellation requests for tasks already in a
+/// terminal status … with error code -32602").
+#[tokio::test]
+async fn tasks_run_through_their_lifecycle_and_each_defect_fails() {
+    let defect = |d: &str| fixture("tasks.py", &[("TASKS_DEFECT", d.into())]);
+    let (good, guessable, unasked, found, unrelated, cancelled) = tokio::join!(
+        run(fixture("tasks.py", &[])),
+        run(defect("guessable")),
+        run(defect("handle_unasked")),
+        run(defect("unknown_found")),
+        run(defect("no_related")),
+        run(defect("cancel_ended")),
+    );
+    let f = expect(&good, "execution.tasks", None, Status::Pass);
+    for part in [
+        "2 task(s) of report were created",
+        "version 4",
+        "got -32602",
+        "tasks/list lists",
+        "cancelling the ended task got -32602",
+    ] {
+        assert!(f.detail.contains(part), "{part}: {}", f.detail);
+    }
+    assert!(!f.evidence.is_empty());
+    no_fails(&good, "execution.");
+    for (r, says) in [
+        (&guessable, "ids count up"),
+        (&unasked, "answered with a task handle"),
+        (&found, "never issued was answered with a result"),
+        (
+            &unrelated,
+            "lacks the io.modelcontextprotocol/related-task _meta",
+        ),
+        (&cancelled, "of a task that had ended was accepted"),
+    ] {
+        let f = expect(r, "execution.tasks", None, Status::Fail);
+        assert!(f.detail.contains(says), "{says}: {}", f.detail);
+    }
+}

@@ -468,6 +468,21 @@ async fn everything_is_judged_and_nothing_fails(spec: ServerSpec) {
         elicitation.contains("trigger-elicitation-request"),
         "{elicitation}"
     );
+    // Tasks (2025-11-25): simulate-research-query (taskSupport required, allowed by
+    // --allow-mutations) runs as two tasks to completion; its task ids are 32 random hex
+    // digits; tasks/list lists the task, cancelling it once ended gets -32602, and an
+    // unknown id -32602 — each a MUST of the tasks utility that server-everything keeps.
+    let tasks = crate::phase_fixtures::expect(&r, "execution.tasks", None, Status::Pass);
+    for part in [
+        "2 task(s) of simulate-research-query were created",
+        "ended (",
+        "drawn from hex",
+        "tasks/list lists",
+        "cancelling the ended task got -32602",
+        "never issued got -32602",
+    ] {
+        assert!(tasks.detail.contains(part), "{part}: {}", tasks.detail);
+    }
     // Its two resource templates (demo://resource/dynamic/{text,blob}/{resourceId}), each
     // expanded with resourceId 1 and read, answer with contents.
     let templates =

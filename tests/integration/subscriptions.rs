@@ -5,7 +5,7 @@
 //! fixture framework acknowledges correctly (the twin of `listen_defects.py`); the real
 //! TypeScript SDK v2 server does too.
 
-use scout::report::finding::{Era, Phase, SkipReason, Status};
+use scout::report::finding::{Era, Phase, Status};
 use scout::spec::ServerSpec;
 
 use crate::phase_fixtures::{
@@ -54,9 +54,53 @@ async fn a_subscription_is_acknowledged_first_with_its_id_or_the_defect_is_named
         "{}",
         f.detail
     );
-    // Over stdio it is not probed yet, and says so.
-    let f = expect_era(&over_stdio, ID, None, modern, Status::Skip);
-    assert_eq!(f.skip_reason, Some(SkipReason::NotAssessed), "{f:#?}");
+    // Over stdio the subscription is acknowledged the same way, then cancelled with
+    // notifications/cancelled, after which nothing more comes for it.
+    let f = expect_era(&over_stdio, ID, None, modern, Status::Pass);
+    assert!(
+        f.detail.contains("came first, with subscriptionId")
+            && f.detail
+                .contains("after notifications/cancelled nothing more came"),
+        "{}",
+        f.detail
+    );
+}
+
+/// Over stdio, where every subscription shares one channel, the messages of a subscription
+/// are told apart by its id; once the client cancelled it, "Servers receiving cancellation
+/// notifications SHOULD … Not send a response for the cancelled request" (2026-07-28
+/// basic/patterns/cancellation): a response or a notification after the cancellation is a
+/// warning; the acknowledgement defects fail as over HTTP.
+#[tokio::test]
+async fn over_stdio_a_subscription_is_cancelled_cleanly_or_the_defect_is_named() {
+    let defect = |d: &str| phases(fixture("listen_defects.py", &[("LISTEN_DEFECT", d.into())]));
+    let (after_cancel, not_first, wrong_id) = tokio::join!(
+        run(defect("after_cancel")),
+        run(defect("not_first")),
+        run(defect("wrong_id")),
+    );
+    let modern = Some(Era::Modern);
+    let f = expect_era(&after_cancel, ID, None, modern, Status::Warn);
+    assert!(
+        f.detail.contains("still sent")
+            && f.detail.contains("notifications/tools/list_changed")
+            && f.detail.contains("a response to the listen request"),
+        "{}",
+        f.detail
+    );
+    let f = expect_era(&not_first, ID, None, modern, Status::Fail);
+    assert!(
+        f.detail
+            .contains("first message was notifications/tools/list_changed"),
+        "{}",
+        f.detail
+    );
+    let f = expect_era(&wrong_id, ID, None, modern, Status::Fail);
+    assert!(
+        f.detail.contains("carries subscriptionId 0"),
+        "{}",
+        f.detail
+    );
 }
 
 #[tokio::test]
@@ -66,6 +110,30 @@ async fn the_typescript_sdk_v2_server_acknowledges_with_the_part_of_the_filter_i
     let f = expect_era(&r, ID, None, Some(Era::Modern), Status::Pass);
     assert!(
         f.detail.contains(r#"the filter {"toolsListChanged":true}"#),
+        "{}",
+        f.detail
+    );
+}
+
+/// The TypeScript SDK v2 server over stdio: acknowledged first with the listen request's id,
+/// and silent for the subscription once scout cancelled it.
+#[tokio::test]
+async fn the_typescript_sdk_v2_server_over_stdio_acknowledges_and_goes_quiet_when_cancelled() {
+    let spec = ServerSpec::new(
+        "ts-sdk-v2-stdio",
+        scout::spec::TargetSpec::Stdio(scout::transport::process::ProcessConfig {
+            command: crate::servers::ts_stdio(),
+            env_forward: vec![],
+            env_set: vec![],
+            dir: None,
+        }),
+    );
+    let r = run(phases(spec)).await;
+    let f = expect_era(&r, ID, None, Some(Era::Modern), Status::Pass);
+    assert!(
+        f.detail.contains("came first, with subscriptionId")
+            && f.detail
+                .contains("after notifications/cancelled nothing more came"),
         "{}",
         f.detail
     );

@@ -133,6 +133,9 @@ async fn removed_methods_over_http_want_404() {
         Status::Pass,
     );
     assert!(f.detail.contains("HTTP 404"), "{}", f.detail);
+    for m in ["tasks/list", "tasks/result", "tasks/get"] {
+        assert!(f.detail.contains(m), "{m}: {}", f.detail);
+    }
     let r = run(with_protocol(fixture_http_env(
         "utilities.py",
         &[("UTILITIES", "defects")],
@@ -202,5 +205,38 @@ async fn the_typescript_sdk_answers_removed_methods_with_404() {
         "{}",
         f.detail
     );
+    // The 2025-11-25 tasks methods: the SDK declares no tasks extension, so tasks/get is
+    // unknown as well as tasks/list and tasks/result.
+    for m in ["tasks/list", "tasks/result", "tasks/get"] {
+        assert!(f.detail.contains(m), "{m}: {}", f.detail);
+    }
+    // Its refusal of initialize is -32022 with data.supported.
+    assert!(
+        f.detail.contains("error to initialize names 2026-07-28"),
+        "{}",
+        f.detail
+    );
     expect(&r, "protocol.logging", None, Status::Pass);
+}
+
+/// A server that speaks only 2026-07-28 "SHOULD name the protocol versions it supports in
+/// any error it returns to an initialize request, on any transport" (2026-07-28
+/// versioning): the fixture's -32022 naming 2026-07-28 passes, its bare -32601 warns.
+#[tokio::test]
+async fn a_modern_only_server_names_its_versions_to_initialize() {
+    let only = |how: &str| with_protocol(fixture("utilities.py", &[("MODERN_ONLY", how.into())]));
+    let (named, silent) = tokio::join!(run(only("named")), run(only("silent")));
+    let f = expect(&named, "protocol.removed_methods", None, Status::Pass);
+    assert!(
+        f.detail.contains("error to initialize names 2026-07-28"),
+        "{}",
+        f.detail
+    );
+    let f = expect(&silent, "protocol.removed_methods", None, Status::Warn);
+    assert!(
+        f.detail
+            .contains("without naming the version the server supports"),
+        "{}",
+        f.detail
+    );
 }

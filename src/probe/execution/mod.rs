@@ -13,6 +13,7 @@ pub mod progress;
 pub mod reads;
 pub mod safety;
 pub mod talkback;
+pub mod tasks;
 pub mod templates;
 pub mod tools;
 
@@ -157,57 +158,28 @@ async fn execute_wire(
     let version = wire.protocol_version().to_string();
     let tools_declared = crate::probe::catalog::declared(wire.capabilities(), "tools");
 
-    // ---- policy
-    // A 2026-07-28 client on Streamable HTTP must exclude a tool with invalid x-mcp-header
-    // declarations from the tools it offers; scout does not call one either.
-    let drops = crate::probe::catalog::x_mcp_header::drops_invalid(wire);
-    let mut allowed = Vec::new();
-    let mut dropped = 0;
-    for t in &catalog.tools {
-        let reasons = if drops {
-            crate::probe::catalog::x_mcp_header::drop_reasons(t)
-        } else {
-            Vec::new()
-        };
-        if !reasons.is_empty() {
-            dropped += 1;
-            s.add(safety::dropped(policy::tool_name(t), &reasons).era(era));
-            continue;
-        }
-        match policy::decide(t, &s.spec.policy) {
-            Decision::Call => {
-                let (arguments, source) = args::arguments_for(t, &s.spec.tools);
-                if let Some(f) = safety::open_world(t, source) {
-                    s.add(f.era(era));
-                }
-                allowed.push(Allowed::new(t, arguments, source, &s.spec.tools));
-            }
-            Decision::Skip { reason, allow_with } => {
-                s.add(safety::not_called(policy::tool_name(t), &reason, &allow_with).era(era))
-            }
-        }
-    }
-    if !catalog.tools.is_empty() && allowed.len() + dropped == catalog.tools.len() {
-        s.add(
-            POLICY
-                .info(format!("the policy allowed all {} tool(s)", allowed.len()))
-                .era(era),
-        );
-    }
-
+    let (allowed, dropped) = decide_calls(s, wire, catalog);
     // Every request below is independent of the others: the tool calls, the unknown tool,
     // the invalid arguments and the reads all go out together (bounded by the server's
     // `--concurrency` slots and, towards remote hosts, the rate limiter). The findings are
     // recorded afterwards in a fixed order.
     let skip_policy = allowed.is_empty() && !catalog.tools.is_empty();
     let timeout = s.spec.timeout;
-    let (calls, unknown, invalid, resources, templates, prompts) = futures_util::join!(
+    let candidates: Vec<tasks::Candidate> = allowed
+        .iter()
+        .map(|a| tasks::Candidate {
+            tool: &a.tool,
+            arguments: &a.arguments,
+        })
+        .collect();
+    let (calls, unknown, invalid, resources, templates, prompts, tasks) = futures_util::join!(
         call_tools(wire, limiter, &allowed, era, timeout),
         unknown_tool(wire, limiter, tools_declared),
         invalid_arguments(wire, limiter, &allowed, skip_policy),
         read_resources(wire, limiter, catalog, era),
         templates::read_templates(wire, limiter, catalog),
         get_prompts(wire, limiter, catalog, &version),
+        tasks::probe(wire, limiter, &catalog.tools, &candidates),
     );
 
     // ---- tool_call, structured_output, content_blocks, progress, cancellation
@@ -224,7 +196,7 @@ async fn execute_wire(
         let Some(call) = call else {
             s.add(
                 TOOL_CALL
-                    .skip(SkipReason::NotApplicable, "the tool requires task augmentation (execution.taskSupport: required), which scout does not use")
+                    .skip(SkipReason::NotApplicable, "the tool requires task augmentation (execution.taskSupport: required), so it is called as a task by execution.tasks")
                     .subject(name)
                     .era(era),
             );
@@ -310,11 +282,57 @@ async fn execute_wire(
             }
         }
     }
-    for f in [unknown, invalid, resources, templates, prompts] {
+    let tasks = tasks.judge(&catalog.tools, &catalog.evidence, &replies);
+    for f in [unknown, invalid, resources, templates, prompts, tasks] {
         s.add(f.era(era));
     }
     // Boxed: a connection of its own and its calls would grow every run's future.
     Box::pin(talkback::run(s, wire, catalog, &replies)).await;
+}
+
+/// Which listed tools scout may call on this wire, with their arguments (the safety policy
+/// and the x-mcp-header rule decide; each tool kept back gets its finding), and how many
+/// were dropped for invalid x-mcp-header declarations.
+fn decide_calls(s: &mut Session, wire: &Connection, catalog: &Catalog) -> (Vec<Allowed>, usize) {
+    let era = wire.era();
+    // A 2026-07-28 client on Streamable HTTP must exclude a tool with invalid x-mcp-header
+    // declarations from the tools it offers; scout does not call one either.
+    let drops = crate::probe::catalog::x_mcp_header::drops_invalid(wire);
+    let mut allowed = Vec::new();
+    let mut dropped = 0;
+    for t in &catalog.tools {
+        let reasons = if drops {
+            crate::probe::catalog::x_mcp_header::drop_reasons(t)
+        } else {
+            Vec::new()
+        };
+        if !reasons.is_empty() {
+            dropped += 1;
+            s.add(safety::dropped(policy::tool_name(t), &reasons).era(era));
+            continue;
+        }
+        match policy::decide(t, &s.spec.policy) {
+            Decision::Call => {
+                let (arguments, source) = args::arguments_for(t, &s.spec.tools);
+                if let Some(f) = safety::open_world(t, source) {
+                    s.add(f.era(era));
+                }
+                allowed.push(Allowed::new(t, arguments, source, &s.spec.tools));
+            }
+            Decision::Skip { reason, allow_with } => {
+                s.add(safety::not_called(policy::tool_name(t), &reason, &allow_with).era(era))
+            }
+        }
+    }
+    if !catalog.tools.is_empty() && allowed.len() + dropped == catalog.tools.len() {
+        s.add(
+            POLICY
+                .info(format!("the policy allowed all {} tool(s)", allowed.len()))
+                .era(era),
+        );
+    }
+
+    (allowed, dropped)
 }
 
 /// What the tool calls produced: per allowed tool (in catalogue order) its name, the reply
@@ -412,7 +430,8 @@ async fn call_tools(
         async move {
             let name = policy::tool_name(&a.tool).to_string();
             // 2025-11-25 tasks: a tool that requires task augmentation refuses a plain call
-            // (-32600); scout does not run tasks, so the call would say nothing about the tool.
+            // (-32600), so the call would say nothing about the tool; execution.tasks runs it
+            // as a task.
             if a.tool
                 .pointer("/execution/taskSupport")
                 .and_then(Value::as_str)

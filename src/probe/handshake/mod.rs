@@ -178,6 +178,7 @@ pub async fn run(s: &mut Session) {
             s.add(STATELESS.skip(SkipReason::NotApplicable, why));
         }
     }
+    s.initialize_refused = refused_initialize(modern.is_some(), &init_reply);
     // Legacy-only checks.
     match (&legacy, &init_reply) {
         (Some(l), Some(init)) => {
@@ -214,6 +215,12 @@ pub async fn run(s: &mut Session) {
     }))
     .await;
     s.add_all(found.into_iter().flatten());
+}
+
+/// What a server that speaks only 2026-07-28 answered `initialize`, when it refused it (the
+/// protocol phase judges whether the refusal names the versions it supports).
+fn refused_initialize(modern: bool, init: &Option<Reply>) -> Option<Reply> {
+    init.clone().filter(|r| modern && r.result().is_none())
 }
 
 /// Step 1: `server/discover`, unless told to go straight to initialize. The modern wire

@@ -1,12 +1,14 @@
 //! `protocol.subscriptions`: 2026-07-28's `subscriptions/listen` (which replaced the GET
 //! stream and `resources/subscribe`) acknowledges a subscription before anything else. scout
-//! opens one listen on a 2026-07-28 Streamable HTTP wire, asking for every list-changed
-//! notification, reads the stream up to its first message, and closes it (which ends the
-//! subscription). The judge is a pure function of that reply.
+//! opens one listen on a 2026-07-28 wire, asking for every list-changed notification, reads
+//! up to the subscription's first message, and ends the subscription: over Streamable HTTP by
+//! closing the stream, over stdio with `notifications/cancelled`, after which nothing more
+//! may come for it. The judges are pure functions of the replies.
 
 use serde_json::Value;
 
 use crate::client::Connection;
+use crate::report::exchange::Seq;
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::transport::{IdKind, Probe, Reply};
 
@@ -24,7 +26,7 @@ const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 crate::checks! { phase: Protocol;
     SUBSCRIPTIONS = "protocol.subscriptions", Major, "A subscription is acknowledged first, with its id", SUB26,
-        "2026-07-28 over Streamable HTTP: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources), reads the stream up to its first message and closes it, which ends the subscription. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise). A server that answers -32601 does not offer subscriptions and is not applicable; another error is a warning. Not assessed over stdio yet; not applicable on handshake-era wires.",
+        "2026-07-28: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources) and reads up to the subscription's first message. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise). Over Streamable HTTP scout then closes the stream, which ends the subscription. Over stdio (where messages of the subscription are told apart by that id) scout then sends notifications/cancelled for the listen request and asks the server a question behind it: once that is answered, nothing more may have come for the subscription, neither a response to the cancelled request nor a notification (a warning: the client ignores them). A server that answers -32601 does not offer subscriptions and is not applicable; another error is a warning. Not applicable on handshake-era wires.",
         "Send notifications/subscriptions/acknowledged, with the listen request's id as io.modelcontextprotocol/subscriptionId, before anything else on a subscription's stream.";
 }
 
@@ -46,12 +48,6 @@ pub async fn listen(conn: &Connection, w: &Wire) -> FindingBuilder {
             "a 2026-07-28 method; this wire speaks the handshake era",
         );
     }
-    if !w.is_http() {
-        return SUBSCRIPTIONS.skip(
-            SkipReason::NotAssessed,
-            "subscriptions/listen is probed over Streamable HTTP only for now",
-        );
-    }
     // An id of scout's own, unique in the run, that the acknowledgement must carry back.
     let id = match conn.connector().next_id() {
         Value::String(s) => format!("{s}-listen"),
@@ -66,7 +62,77 @@ pub async fn listen(conn: &Connection, w: &Wire) -> FindingBuilder {
             ..Probe::default()
         })
         .await;
-    subscriptions(&Value::String(id), &filter(), &reply)
+    let id = Value::String(id);
+    let opened = subscriptions(&id, &filter(), &reply);
+    // stdio: the subscription stays open until scout cancels it; HTTP closed its stream.
+    match conn.stdio() {
+        Some(stdio) if !reply.notifications.is_empty() && reply.response.is_none() => {
+            let cancel = conn
+                .send(Probe::notification(
+                    "notifications/cancelled",
+                    Some(serde_json::json!({"requestId": id, "reason": "scout is done listening"})),
+                ))
+                .await;
+            let after = cancel.evidence.first().copied().unwrap_or(0);
+            let late: Vec<(Seq, Value)> = stdio
+                .inbox()
+                .into_iter()
+                .filter(|(seq, _)| *seq > after)
+                .chain(cancel.notifications.iter().map(|n| (after, n.clone())))
+                .filter(|(_, m)| of_subscription(m, &id))
+                .collect();
+            cancelled(opened, &cancel, &late)
+        }
+        _ => opened,
+    }
+}
+
+/// Whether `message` belongs to the subscription `id`: its response, or a message carrying
+/// the id in `_meta`.
+fn of_subscription(message: &Value, id: &Value) -> bool {
+    let response = message.get("method").is_none() && message.get("id") == Some(id);
+    let tagged = message
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(SUBSCRIPTION_ID))
+        == Some(id);
+    response || tagged
+}
+
+/// The verdict once a stdio subscription was cancelled: nothing more may come for it
+/// ("Servers receiving cancellation notifications SHOULD … Not send a response for the
+/// cancelled request"; the subscription is over, so its notifications stop).
+pub fn cancelled(opened: FindingBuilder, cancel: &Reply, late: &[(Seq, Value)]) -> FindingBuilder {
+    if opened.status() != crate::report::finding::Status::Pass {
+        return opened;
+    }
+    let ev = cancel
+        .evidence
+        .iter()
+        .copied()
+        .chain(late.iter().map(|(s, _)| *s));
+    if late.is_empty() {
+        return SUBSCRIPTIONS
+            .pass(format!(
+                "{}; after notifications/cancelled nothing more came for the subscription",
+                opened.detail()
+            ))
+            .evidence(opened.cited().iter().copied().chain(ev));
+    }
+    let what: Vec<String> = late
+        .iter()
+        .map(|(_, m)| {
+            m.get("method").and_then(Value::as_str).map_or_else(
+                || "a response to the listen request".to_string(),
+                str::to_string,
+            )
+        })
+        .collect();
+    SUBSCRIPTIONS
+        .warn(format!(
+            "the subscription was acknowledged, but after scout cancelled it (notifications/cancelled) the server still sent {}",
+            what.join(", ")
+        ))
+        .evidence(opened.cited().iter().copied().chain(ev))
 }
 
 /// The verdict on a listen request with `id` and filter `asked`, from its `reply`.

@@ -23,7 +23,7 @@ const RES25: &str = "https://modelcontextprotocol.io/specification/2025-11-25/se
 
 crate::checks! { phase: Protocol;
     REMOVED_METHODS = "protocol.removed_methods", Minor, "Methods 2026-07-28 removed are unknown methods", spec_url::H26,
-        "2026-07-28 wire: logging/setLevel, resources/subscribe and resources/unsubscribe no longer exist (ping is judged by handshake.ping). Each is sent once with the revision's _meta; the server must answer as for any method it does not implement: -32601, with HTTP 404 over Streamable HTTP. A result means the server served the handshake-era method on a 2026-07-28 request (a warning: a dual-era server implements it for its handshake sessions). Not applicable on handshake-era wires.",
+        "2026-07-28 wire: logging/setLevel, resources/subscribe and resources/unsubscribe no longer exist (ping is judged by handshake.ping), and the tasks utility left the core for the io.modelcontextprotocol/tasks extension, which has no tasks/list and no tasks/result: those two are sent always, tasks/get (of an id no server issued) when the server does not declare the extension. Each is sent once with the revision's _meta; the server must answer as for any method it does not implement: -32601, with HTTP 404 over Streamable HTTP. A result means the server served the handshake-era method on a 2026-07-28 request (a warning: a dual-era server implements it for its handshake sessions). A server that speaks only 2026-07-28 should name the versions it supports in its error to initialize (the handshake phase's initialize): one that does not is a warning. Not applicable on handshake-era wires.",
         "Route 2026-07-28 requests for removed methods to the unknown-method answer: HTTP 404 with JSON-RPC error -32601.";
     LOGGING = "protocol.logging", Minor, "Log messages follow the logging rules of the revision", LOG25,
         "Handshake era: a server that sends notifications/message must have declared the logging capability (every message recorded on the wire during the run is read); with the capability, logging/setLevel to info must be accepted and an unknown level should get -32602. 2026-07-28: scout never sets io.modelcontextprotocol/logLevel, so no notifications/message may arrive for its requests; a request whose logLevel is not a level should be rejected with -32602.",
@@ -33,25 +33,69 @@ crate::checks! { phase: Protocol;
         "Answer resources/subscribe and resources/unsubscribe with {} when resources.subscribe is declared, or do not declare it.";
 }
 
-/// The methods 2026-07-28 removed that `removed_methods` sends, with their parameters'
-/// shapes (`ping` belongs to `handshake.ping`).
-pub const REMOVED: [&str; 3] = [
+/// The methods 2026-07-28 removed that `removed_methods` sends (`ping` belongs to
+/// `handshake.ping`). The tasks extension that replaced the 2025-11-25 tasks utility has no
+/// `tasks/list` and no `tasks/result`; `tasks/get` is sent as well when the server does not
+/// declare the extension ([`TASKS_EXTENSION`]).
+pub const REMOVED: [&str; 5] = [
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
+    "tasks/list",
+    "tasks/result",
 ];
 
-/// `removed_methods`: each removed method on a 2026-07-28 wire is an unknown method.
-pub fn removed_methods(w: &Wire, replies: &[(&str, &Reply)]) -> FindingBuilder {
+/// The extension 2026-07-28 moved tasks into, as a server declares it in
+/// `capabilities.extensions`.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// Whether the error a modern-only server gave `initialize` names a version it supports:
+/// "A server that supports only modern versions SHOULD name the protocol versions it
+/// supports in any error it returns to an initialize request, on any transport".
+fn initialize_names_versions(w: &Wire, init: &Reply) -> Result<String, String> {
+    let text = init
+        .response
+        .as_ref()
+        .map(|r| r.to_string())
+        .or_else(|| init.http.as_ref().map(|h| h.body.clone()))
+        .unwrap_or_default();
+    if text.contains(&w.version) {
+        Ok(format!(
+            "the server's error to initialize names {} ({})",
+            w.version,
+            describe(init)
+        ))
+    } else {
+        Err(format!(
+            "initialize got {} without naming the version the server supports ({}); a handshake-era client has no other way to learn it",
+            describe(init),
+            w.version
+        ))
+    }
+}
+
+/// `removed_methods`: each removed method on a 2026-07-28 wire is an unknown method, and
+/// (on a server that speaks only 2026-07-28) the error to `initialize` names its versions.
+pub fn removed_methods(
+    w: &Wire,
+    replies: &[(&str, &Reply)],
+    initialize: Option<&Reply>,
+) -> FindingBuilder {
     if !w.is_modern() {
         return REMOVED_METHODS.skip(
             SkipReason::NotApplicable,
             "a 2026-07-28 rule; this wire speaks the handshake era",
         );
     }
-    let ev = cite(replies.iter().map(|(_, r)| *r));
+    let ev = cite(replies.iter().map(|(_, r)| *r).chain(initialize));
     let mut failed = Vec::new();
     let mut warned = Vec::new();
+    let mut named = None;
+    match initialize.map(|i| initialize_names_versions(w, i)) {
+        Some(Ok(s)) => named = Some(s),
+        Some(Err(s)) => warned.push(s),
+        None => {}
+    }
     for (method, r) in replies {
         let code = code_of(r);
         match (w.is_http(), code, r.status()) {
@@ -96,12 +140,13 @@ pub fn removed_methods(w: &Wire, replies: &[(&str, &Reply)]) -> FindingBuilder {
     }
     REMOVED_METHODS
         .pass(format!(
-            "{} answered {expected}",
+            "{} answered {expected}{}",
             replies
                 .iter()
                 .map(|(m, _)| *m)
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            named.map(|n| format!("; {n}")).unwrap_or_default()
         ))
         .evidence(ev)
 }
@@ -259,16 +304,16 @@ mod tests {
     #[test]
     fn removed_methods_want_404_and_minus_32601() {
         let ok = http_json(1, 404, NOT_FOUND);
-        let f = removed_methods(&modern(), &[("logging/setLevel", &ok)]);
+        let f = removed_methods(&modern(), &[("logging/setLevel", &ok)], None);
         assert_eq!(f.status(), Status::Pass);
         let wrong_status = http_json(2, 200, NOT_FOUND);
-        let f = removed_methods(&modern(), &[("resources/subscribe", &wrong_status)]);
+        let f = removed_methods(&modern(), &[("resources/subscribe", &wrong_status)], None);
         assert_eq!(f.status(), Status::Fail);
         let served = http_json(3, 200, EMPTY);
-        let f = removed_methods(&modern(), &[("resources/subscribe", &served)]);
+        let f = removed_methods(&modern(), &[("resources/subscribe", &served)], None);
         assert_eq!(f.status(), Status::Warn);
         assert_eq!(
-            removed_methods(&legacy(), &[("logging/setLevel", &served)]).status(),
+            removed_methods(&legacy(), &[("logging/setLevel", &served)], None).status(),
             Status::Skip
         );
     }

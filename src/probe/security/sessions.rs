@@ -19,6 +19,8 @@ use crate::transport::{IdKind, MetaMode, Probe, SessionMode};
 pub const SAMPLES: usize = 5;
 /// At or above this estimate the ids pass.
 pub const STRONG_BITS: f64 = 128.0;
+/// Below this many ids a position that did not vary may still be random.
+const FEW_SAMPLES: usize = 4;
 /// Below this estimate the ids are guessable: a failure.
 pub const WEAK_BITS: f64 = 64.0;
 
@@ -156,9 +158,19 @@ pub fn judge_ids(ids: &[String]) -> Verdict {
 
 /// [`judge_ids`] with the clock given (for tests).
 pub fn judge_ids_at(ids: &[String], now: u128) -> Verdict {
+    judge_ids_of("session", ids, now)
+}
+
+/// Judges fresh ids of any kind (`what`: "session", "task"), in the order they were issued:
+/// the same rules make a session id and a task id unguessable.
+pub fn judge_ids_named(what: &str, ids: &[String]) -> Verdict {
+    judge_ids_of(what, ids, now_secs())
+}
+
+fn judge_ids_of(what: &str, ids: &[String], now: u128) -> Verdict {
     if ids.len() < 2 {
         return Verdict::Unjudged(format!(
-            "only {} session id(s) could be collected; at least two are needed",
+            "only {} {what} id(s) could be collected; at least two are needed",
             ids.len()
         ));
     }
@@ -180,14 +192,14 @@ pub fn judge_ids_at(ids: &[String], now: u128) -> Verdict {
         .find(|id| id.is_empty() || !id.chars().all(|c| ('\u{21}'..='\u{7E}').contains(&c)))
     {
         return Verdict::Fail(format!(
-            "The session id {} is empty or has characters outside visible ASCII (0x21–0x7E), which the transports forbid.",
+            "The {what} id {} is empty or has characters outside visible ASCII (0x21–0x7E), which the transports forbid.",
             shown(bad)
         ));
     }
     let mut seen = std::collections::HashSet::new();
     if let Some(dup) = ids.iter().find(|id| !seen.insert(id.as_str())) {
         return Verdict::Fail(format!(
-            "Two fresh sessions got the same id {}: a session id must be unique.",
+            "Two fresh {what}s got the same id {}: a {what} id must be unique.",
             shown(dup)
         ));
     }
@@ -202,20 +214,20 @@ pub fn judge_ids_at(ids: &[String], now: u128) -> Verdict {
         match versions[0].0 {
             '4' => {
                 return Verdict::Pass(format!(
-                    "{} fresh sessions got distinct random (version 4) UUIDs, e.g. {}: 122 random bits each, the spec's own example of a secure session id.",
+                    "{} fresh {what}s got distinct random (version 4) UUIDs, e.g. {}: 122 random bits each, the spec's own example of a secure session id.",
                     ids.len(),
                     shown(&ids[0])
                 ));
             }
             v @ ('1' | '2' | '6') => {
                 return Verdict::Fail(format!(
-                    "The session ids are time-based UUIDs (version {v}), e.g. {}: they follow from the clock and the machine, and can be predicted.",
+                    "The {what} ids are time-based UUIDs (version {v}), e.g. {}: they follow from the clock and the machine, and can be predicted.",
                     shown(&ids[0])
                 ));
             }
             '7' => {
                 return Verdict::Warn(format!(
-                    "The session ids are version 7 UUIDs, e.g. {}: a timestamp and 74 random bits, below the {STRONG_BITS} bits scout expects.",
+                    "The {what} ids are version 7 UUIDs, e.g. {}: a timestamp and 74 random bits, below the {STRONG_BITS} bits scout expects.",
                     shown(&ids[0])
                 ));
             }
@@ -230,14 +242,14 @@ pub fn judge_ids_at(ids: &[String], now: u128) -> Verdict {
             .all(|w| w[1] > w[0] && w[1] - w[0] <= 1 << 20);
         if steps_small {
             return Verdict::Fail(format!(
-                "The session ids count up: {} fresh sessions got {} — the next one can be guessed.",
+                "The {what} ids count up: {} fresh {what}s got {} — the next one can be guessed.",
                 ids.len(),
                 ids.iter().map(|i| shown(i)).collect::<Vec<_>>().join(", ")
             ));
         }
         if nums.iter().all(|n| looks_like_time(*n, now)) {
             return Verdict::Fail(format!(
-                "The varying part of the session ids reads as the current time (e.g. {}): it can be predicted.",
+                "The varying part of the {what} ids reads as the current time (e.g. {}): it can be predicted.",
                 shown(&ids[0])
             ));
         }
@@ -247,8 +259,11 @@ pub fn judge_ids_at(ids: &[String], now: u128) -> Verdict {
     let (prefix, suffix) = common_affixes(&chars);
     let same_length = lens.iter().all(|l| *l == lens[0]);
     let (positions, alphabet_chars): (usize, Vec<char>) = if same_length {
+        // With few samples a random position often repeats by chance (two random hex digits
+        // agree one time in sixteen), so below FEW_SAMPLES every position between the
+        // common prefix and suffix counts; with more, only those that vary.
         let varying: Vec<usize> = (prefix..lens[0] - suffix)
-            .filter(|&i| chars.iter().any(|c| c[i] != chars[0][i]))
+            .filter(|&i| ids.len() < FEW_SAMPLES || chars.iter().any(|c| c[i] != chars[0][i]))
             .collect();
         let used = varying
             .iter()
@@ -266,7 +281,7 @@ pub fn judge_ids_at(ids: &[String], now: u128) -> Verdict {
     let (size, name) = alphabet(alphabet_chars.into_iter());
     let bits = positions as f64 * f64::from(size).log2();
     let summary = format!(
-        "{} fresh sessions got distinct ids of {len_text} (e.g. {}); {positions} positions vary, drawn from {name}: about {bits:.0} bits.",
+        "{} fresh {what}s got distinct ids of {len_text} (e.g. {}); {positions} positions vary, drawn from {name}: about {bits:.0} bits.",
         ids.len(),
         shown(&ids[0])
     );
@@ -274,7 +289,7 @@ pub fn judge_ids_at(ids: &[String], now: u128) -> Verdict {
         Verdict::Pass(summary)
     } else if bits >= WEAK_BITS {
         Verdict::Warn(format!(
-            "{summary} Below the {STRONG_BITS} bits scout expects of a session id."
+            "{summary} Below the {STRONG_BITS} bits scout expects of a {what} id."
         ))
     } else {
         Verdict::Fail(format!(

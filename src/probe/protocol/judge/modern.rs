@@ -387,11 +387,13 @@ pub fn input_required_shape(_w: &Wire, msgs: &[&Message]) -> FindingBuilder {
 }
 
 /// Methods the 2026-07-28 revision removed.
-const REMOVED: [&str; 4] = [
+const REMOVED: [&str; 6] = [
     "ping",
     "logging/setLevel",
     "resources/subscribe",
     "resources/unsubscribe",
+    "tasks/list",
+    "tasks/result",
 ];
 
 const CACHEABLE: [&str; 6] = [

@@ -4,7 +4,7 @@
 
 use super::*;
 use crate::probe::protocol::judge::wire_schema::sse_values;
-use crate::probe::protocol::utilities::{self as judge_u, LogView, REMOVED};
+use crate::probe::protocol::utilities::{self as judge_u, LogView, REMOVED, TASKS_EXTENSION};
 use crate::report::exchange::Exchange;
 
 /// A level no revision defines, for the "unknown level" probes.
@@ -18,16 +18,29 @@ pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) ->
     let messages = log_messages(s, w);
     if w.is_modern() {
         let mut removed = Vec::new();
-        for method in REMOVED {
+        let extension = conn
+            .capabilities()
+            .pointer("/extensions")
+            .and_then(|e| e.get(TASKS_EXTENSION))
+            .is_some();
+        let tasks_get = (!extension).then_some("tasks/get");
+        for method in REMOVED.into_iter().chain(tasks_get) {
             let params = match method {
                 "logging/setLevel" => json!({"level": "info"}),
+                m if m.starts_with("tasks/") => {
+                    json!({"taskId": crate::probe::execution::tasks::UNKNOWN_TASK})
+                }
                 _ => json!({"uri": "scout://removed-method.invalid/"}),
             };
             let r = conn.send(Probe::request(method, params)).await;
             removed.push((method, r));
         }
         let refs: Vec<(&str, &Reply)> = removed.iter().map(|(m, r)| (*m, r)).collect();
-        out.findings.push(judge_u::removed_methods(w, &refs));
+        out.findings.push(judge_u::removed_methods(
+            w,
+            &refs,
+            s.initialize_refused.as_ref(),
+        ));
         let mut meta = envelope(&w.version);
         meta[META_LOG_LEVEL] = json!(NO_LEVEL);
         let bad = conn
@@ -56,7 +69,7 @@ pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) ->
         }
         return out;
     }
-    out.findings.push(judge_u::removed_methods(w, &[]));
+    out.findings.push(judge_u::removed_methods(w, &[], None));
     let declared = conn.declares("logging");
     let (set, bad) = if declared {
         let set = conn
