@@ -66,8 +66,10 @@ impl std::fmt::Display for Stop {
 }
 
 /// One request that took more than one round trip.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct InputChain {
+    /// The request as first sent (its retries are built from it).
+    pub probe: Probe,
     /// `tools/call`, `prompts/get` or `resources/read`.
     pub method: String,
     /// The tool or prompt name, or the resource URI.
@@ -218,6 +220,7 @@ impl Connection {
             return reply;
         }
         let chain = InputChain {
+            probe,
             method,
             subject,
             rounds,
@@ -238,7 +241,7 @@ impl Connection {
 /// `inputResponses` when there are any, and `requestState` exactly as the server sent it;
 /// "If the InputRequiredResult does not contain a requestState field, the client MUST NOT
 /// include one in the retry."
-fn retry_of(probe: &Probe, result: &Value, responses: Option<Value>) -> Probe {
+pub fn retry_of(probe: &Probe, result: &Value, responses: Option<Value>) -> Probe {
     let mut retry = probe.clone();
     retry.id = IdKind::Auto;
     let mut params = match retry.params.take() {

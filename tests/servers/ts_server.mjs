@@ -6,9 +6,11 @@
 //                                          http://127.0.0.1:PORT/mcp-strict  2026-07-28 only (legacy requests rejected)
 //
 // Tools: get_time, echo (read-only), add_note (mutating, not destructive), delete_note
-// (destructive); with SCOUT_TEST_MRTR set also count_to_three and confirm_greeting (read-only,
-// several round trips on 2026-07-28). When SCOUT_TEST_CALL_LOG names a file, every tool call appends one line with
-// the tool's name to it, so a test can prove which tools scout really called.
+// (destructive); with SCOUT_TEST_MRTR set also count_to_three, confirm_greeting and
+// name_the_roots (read-only, several round trips on 2026-07-28; asked of a client without
+// sampling and roots, the SDK refuses name_the_roots with -32021 itself). When
+// SCOUT_TEST_CALL_LOG names a file, every tool call appends one line with the tool's name to
+// it, so a test can prove which tools scout really called.
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { z } from 'zod';
@@ -107,6 +109,29 @@ function registerRoundTrips(server) {
         }),
       },
       requestState: 'asked',
+    });
+  });
+  server.registerTool('name_the_roots', {
+    title: 'Name the roots',
+    description: 'Lists the client\'s roots and asks its model for a one-line title for them; needs sampling and roots. Read-only.',
+    inputSchema: z.object({}),
+    annotations: readOnly,
+  }, async (_args, ctx) => {
+    logCall('name_the_roots');
+    if (!ctx.mcpReq.envelope) return text('no roots on this revision');
+    const got = ctx.mcpReq.inputResponses;
+    if (got?.title && got?.roots) {
+      const n = got.roots.roots?.length ?? 0;
+      return text(`${n} root(s), titled by the model: ${got.title.content?.text ?? '?'}`);
+    }
+    return inputRequired({
+      inputRequests: {
+        roots: inputRequired.listRoots(),
+        title: inputRequired.createMessage({
+          messages: [{ role: 'user', content: { type: 'text', text: 'Give these roots a one-line title.' } }],
+          maxTokens: 20,
+        }),
+      },
     });
   });
 }

@@ -4,17 +4,22 @@
 //! complete (an `isError` tool result is a complete answer too); one that ends in an error,
 //! in no answer, or that keeps asking past scout's bound is a warning. What a server asks of a
 //! client that did not declare it is `protocol.input_required_shape`'s business, and such a
-//! request is not judged here.
+//! request is not judged here. On one completed request per persona, [`variants`] sends the
+//! retry again without the answers, with one answer too many and with an altered state.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
-use crate::client::rounds::{InputChain, Stop};
+use crate::client::Connection;
+use crate::client::rounds::{
+    INPUT_REQUIRED as INPUT_REQUIRED_TYPE, InputChain, Stop, result_type, retry_of,
+};
 use crate::report::exchange::Seq;
 use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::transport::Reply;
 
 crate::checks! { phase: Execution;
     INPUT_REQUIRED = "execution.input_required", Minor, "Requests that ask for input complete once the client answered", crate::report::check::spec_url::MRTR26,
-        "2026-07-28: a tools/call, prompts/get or resources/read the server answers with resultType input_required is completed as a client must: scout answers every input request as its persona does (the full persona declines forms unless [client] says otherwise, answers sampling with a fixed message naming scout, lists the configured roots), and sends the request again with a new id, the answers as inputResponses and the requestState exactly as it came (none when none came), at most 8 times. The request must then end in a complete result; an error after scout answered, no answer, or input_required past the bound is a warning. Each outcome names its round trips. Not applicable when no request was answered with input_required.",
+        "2026-07-28: a tools/call, prompts/get or resources/read the server answers with resultType input_required is completed as a client must: scout answers every input request as its persona does (the full persona declines forms unless [client] says otherwise, answers sampling with a fixed message naming scout, lists the configured roots), and sends the request again with a new id, the answers as inputResponses and the requestState exactly as it came (none when none came), at most 8 times. The request must then end in a complete result; an error after scout answered, no answer, or input_required past the bound is a warning. Each outcome names its round trips. On one completed request of each persona scout then sends the retry again three ways: without the answers asked for (the server should ask again, or complete without them, rather than return an error), with an extra answer no one asked for (which should be ignored), and with the requestState altered (reported, not judged: integrity is required only where the state decides authorization, resource access or business logic, which scout cannot see); an error to either of the first two is a warning. Not applicable when no request was answered with input_required.",
         "After the client answered what you asked (decline and cancel included), finish the request: return the result, or ask again for what is still missing, rather than an error.";
 }
 
@@ -52,9 +57,133 @@ fn outcome(c: &InputChain) -> Option<Result<String, String>> {
     )))
 }
 
+/// How a server took answers that were not quite what it asked for, on one completed chain:
+/// the retry sent again with no answers (`missing`), with an answer it never asked for
+/// added (`extra`), and with the `requestState` altered (`tampered`).
+#[derive(Debug, Clone, Default)]
+pub struct Variants {
+    /// "tool (tools/call)".
+    pub chain: String,
+    pub missing: Option<Reply>,
+    pub extra: Option<Reply>,
+    pub tampered: Option<Reply>,
+}
+
+/// The key of the answer scout adds that no server asked for.
+pub const UNREQUESTED: &str = "scout-unrequested";
+
+/// Sends the three variants of `chain` (each where the chain gives it a meaning) on `conn`,
+/// the connection that completed it.
+pub async fn variants(conn: &Connection, chain: &InputChain) -> Variants {
+    let asked = |r: &&crate::client::rounds::InputRound| {
+        r.result
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .is_some_and(|m| !m.is_empty())
+    };
+    // "If the client fails to send all the information requested … the server SHOULD
+    // respond with a new InputRequiredResult requesting the missing information again".
+    let missing = chain
+        .rounds
+        .iter()
+        .find(asked)
+        .map(|r| retry_of(&chain.probe, &r.result, Some(json!({}))));
+    // "If additional, unexpected parameters are provided in the InputResponses object, the
+    // server SHOULD ignore any information it does not recognize or need."
+    let extra = chain.rounds.last().and_then(|r| {
+        let mut responses = r.responses.clone()?;
+        responses
+            .as_object_mut()?
+            .insert(UNREQUESTED.into(), json!({"action": "decline"}));
+        Some(retry_of(&chain.probe, &r.result, Some(responses)))
+    });
+    // "servers MUST treat requestState as an attacker-controlled input".
+    let tampered = chain
+        .rounds
+        .iter()
+        .find(|r| r.result.get("requestState").is_some_and(Value::is_string))
+        .map(|r| {
+            let mut p = retry_of(&chain.probe, &r.result, r.responses.clone());
+            if let Some(params) = p.params.as_mut()
+                && let Some(state) = params.get("requestState").and_then(Value::as_str)
+            {
+                params["requestState"] = Value::String(format!("{state}.scout-tampered"));
+            }
+            p
+        });
+    let send = |p: Option<crate::transport::Probe>| async move {
+        match p {
+            Some(p) => Some(conn.send(p).await),
+            None => None,
+        }
+    };
+    let (missing, extra, tampered) =
+        futures_util::join!(send(missing), send(extra), send(tampered));
+    Variants {
+        chain: format!("{} ({})", chain.subject, chain.method),
+        missing,
+        extra,
+        tampered,
+    }
+}
+
+/// What each variant showed: sentences that held, and those that should not have happened.
+fn judge_variants(v: &Variants, held: &mut Vec<String>, wrong: &mut Vec<String>) {
+    let kind = |r: &Reply| match (r.result(), r.error_code()) {
+        (Some(res), _) if result_type(res) == Some(INPUT_REQUIRED_TYPE) => {
+            "asked again".to_string()
+        }
+        (Some(_), _) => "completed".to_string(),
+        (None, Some(code)) => format!("got error {code}"),
+        (None, None) => format!("got {}", r.describe()),
+    };
+    if let Some(r) = &v.missing {
+        let k = kind(r);
+        if r.result().is_some() {
+            held.push(format!(
+                "{}: a retry without the answers it asked for {k}",
+                v.chain
+            ));
+        } else {
+            wrong.push(format!(
+                "{}: a retry without the answers it asked for {k}; the server should ask for them again rather than return an error",
+                v.chain
+            ));
+        }
+    }
+    if let Some(r) = &v.extra {
+        let k = kind(r);
+        if r.result().is_some() {
+            held.push(format!(
+                "{}: an unrequested extra answer was ignored ({k})",
+                v.chain
+            ));
+        } else {
+            wrong.push(format!(
+                "{}: a retry with an extra answer nobody asked for ({UNREQUESTED}) {k}; unrecognised answers should be ignored",
+                v.chain
+            ));
+        }
+    }
+    // Integrity is required only where the state influences authorization, resource access
+    // or business logic, which scout cannot see from outside: an observation either way.
+    if let Some(r) = &v.tampered {
+        let k = kind(r);
+        let note = if r
+            .result()
+            .is_some_and(|res| result_type(res) != Some(INPUT_REQUIRED_TYPE))
+        {
+            "accepted: fine only where the state decides nothing beyond this request's failure"
+        } else {
+            "not accepted"
+        };
+        held.push(format!("{}: an altered requestState {k} ({note})", v.chain));
+    }
+}
+
 /// `execution.input_required` over every chain of a wire (the bare client's and the full
-/// persona's connection's).
-pub fn input_required(chains: &[InputChain]) -> FindingBuilder {
+/// persona's connection's) and the variants sent on some of them.
+pub fn input_required(chains: &[InputChain], variants: &[Variants]) -> FindingBuilder {
     if chains.is_empty() {
         return INPUT_REQUIRED.skip(
             SkipReason::NotApplicable,
@@ -75,13 +204,31 @@ pub fn input_required(chains: &[InputChain]) -> FindingBuilder {
     // The bare client's and the full persona's calls of one tool often end alike.
     done.dedup();
     wrong.dedup();
-    if !wrong.is_empty() {
-        return INPUT_REQUIRED
-            .warn(format!(
+    let mut held = Vec::new();
+    let mut deviations = Vec::new();
+    for v in variants {
+        judge_variants(v, &mut held, &mut deviations);
+        for r in [&v.missing, &v.extra, &v.tampered].into_iter().flatten() {
+            evidence.extend(r.evidence.iter().copied());
+        }
+    }
+    let varied = if held.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", held.join("; "))
+    };
+    if !wrong.is_empty() || !deviations.is_empty() {
+        let mut lines = Vec::new();
+        if !wrong.is_empty() {
+            lines.push(format!(
                 "{} request(s) that asked for input did not end well: {}",
                 wrong.len(),
                 wrong.join("; ")
-            ))
+            ));
+        }
+        lines.extend(deviations);
+        return INPUT_REQUIRED
+            .warn(format!("{}{varied}", lines.join("; ")))
             .evidence(evidence);
     }
     if done.is_empty() {
@@ -92,7 +239,7 @@ pub fn input_required(chains: &[InputChain]) -> FindingBuilder {
     }
     INPUT_REQUIRED
         .pass(format!(
-            "{} request(s) that asked for input ended well: {}",
+            "{} request(s) that asked for input ended well: {}{varied}",
             done.len(),
             done.join("; ")
         ))
@@ -109,6 +256,7 @@ mod tests {
 
     fn chain(last: Value, stopped: Option<Stop>) -> InputChain {
         InputChain {
+            probe: crate::transport::Probe::request("tools/call", json!({"name": "confirm"})),
             method: "tools/call".into(),
             subject: "confirm".into(),
             rounds: vec![InputRound {
@@ -122,7 +270,7 @@ mod tests {
     }
 
     fn status(chains: &[InputChain]) -> (Status, String) {
-        let f = input_required(chains)
+        let f = input_required(chains, &[])
             .build(|_| true)
             .expect("a finding within its basis");
         (f.status, f.detail)

@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::client::rounds::InputChain;
 use crate::client::{Connection, lifecycle};
 use crate::policy::{self, Decision, args};
-use crate::probe::execution::input_required::{INPUT_REQUIRED, input_required};
+use crate::probe::execution::input_required::{INPUT_REQUIRED, input_required, variants};
 use crate::probe::session::{Catalog, Session};
 use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
@@ -156,6 +156,12 @@ async fn modern(
         .collect();
     s.add(crate::probe::protocol::capability_use::missing_capability(&bare).era(era));
     let mut chains = wire.input_chains();
+    // On one completed chain of each persona, the answers are varied (none, one too many,
+    // an altered state) to see how the server takes them.
+    let mut varied = Vec::new();
+    if let Some(c) = chains.iter().find(|c| c.completed()) {
+        varied.push(variants(wire, c).await);
+    }
     let talkback = if wire.persona().is_full() {
         Ok(Talkback::of_own_calls(asks_of(&chains), wire, calls))
     } else {
@@ -169,13 +175,20 @@ async fn modern(
                 let t = calls_that_may_ask(s, &full, catalog, &[]).await;
                 let full_chains = full.input_chains();
                 let asks = asks_of(&full_chains);
+                // The full persona's answers are the ones a server can miss.
+                if let Some(c) = full_chains
+                    .iter()
+                    .find(|c| c.completed() && c.rounds.iter().any(|r| r.responses.is_some()))
+                {
+                    varied.push(variants(&full, c).await);
+                }
                 chains.extend(full_chains);
                 t.map(|t| Talkback { asks, ..t })
             }
             None => Err("no 2026-07-28 wire for the full persona".to_string()),
         }
     };
-    s.add(input_required(&chains).era(era));
+    s.add(input_required(&chains, &varied).era(era));
     match talkback {
         Ok(t) => {
             for f in judge(&t) {
