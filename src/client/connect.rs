@@ -438,6 +438,7 @@ impl Connector {
                 abandon: false,
                 answer: None,
                 first_message_only: false,
+                opened: None,
             };
             let reply =
                 crate::transport::http::exchange(&fresh, &self.inner.recorder, None, req).await;

@@ -198,7 +198,7 @@ pub async fn open_legacy_at(
         Some(c) => {
             let note = c.notify("notifications/initialized", None).await;
             if c.persona().is_full() {
-                c.listen();
+                c.listen().await;
             }
             (Some(c), init, Some(note))
         }

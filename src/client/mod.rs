@@ -10,6 +10,7 @@ pub mod message;
 pub mod reauth;
 pub mod rounds;
 pub mod summary;
+pub mod tasks;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -285,8 +286,10 @@ impl Connection {
     /// sends on it: servers send the requests that belong to no request of the client's
     /// (server-everything's `roots/list` after `notifications/initialized`) there. Only the
     /// full persona listens; a server may allow one such stream per session, and the bare
-    /// persona's runs keep the GET for the probes that judge it. Returns at once.
-    pub fn listen(&self) {
+    /// persona's runs keep the GET for the probes that judge it. Returns once the server
+    /// answered the GET (the stream is established, so what the server sends from then on
+    /// has a stream to go to), or when the GET ended, at most the request timeout.
+    pub async fn listen(&self) {
         let Wire::Http(h) = &self.wire else {
             return;
         };
@@ -303,6 +306,8 @@ impl Connection {
         }
         let conn = self.clone();
         let deadline = self.connector.spec().deadline;
+        let opened = std::sync::Arc::new(tokio::sync::Notify::new());
+        let told = opened.clone();
         tokio::spawn(async move {
             let _ = conn
                 .send(Probe {
@@ -310,10 +315,14 @@ impl Connection {
                     expect_no_reply: true,
                     timeout: Some(deadline),
                     stop: Some(stopped),
+                    opened: Some(told.clone()),
                     ..Probe::default()
                 })
                 .await;
+            // A GET that failed before any answer: nothing to wait for.
+            told.notify_one();
         });
+        let _ = tokio::time::timeout(self.connector.timeout(), opened.notified()).await;
     }
 
     /// The era this wire speaks.
@@ -563,6 +572,7 @@ impl Connection {
                     abandon: probe.abandon,
                     answer: Some(self.answer_hook(tool)),
                     first_message_only: probe.first_message_only,
+                    opened: probe.opened.clone(),
                 };
                 let reply = crate::transport::http::exchange(
                     &h.clients,

@@ -100,9 +100,10 @@ impl InputChain {
     }
 }
 
-/// The chains of one wire, shared by its clones.
+/// The chains of one wire, shared by its clones: the multi round-trip requests, and the
+/// tasks (2026-07-28 tasks extension) scout followed.
 #[derive(Debug, Default)]
-pub struct ChainLog(Mutex<Vec<InputChain>>);
+pub struct ChainLog(Mutex<Vec<InputChain>>, Mutex<Vec<super::tasks::TaskChain>>);
 
 /// At most this many chains are kept per wire for the judges.
 const CHAINS_KEPT: usize = 64;
@@ -118,6 +119,18 @@ impl ChainLog {
     /// Every chain so far, in order.
     pub fn all(&self) -> Vec<InputChain> {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(super) fn push_task(&self, task: super::tasks::TaskChain) {
+        let mut all = self.1.lock().unwrap_or_else(|e| e.into_inner());
+        if all.len() < CHAINS_KEPT {
+            all.push(task);
+        }
+    }
+
+    /// Every task followed so far, in order.
+    pub fn tasks(&self) -> Vec<super::tasks::TaskChain> {
+        self.1.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }
 
@@ -215,6 +228,16 @@ impl Connection {
                     reply = self.send(retry).await;
                 }
             }
+        }
+        // The tasks extension: a tools/call of a client that declared it may be answered
+        // with a task, which scout follows to its end.
+        if method == "tools/call"
+            && self.persona.tasks
+            && reply.result().and_then(result_type) == Some(super::tasks::TASK)
+        {
+            let task = self.follow_task(&subject, &reply).await;
+            reply.evidence.extend(task.evidence());
+            self.chains.push_task(task);
         }
         if rounds.is_empty() {
             return reply;

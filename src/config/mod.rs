@@ -533,6 +533,7 @@ fn client(
         elicitation,
         per_tool,
         roots,
+        tasks: false,
     })
 }
 

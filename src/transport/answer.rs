@@ -56,7 +56,14 @@ pub struct Persona {
     /// What `roots/list` returns (full persona); empty by default.
     #[serde(default)]
     pub roots: Vec<Root>,
+    /// The full persona declares the 2026-07-28 tasks extension (set when the server
+    /// advertises it; a task it is handed is followed to its end).
+    #[serde(skip)]
+    pub tasks: bool,
 }
+
+/// The 2026-07-28 tasks extension's identifier.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// At most this many of the server's requests on one HTTP stream are answered (each answer
 /// is a POST of its own); a server flooding requests gets no more.
@@ -93,14 +100,18 @@ impl Persona {
 
     /// The `capabilities` scout declares in `initialize`.
     pub fn capabilities(&self) -> Value {
-        match self.kind {
+        let mut declared = match self.kind {
             PersonaKind::Bare => json!({}),
             PersonaKind::Full => json!({
                 "roots": {"listChanged": false},
                 "sampling": {},
                 "elicitation": {"form": {}, "url": {}},
             }),
+        };
+        if self.tasks {
+            declared["extensions"] = json!({TASKS_EXTENSION: {}});
         }
+        declared
     }
 
     /// True when this persona declared elicitation `mode` (`form` or `url`).

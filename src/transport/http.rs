@@ -171,6 +171,9 @@ pub struct HttpRequest {
     /// response: a long-lived request (`subscriptions/listen`) whose first message, its
     /// acknowledgement, is all scout asks of it. Closing the stream ends the subscription.
     pub first_message_only: bool,
+    /// Told once the response's status and headers arrived: a stream the server keeps
+    /// open (the standalone GET) is then established, and the server can send on it.
+    pub opened: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
 
 /// What the evidence of one answer to the server's request will be: the exchanges that
@@ -391,6 +394,9 @@ pub async fn exchange(
         Ok(Ok(r)) => r,
     };
     let status = resp.status().as_u16();
+    if let Some(opened) = &req.opened {
+        opened.notify_one();
+    }
     let headers = header_list(&resp);
     let content_type = resp
         .headers()
@@ -1000,6 +1006,7 @@ mod tests {
                 abandon: true,
                 answer: None,
                 first_message_only: false,
+                opened: None,
             },
         )
         .await;
@@ -1058,6 +1065,7 @@ mod tests {
             abandon: true,
             answer: None,
             first_message_only: false,
+            opened: None,
         };
         let outcome = tokio::time::timeout(Duration::from_secs(5), abandon(&req))
             .await

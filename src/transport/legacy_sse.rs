@@ -192,6 +192,7 @@ impl LegacySseWire {
                 abandon: false,
                 answer: None,
                 first_message_only: false,
+                opened: None,
             },
         )
         .await;

@@ -90,6 +90,9 @@ pub struct Probe {
     pub bare: bool,
     /// HTTP only: stop reading the body when this turns true (see `HttpRequest::stop`).
     pub stop: Option<tokio::sync::watch::Receiver<bool>>,
+    /// HTTP only: told once the response's status and headers arrived (see
+    /// `HttpRequest::opened`).
+    pub opened: Option<std::sync::Arc<tokio::sync::Notify>>,
     /// Padding: the string [`PAD_MARKER`] in `params` stands for this many `x` bytes. Over
     /// HTTP they are streamed in chunks and never held in memory at once (see
     /// `HttpRequest::pad`); other wires get the padding written into the body.

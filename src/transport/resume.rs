@@ -266,6 +266,7 @@ mod tests {
                 abandon: false,
                 answer: None,
                 first_message_only: false,
+                opened: None,
             },
             era,
         )

@@ -568,3 +568,50 @@ async fn tasks_run_through_their_lifecycle_and_each_defect_fails() {
         assert!(f.detail.contains(says), "{says}: {}", f.detail);
     }
 }
+
+/// `execution.tasks` on 2026-07-28 (the io.modelcontextprotocol/tasks extension): the correct
+/// `tasks_ext.py` hands the full persona two tasks (one asks for a form on the way), which
+/// scout polls to their end, over stdio and HTTP; each defect fails on its rule — a task to a
+/// client that did not declare the extension ("A server MUST NOT return CreateTaskResult to a
+/// client that did not include the extension capability on its request"), tasks/get served to
+/// such a client ("Servers MUST return this error [-32021] for non-declaring clients issuing
+/// tasks/get"), a completed task without its result ("the server MUST return a Task object
+/// with status completed and a result field") and tasks/get with another resultType ("The
+/// resultType field MUST be set to complete").
+#[tokio::test]
+async fn tasks_of_the_extension_are_followed_to_their_end_and_each_defect_fails() {
+    let defect = |d: &str| fixture("tasks_ext.py", &[("TASKS_EXT_DEFECT", d.into())]);
+    let (over_stdio, over_http, unasked, bare_get, no_result, result_type) = tokio::join!(
+        Box::pin(run(fixture("tasks_ext.py", &[]))),
+        Box::pin(run(fixture_http("tasks_ext.py"))),
+        Box::pin(run(defect("unasked"))),
+        Box::pin(run(defect("bare_get"))),
+        Box::pin(run(defect("no_result"))),
+        Box::pin(run(defect("result_type"))),
+    );
+    for r in [&over_stdio, &over_http] {
+        let f = expect(r, "execution.tasks", None, Status::Pass);
+        for part in [
+            "from a client that did not declare the extension got -32021",
+            "never issued got -32602",
+            "of report ended completed after 2 poll(s)",
+            "of confirm_report ended completed after 3 poll(s) and 1 tasks/update",
+            "version 4",
+        ] {
+            assert!(f.detail.contains(part), "{part}: {}", f.detail);
+        }
+        no_fails(r, "execution.");
+    }
+    for (r, says) in [
+        (
+            &unasked,
+            "did not declare the tasks extension was answered with a task",
+        ),
+        (&bare_get, "it must get -32021"),
+        (&no_result, "a completed task without its result"),
+        (&result_type, "resultType is \"task\", not \"complete\""),
+    ] {
+        let f = expect(r, "execution.tasks", None, Status::Fail);
+        assert!(f.detail.contains(says), "{says}: {}", f.detail);
+    }
+}

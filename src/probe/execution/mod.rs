@@ -282,12 +282,22 @@ async fn execute_wire(
             }
         }
     }
-    let tasks = tasks.judge(&catalog.tools, &catalog.evidence, &replies);
-    for f in [unknown, invalid, resources, templates, prompts, tasks] {
+    for f in [unknown, invalid, resources, templates, prompts] {
         s.add(f.era(era));
     }
+    // On a 2026-07-28 wire the tasks are those the full persona is handed (talkback).
+    let tasks = if tasks.is_modern() {
+        Some(tasks)
+    } else {
+        s.add(
+            tasks
+                .judge(&catalog.tools, &catalog.evidence, &replies)
+                .era(era),
+        );
+        None
+    };
     // Boxed: a connection of its own and its calls would grow every run's future.
-    Box::pin(talkback::run(s, wire, catalog, &replies)).await;
+    Box::pin(talkback::run(s, wire, catalog, &replies, tasks)).await;
 }
 
 /// Which listed tools scout may call on this wire, with their arguments (the safety policy

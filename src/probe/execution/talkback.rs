@@ -81,10 +81,11 @@ pub async fn run(
     wire: &Connection,
     catalog: &Catalog,
     calls: &[(String, Option<Reply>)],
+    tasks: Option<super::tasks::Probed>,
 ) {
     let era = wire.era();
     if era == Era::Modern {
-        return modern(s, wire, catalog, calls).await;
+        return modern(s, wire, catalog, calls, tasks.unwrap_or_default()).await;
     }
     s.add(
         INPUT_REQUIRED
@@ -147,6 +148,7 @@ async fn modern(
     wire: &Connection,
     catalog: &Catalog,
     calls: &[(String, Option<Reply>)],
+    tasks: super::tasks::Probed,
 ) {
     let era = wire.era();
     // The bare client's calls: a server that needs what they did not declare refuses them.
@@ -156,6 +158,7 @@ async fn modern(
         .collect();
     s.add(crate::probe::protocol::capability_use::missing_capability(&bare).era(era));
     let mut chains = wire.input_chains();
+    let mut task_chains = wire.task_chains();
     // On one completed chain of each persona, the answers are varied (none, one too many,
     // an altered state) to see how the server takes them.
     let mut varied = Vec::new();
@@ -167,12 +170,16 @@ async fn modern(
     } else {
         let persona = Persona {
             kind: PersonaKind::Full,
+            // The tasks extension, when the server declares it: the full persona may be
+            // handed tasks, which it follows (`execution.tasks` judges them).
+            tasks: super::tasks::modern::declares_extension(wire.capabilities()),
             ..s.spec.client.clone()
         };
         match wire.as_persona(persona) {
             // Each 2026-07-28 request declares its persona: the same wire serves both.
             Some(full) => {
                 let t = calls_that_may_ask(s, &full, catalog, &[]).await;
+                task_chains.extend(full.task_chains());
                 let full_chains = full.input_chains();
                 let asks = asks_of(&full_chains);
                 // The full persona's answers are the ones a server can miss.
@@ -189,6 +196,7 @@ async fn modern(
         }
     };
     s.add(input_required(&chains, &varied).era(era));
+    s.add(tasks.judge_modern(calls, &task_chains).era(era));
     match talkback {
         Ok(t) => {
             for f in judge(&t) {

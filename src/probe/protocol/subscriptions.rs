@@ -26,7 +26,7 @@ const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 crate::checks! { phase: Protocol;
     SUBSCRIPTIONS = "protocol.subscriptions", Major, "A subscription is acknowledged first, with its id", SUB26,
-        "2026-07-28: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources) and reads up to the subscription's first message. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise). Over Streamable HTTP scout then closes the stream, which ends the subscription. Over stdio (where messages of the subscription are told apart by that id) scout then sends notifications/cancelled for the listen request and asks the server a question behind it: once that is answered, nothing more may have come for the subscription, neither a response to the cancelled request nor a notification (a warning: the client ignores them). A server that answers -32601 does not offer subscriptions and is not applicable; another error is a warning. Not applicable on handshake-era wires.",
+        "2026-07-28: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources) and reads up to the subscription's first message. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise). Over Streamable HTTP scout then closes the stream, which ends the subscription. Over stdio (where messages of the subscription are told apart by that id) scout then sends notifications/cancelled for the listen request and asks the server a question behind it: once that is answered, nothing more may have come for the subscription, neither a response to the cancelled request nor a notification (a warning: the client ignores them). A server that answers -32601 does not offer subscriptions and is not applicable; another error (a limit, say) is reported as information, since no rule makes a server accept every subscription. Not applicable on handshake-era wires.",
         "Send notifications/subscriptions/acknowledged, with the listen request's id as io.modelcontextprotocol/subscriptionId, before anything else on a subscription's stream.";
 }
 
@@ -145,10 +145,12 @@ pub fn subscriptions(id: &Value, asked: &Value, reply: &Reply) -> FindingBuilder
                 "the server does not offer subscriptions/listen (-32601)",
             );
         }
+        // No rule makes a server accept every subscription (a limit is its own business):
+        // a refusal is what the server said, and there is no subscription to judge.
         Some(code) => {
             return SUBSCRIPTIONS
-                .warn(format!(
-                    "subscriptions/listen was refused with error {code} ({})",
+                .info(format!(
+                    "subscriptions/listen was refused with error {code} ({}), so no subscription could be judged",
                     reply.error_message().unwrap_or_default()
                 ))
                 .evidence(ev);

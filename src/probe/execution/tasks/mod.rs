@@ -9,7 +9,7 @@
 //! two task ids are judged as `security.session_entropy` judges session ids.
 //!
 //! 2026-07-28 moved tasks into an extension (`io.modelcontextprotocol/tasks`) with other
-//! methods; scout does not run that extension.
+//! methods and rules, judged in [`modern`].
 
 use serde_json::{Value, json};
 
@@ -21,13 +21,15 @@ use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::transport::Reply;
 use crate::transport::limiter::RateLimiter;
 
+pub mod modern;
+
 /// The 2025-11-25 tasks utility.
 pub const TASKS25: &str =
     "https://modelcontextprotocol.io/specification/2025-11-25/basic/utilities/tasks";
 
 crate::checks! { phase: Execution;
     TASKS = "execution.tasks", Major, "Tasks run through their lifecycle as the revision says", TASKS25,
-        "2025-11-25, when the server declares the tasks capability: the capability's members and each tool's execution.taskSupport (required, optional or forbidden) must have the schema's shapes; tasks/get of an id the server never issued must get -32602; a tools/call that did not ask for a task must not be answered with a task handle (CreateTaskResult). On a tool the policy allows whose taskSupport is optional or required (required first), two task-augmented calls are made (task.ttl 60000): each must return a CreateTaskResult whose task has a string taskId, a valid status, createdAt and lastUpdatedAt; tasks/result (which must block until the task ends; bounded by the request timeout) must carry the io.modelcontextprotocol/related-task _meta naming the task and return a CallToolResult or the call's JSON-RPC error; tasks/get afterwards must show a terminal status with ttl, createdAt and lastUpdatedAt; with tasks.list the task must be listed (up to 5 pages); with tasks.cancel, cancelling the ended task must get -32602. The two task ids are judged as session ids are (distinct, no counter, no clock, enough entropy): guessable ids fail when scout ran without credentials (the server must then make ids unguessable) and warn with credentials (the server must bind tasks to the authorization context, which one identity cannot see). A tool that asks for a task and gets an ordinary result, a refused task-augmented call or a task that outlives the timeout is a warning. Not applicable when the server declares no tasks capability or the wire is not 2025-11-25.",
+        "2025-11-25, when the server declares the tasks capability: the capability's members and each tool's execution.taskSupport (required, optional or forbidden) must have the schema's shapes; tasks/get of an id the server never issued must get -32602; a tools/call that did not ask for a task must not be answered with a task handle (CreateTaskResult). On a tool the policy allows whose taskSupport is optional or required (required first), two task-augmented calls are made (task.ttl 60000): each must return a CreateTaskResult whose task has a string taskId, a valid status, createdAt and lastUpdatedAt; tasks/result (which must block until the task ends; bounded by the request timeout) must carry the io.modelcontextprotocol/related-task _meta naming the task and return a CallToolResult or the call's JSON-RPC error; tasks/get afterwards must show a terminal status with ttl, createdAt and lastUpdatedAt; with tasks.list the task must be listed (up to 5 pages); with tasks.cancel, cancelling the ended task must get -32602. The two task ids are judged as session ids are (distinct, no counter, no clock, enough entropy): guessable ids fail when scout ran without credentials (the server must then make ids unguessable) and warn with credentials (the server must bind tasks to the authorization context, which one identity cannot see). A tool that asks for a task and gets an ordinary result, a refused task-augmented call or a task that outlives the timeout is a warning. 2026-07-28, when the server declares the io.modelcontextprotocol/tasks extension: no call of the bare client (which declares nothing) may be answered with a task (resultType task); tasks/get from it must get -32021 and, declaring the extension, tasks/get of an id never issued -32602; the full persona declares the extension, and each task it is handed is polled with tasks/get at the server's pollIntervalMs (its input requests answered once with tasks/update) until it ends or the request timeout passes: the CreateTaskResult and every tasks/get must carry taskId, a task status, createdAt, lastUpdatedAt and ttlMs, every tasks/get resultType complete, a completed task its result, a failed one its error, an input_required one its inputRequests, and tasks/update an empty result; two or more task ids are judged as session ids are. A task that does not end within the timeout is a warning. Not applicable when the server declares neither, or on a handshake-era wire older than 2025-11-25.",
         "Declare tasks only with the shapes the schema gives, answer a task-augmented call with a CreateTaskResult, make tasks/result block and carry the related-task _meta, answer unknown task ids and cancellation of ended tasks with -32602, and generate task ids from a secure random source.";
 }
 
@@ -487,9 +489,38 @@ pub struct Probed {
     not_followed: Option<String>,
     listed: Vec<Reply>,
     cancel_ended: Option<Reply>,
+    /// 2026-07-28 (the tasks extension): tasks/get of an unknown id from a client that did
+    /// not declare the extension (`unknown_get` is the one that did).
+    bare_get: Option<Reply>,
+    /// 2026-07-28: whether the server declares the extension.
+    extension: bool,
+    modern: bool,
 }
 
 impl Probed {
+    /// True on a 2026-07-28 wire, whose verdict waits for the tasks the full persona was
+    /// handed (see [`Probed::judge_modern`]).
+    pub fn is_modern(&self) -> bool {
+        self.skip.is_none() && self.modern
+    }
+
+    /// The 2026-07-28 verdict: the probes, the bare client's calls and the tasks the full
+    /// persona (which declares the extension when the server does) was handed.
+    pub fn judge_modern(
+        self,
+        plain: &[(String, Option<Reply>)],
+        chains: &[crate::client::tasks::TaskChain],
+    ) -> FindingBuilder {
+        modern::judge(&modern::Observed {
+            extension: self.extension,
+            plain,
+            bare_get: self.bare_get.as_ref(),
+            declared_get: self.unknown_get.as_ref(),
+            chains,
+            context: &self.handshake,
+        })
+    }
+
     /// The verdict, with the ordinary calls of the execution phase (made at the same time).
     pub fn judge(
         self,
@@ -528,9 +559,7 @@ pub async fn probe(
         ..Probed::default()
     };
     if wire.era() == Era::Modern {
-        return skip(
-            "2026-07-28 moved tasks into an extension (io.modelcontextprotocol/tasks), which scout does not run".into(),
-        );
+        return modern::probe(wire, limiter).await;
     }
     if wire.protocol_version() != "2025-11-25" {
         return skip(format!(
