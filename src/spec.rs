@@ -240,6 +240,19 @@ pub struct ServerSpec {
     /// asks (elicitation, sampling, roots).
     #[serde(default)]
     pub client: crate::transport::answer::Persona,
+    /// `[client] trigger`: what makes the server's lists change, so that
+    /// `protocol.subscriptions` can judge the delivery of list-changed notifications.
+    #[serde(default)]
+    pub list_trigger: Option<ListTrigger>,
+}
+
+/// What makes a server's lists change (`[client] trigger`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum ListTrigger {
+    /// A tool scout calls (the safety policy still decides whether it may).
+    Tool { name: String, arguments: Value },
+    /// A command scout runs (no shell), bounded by the request timeout.
+    Command(Vec<String>),
 }
 
 /// What a published manifest says about the one target derived from it. Every claim carries
@@ -407,6 +420,7 @@ impl ServerSpec {
             pin: PinSpec::NoLock,
             manifest: None,
             client: crate::transport::answer::Persona::default(),
+            list_trigger: None,
         }
     }
 

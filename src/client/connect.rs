@@ -439,6 +439,8 @@ impl Connector {
                 answer: None,
                 first_message_only: false,
                 opened: None,
+                end_after: 0,
+                first_message: None,
             };
             let reply =
                 crate::transport::http::exchange(&fresh, &self.inner.recorder, None, req).await;

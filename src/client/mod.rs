@@ -535,7 +535,14 @@ impl Connection {
                     id,
                     built.progress_token,
                     (timeout, QUIET),
-                    probe.first_message_only,
+                    crate::transport::stdio::Until {
+                        wanted: if probe.first_message_only {
+                            1
+                        } else {
+                            probe.end_after
+                        },
+                        first: probe.first_message.clone(),
+                    },
                 )
                 .await
             }
@@ -573,6 +580,8 @@ impl Connection {
                     answer: Some(self.answer_hook(tool)),
                     first_message_only: probe.first_message_only,
                     opened: probe.opened.clone(),
+                    end_after: probe.end_after,
+                    first_message: probe.first_message.clone(),
                 };
                 let reply = crate::transport::http::exchange(
                     &h.clients,

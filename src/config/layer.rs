@@ -259,6 +259,22 @@ pub struct ClientTable {
     /// What `roots/list` answers (default: none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<Vec<RootEntry>>,
+    /// What makes the server's lists change: `{ tool = "…", arguments = {…} }` or
+    /// `{ command = ["…", …] }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<TriggerEntry>,
+}
+
+/// `[client] trigger`, as written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TriggerEntry {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<Vec<String>>,
 }
 
 /// One `{ uri, name }` of `[client] roots`.

@@ -115,6 +115,8 @@ pub struct Settings {
     pub lock: Option<PathBuf>,
     /// `[client]`: the persona scout plays and its answers.
     pub client: crate::transport::answer::Persona,
+    /// `[client] trigger`.
+    pub list_trigger: Option<crate::spec::ListTrigger>,
 }
 
 /// Everything loading produced: the layers (for `config show`) and the validated result.
@@ -477,7 +479,39 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         credentials: m.credentials(),
         lock: m.lock.clone(),
         client: client(m.client.as_ref())?,
+        list_trigger: trigger(m.client.as_ref())?,
     })
+}
+
+/// `[client] trigger`, checked: a tool (with optional arguments, an object) or a command
+/// (a program and its arguments), not both.
+fn trigger(
+    t: Option<&layer::ClientTable>,
+) -> Result<Option<crate::spec::ListTrigger>, ConfigError> {
+    use crate::spec::ListTrigger;
+    let Some(e) = t.and_then(|t| t.trigger.as_ref()) else {
+        return Ok(None);
+    };
+    match (&e.tool, &e.command) {
+        (Some(name), None) => {
+            let arguments = e.arguments.clone().unwrap_or_else(|| serde_json::json!({}));
+            if !arguments.is_object() {
+                return Err(ConfigError::new(
+                    "invalid `[client] trigger`: `arguments` must be a table",
+                ));
+            }
+            Ok(Some(ListTrigger::Tool {
+                name: name.clone(),
+                arguments,
+            }))
+        }
+        (None, Some(cmd)) if !cmd.is_empty() && e.arguments.is_none() => {
+            Ok(Some(ListTrigger::Command(cmd.clone())))
+        }
+        _ => Err(ConfigError::new(
+            "invalid `[client] trigger`: give either `tool` (with optional `arguments`) or a non-empty `command`",
+        )),
+    }
 }
 
 /// `[client]`, checked: known persona and answer names, `file://` roots.

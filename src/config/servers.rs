@@ -337,6 +337,7 @@ fn plan_one(
         pin: crate::spec::PinSpec::NoLock,
         manifest: None,
         client: settings.client.clone(),
+        list_trigger: settings.list_trigger.clone(),
     };
     Ok(Planned {
         spec,

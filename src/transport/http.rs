@@ -174,6 +174,10 @@ pub struct HttpRequest {
     /// Told once the response's status and headers arrived: a stream the server keeps
     /// open (the standalone GET) is then established, and the server can send on it.
     pub opened: Option<std::sync::Arc<tokio::sync::Notify>>,
+    /// Reading ends once this many messages other than the response came (0: no limit).
+    pub end_after: usize,
+    /// Told when the first message other than the response came.
+    pub first_message: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
 
 /// What the evidence of one answer to the server's request will be: the exchanges that
@@ -407,6 +411,8 @@ pub async fn exchange(
     let mut col = Collected {
         answer: req.answer.clone(),
         first_message_only: req.first_message_only,
+        end_after: req.end_after,
+        first_message: req.first_message.clone(),
         ..Collected::default()
     };
     let mut parser = SseParser::new();
@@ -726,6 +732,9 @@ pub(super) struct Collected {
     pub(super) answers: Vec<AnswerSent>,
     /// Reading ends at the first message (see [`HttpRequest::first_message_only`]).
     pub(super) first_message_only: bool,
+    /// Reading ends at this many messages (see [`HttpRequest::end_after`]).
+    pub(super) end_after: usize,
+    pub(super) first_message: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
 
 /// How reading one body ended.
@@ -828,7 +837,14 @@ where
                                 col.answers.push((hook.0)(v.clone()));
                             }
                             col.messages.push(v);
-                            if col.first_message_only {
+                            if col.messages.len() == 1
+                                && let Some(first) = &col.first_message
+                            {
+                                first.notify_one();
+                            }
+                            if col.first_message_only
+                                || (col.end_after > 0 && col.messages.len() >= col.end_after)
+                            {
                                 break 'read End::Enough;
                             }
                         }
@@ -1007,6 +1023,8 @@ mod tests {
                 answer: None,
                 first_message_only: false,
                 opened: None,
+                end_after: 0,
+                first_message: None,
             },
         )
         .await;
@@ -1066,6 +1084,8 @@ mod tests {
             answer: None,
             first_message_only: false,
             opened: None,
+            end_after: 0,
+            first_message: None,
         };
         let outcome = tokio::time::timeout(Duration::from_secs(5), abandon(&req))
             .await

@@ -193,6 +193,8 @@ impl LegacySseWire {
                 answer: None,
                 first_message_only: false,
                 opened: None,
+                end_after: 0,
+                first_message: None,
             },
         )
         .await;

@@ -93,6 +93,11 @@ pub struct Probe {
     /// HTTP only: told once the response's status and headers arrived (see
     /// `HttpRequest::opened`).
     pub opened: Option<std::sync::Arc<tokio::sync::Notify>>,
+    /// Reading ends once this many messages other than the response came (0: no such
+    /// limit; `first_message_only` is 1).
+    pub end_after: usize,
+    /// Told when the first message other than the response came.
+    pub first_message: Option<std::sync::Arc<tokio::sync::Notify>>,
     /// Padding: the string [`PAD_MARKER`] in `params` stands for this many `x` bytes. Over
     /// HTTP they are streamed in chunks and never held in memory at once (see
     /// `HttpRequest::pad`); other wires get the padding written into the body.

@@ -267,6 +267,8 @@ mod tests {
                 answer: None,
                 first_message_only: false,
                 opened: None,
+                end_after: 0,
+                first_message: None,
             },
             era,
         )

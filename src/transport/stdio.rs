@@ -62,9 +62,12 @@ struct PendingEntry {
     /// inbox).
     sentinel: bool,
     collects: bool,
-    /// The exchange ends at the first message attributed to it (a 2026-07-28
-    /// `subscriptions/listen`, whose response comes only when the subscription ends).
-    first_only: bool,
+    /// The exchange ends once this many messages were attributed to it (0: only its
+    /// response ends it; a 2026-07-28 `subscriptions/listen` is answered only when the
+    /// subscription ends).
+    wanted: usize,
+    /// Told when the first message was attributed to it.
+    first_seen: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
 
 #[derive(Debug, Default)]
@@ -399,7 +402,7 @@ impl StdioWire {
         id: Option<Value>,
         progress_token: Option<Value>,
         timing: (Duration, Duration),
-        first_only: bool,
+        until: Until,
     ) -> Reply {
         let (timeout, quiet) = timing;
         let started = Instant::now();
@@ -433,7 +436,8 @@ impl StdioWire {
                     done: Some(tx),
                     progress_token,
                     tool,
-                    first_only,
+                    wanted: until.wanted,
+                    first_seen: until.first,
                     ..PendingEntry::default()
                 },
             );
@@ -976,7 +980,14 @@ fn handle_line(
             } else {
                 entry.notifications.push(msg);
             }
-            if entry.first_only
+            let seen = entry.notifications.len() + entry.server_requests.len();
+            if seen == 1
+                && let Some(first) = &entry.first_seen
+            {
+                first.notify_one();
+            }
+            if entry.wanted > 0
+                && seen >= entry.wanted
                 && let Some(done) = entry.done.take()
             {
                 let _ = done.send(());
@@ -1022,6 +1033,15 @@ fn answer(
         evidence: request_seq.into_iter().chain(seq).collect(),
     });
     seq
+}
+
+/// When an exchange ends before its response (see [`StdioWire::exchange`]).
+#[derive(Debug, Clone, Default)]
+pub struct Until {
+    /// After this many messages attributed to the request (0: at its response only).
+    pub wanted: usize,
+    /// Told when the first such message came.
+    pub first: Option<std::sync::Arc<tokio::sync::Notify>>,
 }
 
 /// The key of a subscription's id in the `_meta` of its messages (2026-07-28).

@@ -535,12 +535,12 @@ async fn resource_templates_are_expanded_read_and_judged_on_both_eras() {
 async fn tasks_run_through_their_lifecycle_and_each_defect_fails() {
     let defect = |d: &str| fixture("tasks.py", &[("TASKS_DEFECT", d.into())]);
     let (good, guessable, unasked, found, unrelated, cancelled) = tokio::join!(
-        run(fixture("tasks.py", &[])),
-        run(defect("guessable")),
-        run(defect("handle_unasked")),
-        run(defect("unknown_found")),
-        run(defect("no_related")),
-        run(defect("cancel_ended")),
+        Box::pin(run(fixture("tasks.py", &[]))),
+        Box::pin(run(defect("guessable"))),
+        Box::pin(run(defect("handle_unasked"))),
+        Box::pin(run(defect("unknown_found"))),
+        Box::pin(run(defect("no_related"))),
+        Box::pin(run(defect("cancel_ended"))),
     );
     let f = expect(&good, "execution.tasks", None, Status::Pass);
     for part in [

@@ -138,3 +138,79 @@ async fn the_typescript_sdk_v2_server_over_stdio_acknowledges_and_goes_quiet_whe
         f.detail
     );
 }
+
+/// With `[client] trigger`, delivery is judged: once the subscription is acknowledged scout
+/// fires the trigger (a tool the policy allows, or a command) and reads on to the next
+/// message. `list_changes.py` tells its subscriptions when `grow` adds a tool (or when a
+/// watched file appears): delivered passes over stdio and HTTP; silence warns (the trigger may
+/// not have changed a list); a notification of a kind nobody subscribed to fails ("The server
+/// MUST NOT send notification types the client has not explicitly requested"); without
+/// `--allow-mutations` the tool is not called and the verdict says so.
+#[tokio::test]
+async fn a_configured_trigger_shows_whether_list_changes_are_delivered() {
+    use scout::spec::ListTrigger;
+    let grow = |mut spec: ServerSpec, allow: bool| {
+        spec.list_trigger = Some(ListTrigger::Tool {
+            name: "grow".into(),
+            arguments: serde_json::json!({}),
+        });
+        spec.policy.allow_mutations = allow;
+        phases(spec)
+    };
+    let defect = |d: &str| fixture("list_changes.py", &[("LIST_DEFECT", d.into())]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let flag = dir.path().join("grow-now");
+    let mut by_command = fixture(
+        "list_changes.py",
+        &[("LIST_TRIGGER_FILE", flag.display().to_string())],
+    );
+    by_command.list_trigger = Some(ListTrigger::Command(vec![
+        "touch".into(),
+        flag.display().to_string(),
+    ]));
+    let (stdio, http, silent, wrong, refused, command) = tokio::join!(
+        Box::pin(run(grow(fixture("list_changes.py", &[]), true))),
+        Box::pin(run(grow(fixture_http("list_changes.py"), true))),
+        Box::pin(run(grow(defect("silent"), true))),
+        Box::pin(run(grow(defect("wrong_kind"), true))),
+        Box::pin(run(grow(fixture("list_changes.py", &[]), false))),
+        Box::pin(run(phases(by_command))),
+    );
+    let modern = Some(Era::Modern);
+    for r in [&stdio, &http] {
+        let f = expect_era(r, ID, None, modern, Status::Pass);
+        assert!(
+            f.detail
+                .contains("scout called grow, and notifications/tools/list_changed arrived on the subscription"),
+            "{}",
+            f.detail
+        );
+    }
+    let f = expect_era(&command, ID, None, modern, Status::Pass);
+    assert!(
+        f.detail.contains("scout ran `touch") && f.detail.contains("arrived on the subscription"),
+        "{}",
+        f.detail
+    );
+    let f = expect_era(&silent, ID, None, modern, Status::Warn);
+    assert!(
+        f.detail.contains("no list-changed notification arrived"),
+        "{}",
+        f.detail
+    );
+    let f = expect_era(&wrong, ID, None, modern, Status::Fail);
+    assert!(
+        f.detail
+            .contains("notifications/resources/updated, which scout did not subscribe to"),
+        "{}",
+        f.detail
+    );
+    let f = expect_era(&refused, ID, None, modern, Status::Pass);
+    assert!(
+        f.detail
+            .contains("the safety policy keeps scout from calling the trigger tool grow")
+            && f.detail.contains("--allow-mutations"),
+        "{}",
+        f.detail
+    );
+}

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::client::Connection;
 use crate::report::exchange::Seq;
-use crate::report::finding::{FindingBuilder, SkipReason};
+use crate::report::finding::{FindingBuilder, SkipReason, Status};
+use crate::spec::ListTrigger;
 use crate::transport::{IdKind, Probe, Reply};
 
 use super::{Wire, describe};
@@ -26,7 +27,7 @@ const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 crate::checks! { phase: Protocol;
     SUBSCRIPTIONS = "protocol.subscriptions", Major, "A subscription is acknowledged first, with its id", SUB26,
-        "2026-07-28: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources) and reads up to the subscription's first message. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise). Over Streamable HTTP scout then closes the stream, which ends the subscription. Over stdio (where messages of the subscription are told apart by that id) scout then sends notifications/cancelled for the listen request and asks the server a question behind it: once that is answered, nothing more may have come for the subscription, neither a response to the cancelled request nor a notification (a warning: the client ignores them). A server that answers -32601 does not offer subscriptions and is not applicable; another error (a limit, say) is reported as information, since no rule makes a server accept every subscription. Not applicable on handshake-era wires.",
+        "2026-07-28: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources) and reads up to the subscription's first message. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise). Over Streamable HTTP scout then closes the stream, which ends the subscription. Over stdio (where messages of the subscription are told apart by that id) scout then sends notifications/cancelled for the listen request and asks the server a question behind it: once that is answered, nothing more may have come for the subscription, neither a response to the cancelled request nor a notification (a warning: the client ignores them). List-changed delivery is judged when [client] trigger names a tool (called only if the safety policy allows it) or a command: scout fires it once the acknowledgement came and reads on to the subscription's next message, which must be a list-changed notification (any other kind fails: scout asked for list changes only); none within the request timeout, or one without the subscription's id, is a warning (the trigger may not have changed a list the server watches). Without a trigger the verdict says delivery was not triggered. A server that answers -32601 does not offer subscriptions and is not applicable; another error (a limit, say) is reported as information, since no rule makes a server accept every subscription. Not applicable on handshake-era wires.",
         "Send notifications/subscriptions/acknowledged, with the listen request's id as io.modelcontextprotocol/subscriptionId, before anything else on a subscription's stream.";
 }
 
@@ -53,17 +54,44 @@ pub async fn listen(conn: &Connection, w: &Wire) -> FindingBuilder {
         Value::String(s) => format!("{s}-listen"),
         other => format!("scout-{other}-listen"),
     };
-    let reply = conn
-        .send(Probe {
-            method: Some("subscriptions/listen".into()),
-            id: IdKind::Str(id.clone()),
-            params: Some(serde_json::json!({"notifications": filter()})),
-            first_message_only: true,
-            ..Probe::default()
-        })
-        .await;
+    // With a trigger the subscription is read past its acknowledgement: the trigger fires
+    // once the acknowledgement came, and reading ends at the next message (or the timeout).
+    let trigger = usable_trigger(conn).await;
+    let first = std::sync::Arc::new(tokio::sync::Notify::new());
+    let armed = matches!(trigger, Ok(Some(_)));
+    let probe = Probe {
+        method: Some("subscriptions/listen".into()),
+        id: IdKind::Str(id.clone()),
+        params: Some(serde_json::json!({"notifications": filter()})),
+        first_message_only: !armed,
+        end_after: if armed { 2 } else { 0 },
+        first_message: Some(first.clone()),
+        ..Probe::default()
+    };
+    let fire = async {
+        let Ok(Some(t)) = &trigger else {
+            return None;
+        };
+        tokio::time::timeout(conn.connector().timeout(), first.notified())
+            .await
+            .ok()?;
+        Some(fire(conn, t).await)
+    };
+    let (reply, fired) = futures_util::join!(conn.send(probe), fire);
     let id = Value::String(id);
     let opened = subscriptions(&id, &filter(), &reply);
+    let opened = match (&trigger, fired) {
+        (_, Some(f)) => delivered(opened, &id, &reply, f),
+        (Ok(_), None) if opened.status() == Status::Pass && armed => opened,
+        (Ok(_), None) => noted(
+            opened,
+            "list-changed delivery was not triggered (name a tool or a command in [client] trigger to judge it)",
+        ),
+        (Err(why), None) => noted(
+            opened,
+            &format!("list-changed delivery was not triggered: {why}"),
+        ),
+    };
     // stdio: the subscription stays open until scout cancels it; HTTP closed its stream.
     match conn.stdio() {
         Some(stdio) if !reply.notifications.is_empty() && reply.response.is_none() => {
@@ -87,6 +115,173 @@ pub async fn listen(conn: &Connection, w: &Wire) -> FindingBuilder {
     }
 }
 
+/// A passing verdict with `note` added to its detail; any other verdict as it was.
+fn noted(f: FindingBuilder, note: &str) -> FindingBuilder {
+    if f.status() != Status::Pass {
+        return f;
+    }
+    SUBSCRIPTIONS
+        .pass(format!("{}; {note}", f.detail()))
+        .evidence(f.cited().to_vec())
+}
+
+/// The configured trigger when scout may use it: `Ok(None)` with none configured, `Err` with
+/// the reason it may not (a tool the safety policy keeps from being called, or not listed).
+async fn usable_trigger(conn: &Connection) -> Result<Option<ListTrigger>, String> {
+    let spec = conn.connector().spec();
+    let Some(t) = spec.list_trigger.clone() else {
+        return Ok(None);
+    };
+    if let ListTrigger::Tool { name, .. } = &t {
+        let listed = crate::client::catalogue::list(conn)
+            .await
+            .map_err(|e| format!("the tools could not be listed to find {name} ({e})"))?;
+        let Some(tool) = listed
+            .tools
+            .iter()
+            .find(|x| crate::policy::tool_name(x) == name)
+        else {
+            return Err(format!("the trigger tool {name} is not listed"));
+        };
+        if let crate::policy::Decision::Skip { reason, allow_with } =
+            crate::policy::decide(tool, &spec.policy)
+        {
+            return Err(format!(
+                "the safety policy keeps scout from calling the trigger tool {name} ({reason}; {allow_with} would allow it)"
+            ));
+        }
+    }
+    Ok(Some(t))
+}
+
+/// What firing the trigger did: a sentence and the exchanges it made, or why it failed.
+type Fired = Result<(String, Vec<Seq>), String>;
+
+/// Fires the trigger: calls the tool, or runs the command (no shell, bounded by the
+/// request timeout, its output discarded).
+async fn fire(conn: &Connection, t: &ListTrigger) -> Fired {
+    match t {
+        ListTrigger::Tool { name, arguments } => {
+            let r = conn.call_tool(name, arguments.clone(), &Value::Null).await;
+            if r.result().is_some() {
+                Ok((format!("scout called {name}"), r.evidence))
+            } else {
+                Err(format!("the trigger tool {name} got {}", describe(&r)))
+            }
+        }
+        ListTrigger::Command(cmd) => {
+            let mut c = tokio::process::Command::new(&cmd[0]);
+            c.args(&cmd[1..])
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true);
+            let shown = cmd.join(" ");
+            let mut child = c
+                .spawn()
+                .map_err(|e| format!("the trigger command `{shown}` could not start ({e})"))?;
+            match tokio::time::timeout(conn.connector().timeout(), child.wait()).await {
+                Ok(Ok(st)) if st.success() => Ok((format!("scout ran `{shown}`"), Vec::new())),
+                Ok(Ok(st)) => Err(format!("the trigger command `{shown}` failed ({st})")),
+                Ok(Err(e)) => Err(format!("the trigger command `{shown}` failed ({e})")),
+                Err(_) => Err(format!(
+                    "the trigger command `{shown}` did not finish within the request timeout"
+                )),
+            }
+        }
+    }
+}
+
+/// The list-changed notifications a subscription may carry, by filter key.
+const LIST_CHANGED: [(&str, &str); 3] = [
+    ("toolsListChanged", "notifications/tools/list_changed"),
+    ("promptsListChanged", "notifications/prompts/list_changed"),
+    (
+        "resourcesListChanged",
+        "notifications/resources/list_changed",
+    ),
+];
+
+/// The verdict once the trigger fired: the subscription's next message must be a
+/// list-changed notification of a kind the acknowledgement granted ("The server MUST NOT
+/// send notification types the client has not explicitly requested"); none within the
+/// timeout is a warning (the trigger may not have changed a list).
+pub fn delivered(
+    opened: FindingBuilder,
+    id: &Value,
+    reply: &Reply,
+    fired: Fired,
+) -> FindingBuilder {
+    if opened.status() != Status::Pass {
+        return opened;
+    }
+    let (did, trigger_ev) = match fired {
+        Ok(x) => x,
+        Err(why) => {
+            return noted(
+                opened,
+                &format!("list-changed delivery was not judged: {why}"),
+            );
+        }
+    };
+    let ev: Vec<Seq> = opened.cited().iter().copied().chain(trigger_ev).collect();
+    let granted: Vec<&str> = reply
+        .notifications
+        .first()
+        .and_then(|a| a.pointer("/params/notifications"))
+        .and_then(Value::as_object)
+        .map(|m| {
+            LIST_CHANGED
+                .iter()
+                .filter(|(k, _)| m.get(*k) == Some(&Value::Bool(true)))
+                .map(|(_, method)| *method)
+                .collect()
+        })
+        .unwrap_or_default();
+    let Some(next) = reply.notifications.get(1) else {
+        if granted.is_empty() {
+            return noted(
+                opened,
+                &format!("{did}; the acknowledgement granted no list-changed notification, so none was awaited"),
+            )
+            .evidence(ev);
+        }
+        return SUBSCRIPTIONS
+            .warn(format!(
+                "{}; {did}, and no list-changed notification arrived on the subscription within the request timeout (granted: {})",
+                opened.detail(),
+                granted.join(", ")
+            ))
+            .evidence(ev);
+    };
+    let method = next.get("method").and_then(Value::as_str).unwrap_or("");
+    let tagged = next
+        .pointer("/params/_meta")
+        .and_then(|m| m.get(SUBSCRIPTION_ID))
+        == Some(id);
+    if !LIST_CHANGED.iter().any(|(_, m)| *m == method) {
+        return SUBSCRIPTIONS
+            .fail(format!(
+                "after {did} the subscription carried {method}, which scout did not subscribe to (it asked for list changes only)"
+            ))
+            .evidence(ev);
+    }
+    if !tagged {
+        return SUBSCRIPTIONS
+            .warn(format!(
+                "{}; {did}, and {method} arrived without the subscription's id in _meta",
+                opened.detail()
+            ))
+            .evidence(ev);
+    }
+    SUBSCRIPTIONS
+        .pass(format!(
+            "{}; {did}, and {method} arrived on the subscription",
+            opened.detail()
+        ))
+        .evidence(ev)
+}
+
 /// Whether `message` belongs to the subscription `id`: its response, or a message carrying
 /// the id in `_meta`.
 fn of_subscription(message: &Value, id: &Value) -> bool {
@@ -102,7 +297,7 @@ fn of_subscription(message: &Value, id: &Value) -> bool {
 /// ("Servers receiving cancellation notifications SHOULD … Not send a response for the
 /// cancelled request"; the subscription is over, so its notifications stop).
 pub fn cancelled(opened: FindingBuilder, cancel: &Reply, late: &[(Seq, Value)]) -> FindingBuilder {
-    if opened.status() != crate::report::finding::Status::Pass {
+    if opened.status() != Status::Pass {
         return opened;
     }
     let ev = cancel
