@@ -224,6 +224,14 @@ pub static ALIASES: &[(&str, &[&str])] = &[
         &["resources-templates-read"],
     ),
     (
+        "execution.tasks",
+        &[
+            "tasks-lifecycle",
+            "tasks-capability-negotiation",
+            "tasks-wire-fields",
+        ],
+    ),
+    (
         "protocol.jsonrpc_ids",
         &["server-stateless:sep-2575-http-server-error-jsonrpc-id"],
     ),
@@ -416,9 +424,9 @@ scenarios! {
     "caching", Covered, "2026-07-28 discover, list and read results carry ttlMs (an integer >= 0) and cacheScope (public or private).";
     "http-header-validation", Covered, "Mcp-Method and Mcp-Name must match the body (400, -32020); header names are case-insensitive and surrounding whitespace is tolerated.";
     "http-custom-header-server-validation", Partly, "On tools that declare x-mcp-header, Mcp-Param-* values must match the arguments and Base64 values are decoded. Not judged: the suite's own OAuth setup and invalid characters in parameter values.";
-    "tasks-lifecycle", NotCovered, "The tasks extension (io.modelcontextprotocol/tasks): no scout check; 2026-07-28 does not score it.";
-    "tasks-capability-negotiation", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";
-    "tasks-wire-fields", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";
+    "tasks-lifecycle", Partly, "With the io.modelcontextprotocol/tasks extension declared, execution.tasks follows every task the full persona is handed (tasks/get at the server's pollIntervalMs, tasks/update for its input requests) to its end and judges each state; the suite drives its own fixture tools instead. 2026-07-28 does not score it.";
+    "tasks-capability-negotiation", Partly, "execution.tasks: no task for a request that did not declare the extension, and -32021 to tasks/get from such a client. 2026-07-28 does not score it.";
+    "tasks-wire-fields", Partly, "execution.tasks: every CreateTaskResult and tasks/get answer carries taskId, a task status, createdAt, lastUpdatedAt and ttlMs, a completed task its result, a failed one its error, and tasks/get's resultType is complete. 2026-07-28 does not score it.";
     "tasks-request-state-removal", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";
     "tasks-mrtr-input", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";
     "tasks-request-headers", NotCovered, "The tasks extension: no scout check; 2026-07-28 does not score it.";

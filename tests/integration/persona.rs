@@ -378,6 +378,39 @@ fn the_client_table_configures_the_persona() {
     let e =
         bad("[default.client]\npersona = \"full\"\nroots = [{ uri = \"https://example.com\" }]\n");
     assert!(e.contains("file://"), "{e}");
+    // `trigger`: a tool with its arguments, or a command, never both or neither.
+    let servers = "[[default.servers]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\n";
+    let t = load(&format!(
+        "[default.client]\ntrigger = {{ tool = \"add_note\", arguments = {{ text = \"scout\" }} }}\n{servers}"
+    ))
+    .expect("a tool trigger");
+    assert_eq!(
+        t.servers[0].spec.list_trigger,
+        Some(scout::spec::ListTrigger::Tool {
+            name: "add_note".into(),
+            arguments: serde_json::json!({"text": "scout"}),
+        })
+    );
+    let t = load(&format!(
+        "[default.client]\ntrigger = {{ command = [\"touch\", \"x\"] }}\n{servers}"
+    ))
+    .expect("a command trigger");
+    assert_eq!(
+        t.servers[0].spec.list_trigger,
+        Some(scout::spec::ListTrigger::Command(vec![
+            "touch".into(),
+            "x".into()
+        ]))
+    );
+    for wrong in [
+        "trigger = { tool = \"a\", command = [\"b\"] }",
+        "trigger = { command = [] }",
+        "trigger = { arguments = { a = 1 } }",
+        "trigger = { tool = \"a\", arguments = 3 }",
+    ] {
+        let e = bad(&format!("[default.client]\n{wrong}\n"));
+        assert!(e.contains("[client] trigger"), "{wrong}: {e}");
+    }
     // With the bare persona, the answers are those of the full persona's connection.
     let answers = load(
         "[default.client]\nelicitation = \"accept\"\n\
