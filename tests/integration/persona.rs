@@ -591,3 +591,46 @@ async fn asking_a_bare_client_fails_and_the_twin_passes() {
         assert_eq!(status_of(&r, id), [Status::Pass], "{id}: {v:?}");
     }
 }
+
+/// execution.elicitation on asks_back.py: a form that asks for an API key warns ("Servers
+/// MUST NOT use form mode elicitation to request sensitive information such as passwords, API
+/// keys", read from the field's words, so a warning), a -32042 refusal without its list fails
+/// ("The error MUST include a list of elicitations that are required"), and one that lists a
+/// URL-mode elicitation with its elicitationId passes.
+#[tokio::test]
+async fn secrets_in_forms_warn_and_url_refusals_must_list_their_elicitations() {
+    let with = |k: &str, v: &str| crate::phase_fixtures::fixture("asks_back.py", &[(k, v.into())]);
+    let (secret, bare, listed) = tokio::join!(
+        Box::pin(checked(
+            with("SCOUT_TEST_ASK_SECRET", "1"),
+            PolicySpec::default()
+        )),
+        Box::pin(checked(
+            with("SCOUT_TEST_URL_REQUIRED", "bare"),
+            PolicySpec::default()
+        )),
+        Box::pin(checked(
+            with("SCOUT_TEST_URL_REQUIRED", "listed"),
+            PolicySpec::default()
+        )),
+    );
+    let f = crate::phase_fixtures::expect(&secret, "execution.elicitation", None, Status::Warn);
+    assert!(
+        f.detail.contains("\"api_key\", which reads as a secret"),
+        "{}",
+        f.detail
+    );
+    let f = crate::phase_fixtures::expect(&bare, "execution.elicitation", None, Status::Fail);
+    assert!(
+        f.detail
+            .contains("-32042 refusal of ask: data.elicitations is missing or empty"),
+        "{}",
+        f.detail
+    );
+    let f = crate::phase_fixtures::expect(&listed, "execution.elicitation", None, Status::Pass);
+    assert!(
+        f.detail.contains("-32042 refusals naming URL elicitations"),
+        "{}",
+        f.detail
+    );
+}

@@ -32,7 +32,7 @@ const ROOTS25: &str = "https://modelcontextprotocol.io/specification/2025-11-25/
 
 crate::checks! { phase: Execution;
     ELICITATION = "execution.elicitation", Major, "Elicitation requests are well formed and the call completes", ELICITATION25,
-        "Handshake era, on the connection that plays the full persona (it declares elicitation form and url): each elicitation/create must use a declared mode (none means form) with a message; a form must carry a flat requestedSchema of primitive properties (string with an allowed format, number, integer, boolean, the enum forms of the revision; no nested objects); a URL request a valid url and an elicitationId (2025-11-25 on; URL mode does not exist before). scout declines (or answers as [client] says; it never opens a URL), and the tool call that asked must then complete. Not applicable when the server asked for nothing.",
+        "Handshake era, on the connection that plays the full persona (it declares elicitation form and url): each elicitation/create must use a declared mode (none means form) with a message; a form must carry a flat requestedSchema of primitive properties (string with an allowed format, number, integer, boolean, the enum forms of the revision; no nested objects); a URL request a valid url and an elicitationId (2025-11-25 on; URL mode does not exist before). scout declines (or answers as [client] says; it never opens a URL), and the tool call that asked must then complete. A form field whose name or title reads as a secret (password, API key, access token, card number…) is a warning: secrets belong in URL mode, and the words are a heuristic. A call refused with -32042 (URL elicitation required, 2025-11-25) must list its elicitations in data.elicitations, each in URL mode with an elicitationId. Not applicable when the server asked for nothing.",
         "Send only flat forms of primitive fields in a declared mode, and finish the tool call whatever the user answered (decline and cancel included).";
     SAMPLING = "execution.sampling", Major, "Sampling requests are well formed and the call completes", SAMPLING25,
         "Handshake era, on the connection that plays the full persona (it declares sampling, without tools): each sampling/createMessage must carry messages (role user or assistant, with content) and an integer maxTokens, and no tools or toolChoice, since sampling.tools was not declared; includeContext thisServer or allServers without sampling.context is a warning. scout answers with one fixed assistant message naming scout (no model is called), and the tool call that asked must then complete.",
@@ -329,7 +329,14 @@ fn judge(t: &Talkback) -> Vec<FindingBuilder> {
     .into_iter()
     .map(|(check, method)| {
         let asks: Vec<&Asked> = t.asks.iter().filter(|a| a.method() == method).collect();
-        if asks.is_empty() {
+        // 2025-11-25: a call may be refused with -32042 (URL elicitation required) instead.
+        let url_required: Vec<(&String, &Reply)> = t
+            .calls
+            .iter()
+            .filter(|(_, r)| method == "elicitation/create" && r.error_code() == Some(-32042))
+            .map(|(n, r)| (n, r))
+            .collect();
+        if asks.is_empty() && url_required.is_empty() {
             let called: Vec<&str> = t.calls.iter().map(|(n, _)| n.as_str()).collect();
             let called = if called.is_empty() {
                 "no tool was called".to_string()
@@ -353,11 +360,30 @@ fn judge(t: &Talkback) -> Vec<FindingBuilder> {
         let mut fails = Vec::new();
         let mut warns = Vec::new();
         let mut evidence: Vec<Seq> = Vec::new();
+        for (tool, reply) in &url_required {
+            evidence.extend(reply.evidence.iter().copied());
+            let data = reply
+                .response
+                .as_ref()
+                .and_then(|r| r.pointer("/error/data"));
+            fails.extend(
+                url_required_problems(data)
+                    .into_iter()
+                    .map(|p| format!("the -32042 refusal of {tool}: {p}")),
+            );
+        }
         for a in &asks {
             evidence.extend(a.evidence.iter().copied());
             let params = a.request.get("params").unwrap_or(&Value::Null);
             let problems = match method {
-                "elicitation/create" => elicitation_problems(params, &t.version),
+                "elicitation/create" => {
+                    warns.extend(
+                        sensitive_form_fields(params)
+                            .into_iter()
+                            .map(|f| format!("elicitation/create: {f}")),
+                    );
+                    elicitation_problems(params, &t.version)
+                }
                 "sampling/createMessage" => {
                     let (f, w) = sampling_problems(params, &persona_declared);
                     warns.extend(w);
@@ -379,7 +405,7 @@ fn judge(t: &Talkback) -> Vec<FindingBuilder> {
                 }
             }
         }
-        let n = asks.len();
+        let n = asks.len() + url_required.len();
         if !fails.is_empty() {
             fails.dedup();
             check.fail(fails.join("; ")).evidence(evidence)
@@ -396,10 +422,21 @@ fn judge(t: &Talkback) -> Vec<FindingBuilder> {
                     during.join(", ")
                 )
             };
+            let answered = asks
+                .first()
+                .map(|a| format!(", answered {}", answer_of(a)))
+                .unwrap_or_default();
+            let refusals = if url_required.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " ({} of them -32042 refusals naming URL elicitations)",
+                    url_required.len()
+                )
+            };
             check
                 .pass(format!(
-                    "{n} {method} request(s) well formed, answered {}{completed}",
-                    answer_of(asks[0])
+                    "{n} {method} request(s) well formed{refusals}{answered}{completed}"
                 ))
                 .evidence(evidence)
         }
@@ -416,6 +453,82 @@ fn answer_of(a: &Asked) -> String {
         return format!("with error {code}");
     }
     "with a result".to_string()
+}
+
+/// What is wrong with the `data` of a -32042 (URL elicitation required) refusal: "The error
+/// MUST include a list of elicitations that are required to complete before the original
+/// can be retried. Any elicitations returned in the error MUST be URL mode elicitations and
+/// have an elicitationId property."
+pub fn url_required_problems(data: Option<&Value>) -> Vec<String> {
+    let Some(list) = data
+        .and_then(|d| d.get("elicitations"))
+        .and_then(Value::as_array)
+        .filter(|l| !l.is_empty())
+    else {
+        return vec!["data.elicitations is missing or empty".to_string()];
+    };
+    let mut out = Vec::new();
+    for (i, e) in list.iter().enumerate() {
+        if e.get("mode").and_then(Value::as_str) != Some("url") {
+            out.push(format!(
+                "data.elicitations[{i}] is not a URL-mode elicitation"
+            ));
+        }
+        if !e.get("elicitationId").is_some_and(Value::is_string) {
+            out.push(format!("data.elicitations[{i}] has no elicitationId"));
+        }
+    }
+    out
+}
+
+/// Words that name secrets in a form field's name or title: "Servers MUST NOT use form mode
+/// elicitation to request sensitive information such as passwords, API keys, access tokens,
+/// or payment credentials". Read from text, so a warning at most.
+const SENSITIVE: [&str; 12] = [
+    "password",
+    "passwd",
+    "passphrase",
+    "secret",
+    "apikey",
+    "accesstoken",
+    "refreshtoken",
+    "privatekey",
+    "creditcard",
+    "cardnumber",
+    "cvv",
+    "cvc",
+];
+
+/// The fields of a form-mode elicitation that ask for a secret, by name or title.
+pub fn sensitive_form_fields(params: &Value) -> Vec<String> {
+    if params.get("mode").and_then(Value::as_str).unwrap_or("form") != "form" {
+        return Vec::new();
+    }
+    let Some(props) = params
+        .pointer("/requestedSchema/properties")
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .collect::<String>()
+            .to_ascii_lowercase()
+    };
+    props
+        .iter()
+        .filter(|(name, p)| {
+            let title = p.get("title").and_then(Value::as_str).unwrap_or("");
+            let text = format!("{} {}", squash(name), squash(title));
+            SENSITIVE.iter().any(|w| text.contains(w))
+        })
+        .map(|(name, _)| {
+            format!(
+                "the form asks for {name:?}, which reads as a secret; secrets belong in URL mode, never in a form"
+            )
+        })
+        .collect()
 }
 
 /// What is wrong with an `elicitation/create`'s params at `version` (the mode against what
@@ -570,6 +683,22 @@ fn roots_problems(params: &Value) -> Vec<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn secrets_in_a_form_warn_and_a_url_refusal_must_list_url_elicitations() {
+        let form = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
+            "name": {"type": "string"}, "Api-Key": {"type": "string"},
+            "x": {"type": "string", "title": "Your password"}}}});
+        let found = sensitive_form_fields(&form);
+        assert_eq!(found.len(), 2, "{found:?}");
+        let url = json!({"mode": "url", "message": "m", "url": "https://a.invalid/"});
+        assert!(sensitive_form_fields(&url).is_empty());
+        assert!(!url_required_problems(None).is_empty());
+        let listed = json!({"elicitations": [{"mode": "url", "elicitationId": "e", "url": "https://a.invalid/", "message": "m"}]});
+        assert!(url_required_problems(Some(&listed)).is_empty());
+        let form_in = json!({"elicitations": [{"mode": "form", "message": "m"}]});
+        assert_eq!(url_required_problems(Some(&form_in)).len(), 2);
+    }
 
     #[test]
     fn elicitation_shapes_follow_the_revision() {
