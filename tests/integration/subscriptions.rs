@@ -168,13 +168,22 @@ async fn a_configured_trigger_shows_whether_list_changes_are_delivered() {
         "touch".into(),
         flag.display().to_string(),
     ]));
-    let (stdio, http, silent, wrong, refused, command) = tokio::join!(
+    let (stdio, http, silent, wrong, refused, command, untagged) = tokio::join!(
         Box::pin(run(grow(fixture("list_changes.py", &[]), true))),
         Box::pin(run(grow(fixture_http("list_changes.py"), true))),
         Box::pin(run(grow(defect("silent"), true))),
         Box::pin(run(grow(defect("wrong_kind"), true))),
         Box::pin(run(grow(fixture("list_changes.py", &[]), false))),
         Box::pin(run(phases(by_command))),
+        Box::pin(run(grow(defect("untagged"), true))),
+    );
+    // stdio: a notification without the subscription's id cannot be told apart.
+    let f = expect_era(&untagged, ID, None, Some(Era::Modern), Status::Warn);
+    assert!(
+        f.detail
+            .contains("arrived without the subscription's id in _meta"),
+        "{}",
+        f.detail
     );
     let modern = Some(Era::Modern);
     for r in [&stdio, &http] {

@@ -78,6 +78,23 @@ pub async fn listen(conn: &Connection, w: &Wire) -> FindingBuilder {
         Some(fire(conn, t).await)
     };
     let (reply, fired) = futures_util::join!(conn.send(probe), fire);
+    // stdio: what came after the listen request and was not attributed to it (no
+    // subscription id) is in the inbox.
+    let since = reply.evidence.first().copied().unwrap_or(0);
+    let fired = fired.map(|f| {
+        f.map(|(did, ev, mut beside)| {
+            if let Some(stdio) = conn.stdio() {
+                beside.extend(
+                    stdio
+                        .inbox()
+                        .into_iter()
+                        .filter(|(seq, _)| *seq > since)
+                        .map(|(_, m)| m),
+                );
+            }
+            (did, ev, beside)
+        })
+    });
     let id = Value::String(id);
     let opened = subscriptions(&id, &filter(), &reply);
     let opened = match (&trigger, fired) {
@@ -154,8 +171,9 @@ async fn usable_trigger(conn: &Connection) -> Result<Option<ListTrigger>, String
     Ok(Some(t))
 }
 
-/// What firing the trigger did: a sentence and the exchanges it made, or why it failed.
-type Fired = Result<(String, Vec<Seq>), String>;
+/// What firing the trigger did: a sentence, the exchanges it made and the notifications
+/// that came with them, or why it failed.
+type Fired = Result<(String, Vec<Seq>, Vec<Value>), String>;
 
 /// Fires the trigger: calls the tool, or runs the command (no shell, bounded by the
 /// request timeout, its output discarded).
@@ -164,7 +182,7 @@ async fn fire(conn: &Connection, t: &ListTrigger) -> Fired {
         ListTrigger::Tool { name, arguments } => {
             let r = conn.call_tool(name, arguments.clone(), &Value::Null).await;
             if r.result().is_some() {
-                Ok((format!("scout called {name}"), r.evidence))
+                Ok((format!("scout called {name}"), r.evidence, r.notifications))
             } else {
                 Err(format!("the trigger tool {name} got {}", describe(&r)))
             }
@@ -181,7 +199,9 @@ async fn fire(conn: &Connection, t: &ListTrigger) -> Fired {
                 .spawn()
                 .map_err(|e| format!("the trigger command `{shown}` could not start ({e})"))?;
             match tokio::time::timeout(conn.connector().timeout(), child.wait()).await {
-                Ok(Ok(st)) if st.success() => Ok((format!("scout ran `{shown}`"), Vec::new())),
+                Ok(Ok(st)) if st.success() => {
+                    Ok((format!("scout ran `{shown}`"), Vec::new(), Vec::new()))
+                }
                 Ok(Ok(st)) => Err(format!("the trigger command `{shown}` failed ({st})")),
                 Ok(Err(e)) => Err(format!("the trigger command `{shown}` failed ({e})")),
                 Err(_) => Err(format!(
@@ -215,7 +235,7 @@ pub fn delivered(
     if opened.status() != Status::Pass {
         return opened;
     }
-    let (did, trigger_ev) = match fired {
+    let (did, trigger_ev, beside) = match fired {
         Ok(x) => x,
         Err(why) => {
             return noted(
@@ -245,6 +265,19 @@ pub fn delivered(
                 &format!("{did}; the acknowledgement granted no list-changed notification, so none was awaited"),
             )
             .evidence(ev);
+        }
+        // stdio: a notification without the subscription's id cannot be told apart, and
+        // came with the trigger's own call.
+        if let Some(m) = beside.iter().find_map(|n| {
+            let m = n.get("method").and_then(Value::as_str)?;
+            LIST_CHANGED.iter().any(|(_, l)| *l == m).then_some(m)
+        }) {
+            return SUBSCRIPTIONS
+                .warn(format!(
+                    "{}; {did}, and {m} arrived without the subscription's id in _meta, so it could not be told apart from other messages",
+                    opened.detail()
+                ))
+                .evidence(ev);
         }
         return SUBSCRIPTIONS
             .warn(format!(
