@@ -721,22 +721,12 @@ async fn list_until(wire: &Connection, limiter: &RateLimiter, id: &str) -> Vec<R
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::catalog::tests::{ok, reply};
     use crate::report::finding::Status;
-    use crate::transport::Outcome;
 
-    fn answer(seq: u64, response: Value) -> Reply {
-        Reply {
-            evidence: vec![seq],
-            outcome: Outcome::Answered,
-            response: Some(response),
-            ..Reply::default()
-        }
-    }
-    fn result(seq: u64, r: Value) -> Reply {
-        answer(seq, json!({"jsonrpc": "2.0", "id": seq, "result": r}))
-    }
+    /// A JSON-RPC error answer with `code`, cited as `seq`.
     fn error(seq: u64, code: i64) -> Reply {
-        answer(
+        reply(
             seq,
             json!({"jsonrpc": "2.0", "id": seq, "error": {"code": code, "message": "no"}}),
         )
@@ -752,9 +742,9 @@ mod tests {
         }
         Followed {
             tool: "report".into(),
-            created: result(1, json!({"task": task(id, "working")})),
-            result: Some(result(2, out)),
-            after: Some(result(3, task(id, "completed"))),
+            created: ok(1, json!({"task": task(id, "working")})),
+            result: Some(ok(2, out)),
+            after: Some(ok(3, task(id, "completed"))),
         }
     }
     fn cap() -> Value {
@@ -772,7 +762,7 @@ mod tests {
         let c = cap();
         let tools = [json!({"name": "report", "execution": {"taskSupport": "required"}})];
         let unknown = error(4, -32602);
-        let listed = [result(5, json!({"tasks": [task(A, "completed")]}))];
+        let listed = [ok(5, json!({"tasks": [task(A, "completed")]}))];
         let cancel = error(6, -32602);
         let runs = [followed(A, true), followed(B, true)];
         let good = Observed {
@@ -800,7 +790,7 @@ mod tests {
 
         // An unknown task id answered with a task ("Invalid or nonexistent taskId in
         // tasks/get … -32602").
-        let found = result(4, task("made-up", "working"));
+        let found = ok(4, task("made-up", "working"));
         let f = judge(&Observed {
             unknown_get: Some(&found),
             ..good_clone(&good)
@@ -809,7 +799,7 @@ mod tests {
 
         // Cancelling an ended task accepted ("MUST reject cancellation requests for tasks
         // already in a terminal status … with error code -32602").
-        let accepted = result(6, task(A, "cancelled"));
+        let accepted = ok(6, task(A, "cancelled"));
         let f = judge(&Observed {
             cancel_ended: Some(&accepted),
             ..good_clone(&good)
@@ -817,7 +807,7 @@ mod tests {
         assert_eq!(f.status(), Status::Fail);
 
         // Listed nowhere though tasks/get retrieves it.
-        let empty = [result(5, json!({"tasks": []}))];
+        let empty = [ok(5, json!({"tasks": []}))];
         let f = judge(&Observed {
             listed: &empty,
             ..good_clone(&good)
@@ -864,14 +854,14 @@ mod tests {
     fn a_task_handle_to_a_plain_call_fails_even_without_the_capability() {
         let plain = [(
             "sum".to_string(),
-            Some(result(1, json!({"task": task(A, "working")}))),
+            Some(ok(1, json!({"task": task(A, "working")}))),
         )];
         let f = judge(&Observed {
             plain: &plain,
             ..Observed::default()
         });
         assert_eq!(f.status(), Status::Fail);
-        let ordinary = [("sum".to_string(), Some(result(1, json!({"content": []}))))];
+        let ordinary = [("sum".to_string(), Some(ok(1, json!({"content": []}))))];
         let f = judge(&Observed {
             plain: &ordinary,
             ..Observed::default()

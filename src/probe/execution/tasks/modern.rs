@@ -268,22 +268,12 @@ pub fn judge(o: &Observed) -> FindingBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probe::catalog::tests::{ok, reply};
     use crate::report::finding::Status;
-    use crate::transport::Outcome;
 
-    fn answer(seq: u64, response: Value) -> Reply {
-        Reply {
-            evidence: vec![seq],
-            outcome: Outcome::Answered,
-            response: Some(response),
-            ..Reply::default()
-        }
-    }
-    fn result(seq: u64, r: Value) -> Reply {
-        answer(seq, json!({"jsonrpc": "2.0", "id": seq, "result": r}))
-    }
+    /// A JSON-RPC error answer with `code`, cited as `seq`.
     fn error(seq: u64, code: i64) -> Reply {
-        answer(
+        reply(
             seq,
             json!({"jsonrpc": "2.0", "id": seq, "error": {"code": code, "message": "no"}}),
         )
@@ -296,8 +286,8 @@ mod tests {
     fn chain(id: &str, done: Value) -> TaskChain {
         TaskChain {
             subject: "report".into(),
-            created: result(1, task(id, "working", "task")),
-            polls: vec![result(2, task(id, "working", "complete")), result(3, done)],
+            created: ok(1, task(id, "working", "task")),
+            polls: vec![ok(2, task(id, "working", "complete")), ok(3, done)],
             updates: Vec::new(),
             stopped: None,
         }
@@ -333,7 +323,7 @@ mod tests {
     fn a_task_to_a_client_that_did_not_declare_the_extension_fails_even_without_it() {
         let plain = [(
             "report".to_string(),
-            Some(result(1, task(A, "working", "task"))),
+            Some(ok(1, task(A, "working", "task"))),
         )];
         let o = Observed {
             extension: false,
