@@ -59,6 +59,10 @@ pub fn is_handshake_revision(version: &str) -> bool {
 /// How long a stdio probe that expects no reply waits for anything it provokes.
 pub const QUIET: Duration = Duration::from_millis(150);
 
+/// How long the full persona's handshake waits for its standalone GET stream to be answered
+/// before it goes on (see [`Connection::listen`]).
+pub const LISTEN_SETTLE: Duration = Duration::from_secs(2);
+
 /// What scout has in flight on one wire (stdio: one process) or, over HTTP, towards one
 /// server: a request's time says how fast the server serves an agent only when nothing
 /// else of scout's was in flight beside it (a sequential server queues requests, and a
@@ -288,7 +292,7 @@ impl Connection {
     /// full persona listens; a server may allow one such stream per session, and the bare
     /// persona's runs keep the GET for the probes that judge it. Returns once the server
     /// answered the GET (the stream is established, so what the server sends from then on
-    /// has a stream to go to), or when the GET ended, at most the request timeout.
+    /// has a stream to go to), or when the GET ended, after [`LISTEN_SETTLE`] at most.
     pub async fn listen(&self) {
         let Wire::Http(h) = &self.wire else {
             return;
@@ -322,7 +326,10 @@ impl Connection {
             // A GET that failed before any answer: nothing to wait for.
             told.notify_one();
         });
-        let _ = tokio::time::timeout(self.connector.timeout(), opened.notified()).await;
+        // A server that holds its headers back until its first event would otherwise hold
+        // every full-persona handshake for a whole request timeout.
+        let wait = self.connector.timeout().min(LISTEN_SETTLE);
+        let _ = tokio::time::timeout(wait, opened.notified()).await;
     }
 
     /// The era this wire speaks.
