@@ -634,3 +634,21 @@ async fn secrets_in_forms_warn_and_url_refusals_must_list_their_elicitations() {
         f.detail
     );
 }
+
+/// "The server SHOULD NOT send requests other than pings and logging before receiving the
+/// initialized notification" (2025-11-25 lifecycle): asks_back.py asking the full persona for
+/// its roots while it handles initialize gets a warning; its twin (asking only during the
+/// tool call) passes (`asking_a_bare_client_fails_and_the_twin_passes`).
+#[tokio::test]
+async fn a_request_before_initialized_warns() {
+    let early =
+        crate::phase_fixtures::fixture("asks_back.py", &[("SCOUT_TEST_ASK_EARLY", "1".into())]);
+    let r = checked(early, PolicySpec::default()).await;
+    let f = crate::phase_fixtures::expect(&r, "protocol.capability_use", None, Status::Warn);
+    assert!(
+        f.detail
+            .contains("roots/list to the full persona before scout's notifications/initialized"),
+        "{}",
+        f.detail
+    );
+}

@@ -53,6 +53,8 @@ struct Talkback {
     /// Tools the policy kept from being called, each with the flag that would allow it.
     refused: Vec<String>,
     version: String,
+    /// When scout sent `notifications/initialized` on the full persona's own connection.
+    initialized_at: Option<Seq>,
 }
 
 impl Talkback {
@@ -70,6 +72,7 @@ impl Talkback {
                 .collect(),
             refused: Vec::new(),
             version: wire.protocol_version().to_string(),
+            initialized_at: None,
         }
     }
 }
@@ -110,13 +113,10 @@ pub async fn run(
         return;
     }
     let bare_asks = wire.asked();
-    s.add(
-        crate::probe::protocol::capability_use::capability_use(
-            wire.persona(),
-            &bare_asks,
-            &catalog.evidence,
-        )
-        .era(era),
+    let capability_use = crate::probe::protocol::capability_use::capability_use(
+        wire.persona(),
+        &bare_asks,
+        &catalog.evidence,
     );
     let talkback = if wire.persona().is_full() {
         // The run already plays the full persona: its own calls are the ones to judge.
@@ -125,6 +125,7 @@ pub async fn run(
         match full_connection(s, wire, catalog, &bare_asks).await {
             Ok(t) => t,
             Err(why) => {
+                s.add(capability_use.era(era));
                 for c in CHECKS {
                     s.add(c.skip(SkipReason::NotAssessed, why.clone()).era(era));
                 }
@@ -132,6 +133,14 @@ pub async fn run(
             }
         }
     };
+    s.add(
+        crate::probe::protocol::capability_use::before_initialized(
+            capability_use,
+            &talkback.asks,
+            talkback.initialized_at,
+        )
+        .era(era),
+    );
     for f in judge(&talkback) {
         s.add(f.era(era));
     }
@@ -258,12 +267,15 @@ async fn full_connection(
         .await
         .map_err(|e| format!("no connection for the full persona: {e}"))?
         .with_persona(persona);
-    let (full, init, _) = lifecycle::open_legacy(&fresh).await;
+    let (full, init, note) = lifecycle::open_legacy(&fresh).await;
     let full =
         full.ok_or_else(|| format!("initialize as the full persona failed: {}", init.describe()))?;
     let result = calls_that_may_ask(s, &full, catalog, bare_asks).await;
     let _ = full.close().await;
-    result
+    result.map(|t| Talkback {
+        initialized_at: note.and_then(|n| n.evidence.first().copied()),
+        ..t
+    })
 }
 
 async fn calls_that_may_ask(
@@ -315,6 +327,7 @@ async fn calls_that_may_ask(
         calls,
         refused,
         version: full.protocol_version().to_string(),
+        initialized_at: None,
     })
 }
 
@@ -759,6 +772,7 @@ mod tests {
             calls: vec![("ask".into(), reply)],
             refused: vec![],
             version: "2025-11-25".into(),
+            initialized_at: None,
         };
         use crate::report::finding::Status;
         let verdicts = judge(&t(hung));
@@ -771,6 +785,7 @@ mod tests {
             calls: vec![],
             refused: vec!["t (--allow-mutations)".into()],
             version: "2025-11-25".into(),
+            initialized_at: None,
         };
         assert!(judge(&nothing).iter().all(|f| f.status() == Status::Skip));
     }

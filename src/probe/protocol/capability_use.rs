@@ -14,8 +14,49 @@ use crate::transport::answer::{Asked, Persona};
 
 crate::checks! { phase: Protocol;
     CAPABILITY_USE = "protocol.capability_use", Major, "The server asks only for client capabilities that were declared", spec_url::L25,
-        "Handshake era: every request the server sends while scout works with it (handshake, catalogue, tool calls) is answered and logged. sampling/createMessage needs the client's sampling capability, roots/list its roots capability, and elicitation/create its elicitation capability with the request's mode (no mode is form mode; an empty elicitation object declares form only). A request for a capability the client did not declare fails; a server that asked nothing undeclared passes. 2026-07-28 has no requests from the server outside a response (input_required results replace them, judged by protocol.input_required_shape); there a request the server cannot serve without an undeclared capability must be refused with -32021 whose data.requiredCapabilities names the missing capabilities, with HTTP 400 on Streamable HTTP: each such refusal of scout's calls is judged, and the check is not applicable when none came.",
+        "Handshake era: every request the server sends while scout works with it (handshake, catalogue, tool calls) is answered and logged. sampling/createMessage needs the client's sampling capability, roots/list its roots capability, and elicitation/create its elicitation capability with the request's mode (no mode is form mode; an empty elicitation object declares form only). A request for a capability the client did not declare fails; a server that asked nothing undeclared passes. A request other than ping that reaches the full persona's connection before scout sent notifications/initialized is a warning (the lifecycle's SHOULD NOT). 2026-07-28 has no requests from the server outside a response (input_required results replace them, judged by protocol.input_required_shape); there a request the server cannot serve without an undeclared capability must be refused with -32021 whose data.requiredCapabilities names the missing capabilities, with HTTP 400 on Streamable HTTP: each such refusal of scout's calls is judged, and the check is not applicable when none came.",
         "Read the client's capabilities from initialize and send sampling, roots or elicitation requests (of a mode it declared) only to a client that declared them; otherwise return a tool error or a default.";
+}
+
+/// `capability_use` with the full persona's connection read too: "The server SHOULD NOT send
+/// requests other than pings and logging before receiving the initialized notification". A
+/// request of the server's that came before scout sent `notifications/initialized`
+/// (`initialized_at`) turns a pass into a warning; a fail stays a fail.
+pub fn before_initialized(
+    verdict: FindingBuilder,
+    asks: &[Asked],
+    initialized_at: Option<Seq>,
+) -> FindingBuilder {
+    let Some(at) = initialized_at else {
+        return verdict;
+    };
+    let early: Vec<&Asked> = asks
+        .iter()
+        .filter(|a| {
+            a.evidence.first().is_some_and(|s| *s < at)
+                && a.request.get("method").and_then(Value::as_str) != Some("ping")
+        })
+        .collect();
+    if early.is_empty() || verdict.status() == crate::report::finding::Status::Fail {
+        return verdict;
+    }
+    let methods: Vec<&str> = early
+        .iter()
+        .filter_map(|a| a.request.get("method").and_then(Value::as_str))
+        .collect();
+    CAPABILITY_USE
+        .warn(format!(
+            "the server sent {} to the full persona before scout's notifications/initialized; only pings and logging should come before it",
+            methods.join(", ")
+        ))
+        .evidence(
+            verdict
+                .cited()
+                .iter()
+                .copied()
+                .chain(early.iter().flat_map(|a| a.evidence.iter().copied()))
+                .chain([at]),
+        )
 }
 
 /// The capability `asked` needs and whether `declared` (the client's `capabilities`)
