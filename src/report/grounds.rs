@@ -342,7 +342,7 @@ pub static GROUNDS: &[Ground] = &[
         "protocol.wire_schema",
         Must,
         "MCP 2026-07-28 basic",
-        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification.",
+        "All messages between MCP clients and servers MUST follow the JSON-RPC 2.0 specification. … The full specification of the protocol is defined as a TypeScript schema. This is the source of truth for all protocol messages and structures.",
     ),
     // stdio
     g(

@@ -59,4 +59,5 @@ mod tui;
 mod utilities;
 mod verdicts;
 mod version_negotiation;
+mod wire_schema;
 mod wording;

@@ -256,7 +256,7 @@ async fn a_modern_tool_result_without_content_fails_both_checks() {
     let f = expect_era(
         &r,
         "protocol.wire_schema",
-        Some("tools/call result: content is not an array"),
+        Some("CallToolResult /result: \"content\" is a required property"),
         Some(Era::Modern),
         Status::Fail,
     );

@@ -9,6 +9,7 @@
 
 pub mod capability_use;
 pub mod judge;
+pub mod official;
 mod send;
 pub mod subscriptions;
 pub mod utilities;
@@ -91,7 +92,7 @@ crate::checks! { phase: Protocol;
         "An SSE response stream may carry notifications about its own request (and, before 2026-07-28, requests), then the response, then it should end. In 2026-07-28 it must not carry JSON-RPC requests. A stream the server closes before the response is resumed with GET and Last-Event-ID where the revision allows it (2025-03-26 to 2025-11-25); a response lost that way fails. Anomalies (events without data, events after the response, a stream that never ends) are reported.",
         "Send only related notifications and the final response on a response stream, then close it.";
     WIRE_SCHEMA = "protocol.wire_schema", Major, "Every message matches the schema of its revision", spec_url::B26,
-        "Every message the server sent during the run is checked against the schema of the revision in use: the JSON-RPC envelope (jsonrpc, id, exactly one of result/error, integer error code, string message) and the result shapes of the methods scout calls (initialize, server/discover, the list methods, tools/call, resources/read). Answers to scout's deliberately malformed probes are left to those probes' own checks. One finding per distinct kind of violation, citing the exchanges.",
+        "Every message the server sent during the run is validated against the official JSON Schema of the revision its wire negotiated (2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28; a newer dated revision against the newest of these): the JSON-RPC envelope and the method's own request, notification or result (a task-augmented call's CreateTaskResult, a 2026-07-28 InputRequiredResult). A violation names the definition, the JSON pointer of the offending element and the keyword it breaks; a union nothing matched (a content block) is followed into the branch of the element's own kind. Scout's own rules, where the schema cannot pick a definition or does not say it: a message that is not an object, a response with both or neither of result and error (a failure), and an error response without an id before 2025-11-25 (a warning; an id of null answers an unreadable request). A tool's inputSchema and outputSchema are left to catalog.tool_schema and catalog.output_schema (which judge them against their dialect), 2026-07-28's resultType, ttlMs and cacheScope to protocol.result_type and protocol.cache_hints, and answers to scout's deliberately malformed probes to those probes' own checks. One finding per distinct kind of violation, citing the exchanges.",
         "Make the cited messages match the schema of the negotiated revision.";
 }
 

@@ -565,6 +565,7 @@ mod tests {
             method: Some(method.into()),
             value,
             declared: None,
+            task: false,
         }
     }
 

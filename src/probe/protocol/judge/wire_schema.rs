@@ -1,11 +1,15 @@
 //! `wire_schema` and the other whole-run checks: every message the server sent during the
 //! run (read back from the recorder, so it also covers the handshake and, when called at the
-//! end of the run, every later phase) is checked against structural rules for the JSON-RPC
-//! envelope and the result shapes of the methods scout calls, per revision.
+//! end of the run, every later phase) is validated against the official schema of the
+//! revision its wire negotiated ([`official`]): the JSON-RPC envelope, and the method's own
+//! request, notification or result.
 //!
-//! The rules are hand-written rather than taken from a schema crate: they cover exactly the
-//! envelope and the results scout relies on, name the violation in words a server author
-//! understands, and need no per-revision feature juggling.
+//! A few rules stay scout's own, because the schema cannot pick a definition for the message
+//! or does not say them: a message that is not a JSON object, a response with both or neither
+//! of `result` and `error` (JSON-RPC 2.0's rule; the schema lets either carry extra members),
+//! an error response whose id is null or missing (JSON-RPC 2.0 answers an unreadable request
+//! with id null, which the schema's `RequestId` does not allow), and the envelope of a
+//! revision scout holds no schema for.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -13,6 +17,7 @@ use serde_json::Value;
 
 use super::modern;
 use crate::probe::Session;
+use crate::probe::protocol::official::{self, Shape};
 use crate::probe::protocol::{WIRE_SCHEMA, Wire};
 use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
@@ -32,6 +37,26 @@ pub struct Message {
     /// For a response, the client capabilities the request it answers declared in its
     /// 2026-07-28 `_meta` (`None` when the request carried none or is unknown).
     pub declared: Option<Value>,
+    /// For a response, true when the request it answers was task-augmented (`params.task`).
+    pub task: bool,
+}
+
+/// What scout asked in a request a response answers.
+#[derive(Debug, Clone)]
+struct Asked {
+    method: String,
+    declared: Option<Value>,
+    task: bool,
+}
+
+impl Asked {
+    fn of(request: &Value) -> Option<Asked> {
+        Some(Asked {
+            method: request.get("method")?.as_str()?.to_string(),
+            declared: declared_caps(request),
+            task: request.pointer("/params/task").is_some_and(Value::is_object),
+        })
+    }
 }
 
 /// The `clientCapabilities` a request declared in its `_meta`.
@@ -122,7 +147,7 @@ fn settles(owed: &mut Vec<Vec<String>>, response: &Value) -> bool {
 pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
     let mut out = Vec::new();
     // stdio: ids of the requests scout sent, to name the method a response answers.
-    let mut sent_methods: HashMap<String, (String, Option<Value>)> = HashMap::new();
+    let mut sent_methods: HashMap<String, Asked> = HashMap::new();
     // stdio: the malformed lines still owed an answer, oldest first, each with the ids it
     // carried (none when the id was null or unreadable). Each owns the answers to its ids,
     // or one id-less answer.
@@ -140,20 +165,12 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     .and_then(|b| serde_json::from_str::<Value>(b).ok())
                     .map(flatten)
                     .unwrap_or_default();
-                let by_id: HashMap<String, (String, Option<Value>)> = sent
+                let by_id: HashMap<String, Asked> = sent
                     .iter()
-                    .filter_map(|m| {
-                        Some((
-                            id_key(m)?,
-                            (m.get("method")?.as_str()?.to_string(), declared_caps(m)),
-                        ))
-                    })
+                    .filter_map(|m| Some((id_key(m)?, Asked::of(m)?)))
                     .collect();
                 let single = match sent.as_slice() {
-                    [one] => one
-                        .get("method")
-                        .and_then(Value::as_str)
-                        .map(|m| (m.to_string(), declared_caps(one))),
+                    [one] => Asked::of(one),
                     _ => None,
                 };
                 let Some(body) = h.response_body.as_deref().filter(|b| !b.trim().is_empty()) else {
@@ -189,18 +206,20 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                     let answered = id_key(&v)
                         .and_then(|k| by_id.get(&k).cloned())
                         .or_else(|| single.clone());
-                    let declared = answered.as_ref().and_then(|(_, c)| c.clone());
-                    let method = if v.get("method").is_some() {
+                    let own = v.get("method").is_some();
+                    let method = if own {
                         v.get("method").and_then(Value::as_str).map(str::to_string)
                     } else {
-                        answered.map(|(m, _)| m)
+                        answered.as_ref().map(|a| a.method.clone())
                     };
+                    let answered = answered.filter(|_| !own);
                     out.push(Message {
                         seq: ex.seq,
                         era: ex.era,
                         method,
                         value: v,
-                        declared,
+                        declared: answered.as_ref().and_then(|a| a.declared.clone()),
+                        task: answered.is_some_and(|a| a.task),
                     });
                 }
             }
@@ -224,10 +243,8 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                 match m.direction {
                     Direction::Sent => {
                         for item in flatten(v) {
-                            if let (Some(k), Some(method)) =
-                                (id_key(&item), item.get("method").and_then(Value::as_str))
-                            {
-                                sent_methods.insert(k, (method.to_string(), declared_caps(&item)));
+                            if let (Some(k), Some(asked)) = (id_key(&item), Asked::of(&item)) {
+                                sent_methods.insert(k, asked);
                             }
                         }
                     }
@@ -236,22 +253,24 @@ pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
                             if item.get("method").is_none() && settles(&mut owed, &item) {
                                 continue;
                             }
-                            let answered =
-                                id_key(&item).and_then(|k| sent_methods.get(&k).cloned());
-                            let declared = answered.as_ref().and_then(|(_, c)| c.clone());
-                            let method = if item.get("method").is_some() {
+                            let own = item.get("method").is_some();
+                            let answered = id_key(&item)
+                                .and_then(|k| sent_methods.get(&k).cloned())
+                                .filter(|_| !own);
+                            let method = if own {
                                 item.get("method")
                                     .and_then(Value::as_str)
                                     .map(str::to_string)
                             } else {
-                                answered.map(|(m, _)| m)
+                                answered.as_ref().map(|a| a.method.clone())
                             };
                             out.push(Message {
                                 seq: ex.seq,
                                 era: ex.era,
                                 method,
                                 value: item,
-                                declared,
+                                declared: answered.as_ref().and_then(|a| a.declared.clone()),
+                                task: answered.is_some_and(|a| a.task),
                             });
                         }
                     }
@@ -269,167 +288,212 @@ enum Grade {
     Fail,
 }
 
+/// One rule one message breaks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Breach {
+    grade: Grade,
+    /// What is the same for every message that breaks it the same way (the definition, the
+    /// pointer with its array indices as `*`, the keyword): one finding each.
+    kind: String,
+    /// This message's own account (the exact pointer and value).
+    detail: String,
+}
+
+impl Breach {
+    fn own(grade: Grade, what: &str) -> Breach {
+        Breach {
+            grade,
+            kind: what.to_string(),
+            detail: what.to_string(),
+        }
+    }
+}
+
 fn is_str(v: Option<&Value>) -> bool {
     v.is_some_and(Value::is_string)
-}
-fn is_obj(v: Option<&Value>) -> bool {
-    v.is_some_and(Value::is_object)
 }
 fn is_id(v: &Value) -> bool {
     v.is_string() || v.as_i64().is_some() || v.as_u64().is_some()
 }
 
-/// The rule a result of `method` breaks, if any.
-fn result_shape(method: &str, r: &Value) -> Option<String> {
-    if r.get("resultType").and_then(Value::as_str) == Some("input_required") {
-        return None;
-    }
-    let items = |key: &str| r.get(key).and_then(Value::as_array);
-    let bad = |what: &str| Some(format!("{method} result: {what}"));
-    match method {
-        "initialize" => {
-            if !is_str(r.get("protocolVersion")) {
-                return bad("protocolVersion is not a string");
+/// A pointer with every array index as `*` (`/result/tools/*/title`).
+fn general(pointer: &str) -> String {
+    pointer
+        .split('/')
+        .map(|p| {
+            if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) {
+                "*"
+            } else {
+                p
             }
-            if !is_obj(r.get("capabilities")) {
-                return bad("capabilities is not an object");
-            }
-            if !is_str(r.pointer("/serverInfo/name")) || !is_str(r.pointer("/serverInfo/version")) {
-                return bad("serverInfo lacks a string name and version");
-            }
-        }
-        "server/discover" => {
-            let versions = items("supportedVersions");
-            if !versions.is_some_and(|v| !v.is_empty() && v.iter().all(Value::is_string)) {
-                return bad("supportedVersions is not a non-empty array of strings");
-            }
-            if !is_obj(r.get("capabilities")) {
-                return bad("capabilities is not an object");
-            }
-        }
-        "tools/list" => match items("tools") {
-            None => return bad("tools is not an array"),
-            Some(tools) => {
-                if tools.iter().any(|t| !is_str(t.get("name"))) {
-                    return bad("a tool without a string name");
-                }
-                if tools.iter().any(|t| !is_obj(t.get("inputSchema"))) {
-                    return bad("a tool whose inputSchema is not an object");
-                }
-            }
-        },
-        "resources/list" => match items("resources") {
-            None => return bad("resources is not an array"),
-            Some(list) => {
-                if list
-                    .iter()
-                    .any(|x| !is_str(x.get("uri")) || !is_str(x.get("name")))
-                {
-                    return bad("a resource without a string uri and name");
-                }
-            }
-        },
-        "resources/templates/list" if items("resourceTemplates").is_none() => {
-            return bad("resourceTemplates is not an array");
-        }
-        "prompts/list" => match items("prompts") {
-            None => return bad("prompts is not an array"),
-            Some(list) => {
-                if list.iter().any(|x| !is_str(x.get("name"))) {
-                    return bad("a prompt without a string name");
-                }
-            }
-        },
-        // CallToolResult.content is required in every revision, 2026-07-28 included, even
-        // when structuredContent is there (execution.tool_call fails the same result).
-        "tools/call" if items("content").is_none() => {
-            return bad("content is not an array");
-        }
-        "resources/read" if items("contents").is_none() => {
-            return bad("contents is not an array");
-        }
-        _ => {}
-    }
-    None
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
-/// The rules one server message breaks, as `(grade, kind)`.
-fn violations(m: &Message, w: &Wire) -> Vec<(Grade, String)> {
-    let mut out = Vec::new();
-    let v = &m.value;
-    let Some(obj) = v.as_object() else {
-        out.push((
-            Grade::Fail,
-            "a message that is not a JSON object".to_string(),
-        ));
-        return out;
+/// True when another check owns what the violation is about, so one defect gets one
+/// finding, from the check that explains it: a tool's `inputSchema` and `outputSchema`
+/// (`catalog.tool_schema` and `catalog.output_schema` judge them whole, against their
+/// dialect), and in 2026-07-28 a result's `resultType` (`protocol.result_type`) and
+/// `ttlMs`/`cacheScope` (`protocol.cache_hints`), which the schema requires too.
+fn owned_elsewhere(v: &official::Violation, modern: bool) -> bool {
+    let in_tool_schema = v.pointer.starts_with("/result/tools/")
+        && v.pointer
+            .split('/')
+            .nth(4)
+            .is_some_and(|m| m == "inputSchema" || m == "outputSchema");
+    if in_tool_schema {
+        return true;
+    }
+    const OWNED: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+    let member = |p: &str| {
+        v.pointer
+            .strip_prefix("/result/")
+            .is_some_and(|rest| rest == p)
     };
+    let required_here = v.pointer == "/result"
+        && v.keyword == "required"
+        && OWNED.iter().any(|o| v.message.contains(&format!("\"{o}\"")));
+    modern && (required_here || OWNED.iter().any(|o| member(o)))
+}
+
+/// The rules of the JSON-RPC envelope, for a revision scout holds no schema for.
+fn envelope_only(obj: &serde_json::Map<String, Value>) -> Vec<Breach> {
+    let mut out = Vec::new();
+    let fail = |w: &str| Breach::own(Grade::Fail, w);
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        out.push((
-            Grade::Fail,
-            "jsonrpc member missing or not \"2.0\"".to_string(),
-        ));
+        out.push(fail("jsonrpc member missing or not \"2.0\""));
     }
     if let Some(method) = obj.get("method") {
         if !method.is_string() {
-            out.push((Grade::Fail, "method is not a string".to_string()));
+            out.push(fail("method is not a string"));
         }
         if obj.get("params").is_some_and(|p| !p.is_object()) {
-            out.push((
-                Grade::Fail,
-                "params of a server message is not an object".to_string(),
-            ));
+            out.push(fail("params of a server message is not an object"));
         }
         if obj.get("id").is_some_and(|i| !is_id(i)) {
-            out.push((
-                Grade::Fail,
-                "a server request id that is not a string or integer".to_string(),
-            ));
+            out.push(fail("a server request id that is not a string or integer"));
         }
         return out;
     }
-    let has_result = obj.contains_key("result");
-    let has_error = obj.contains_key("error");
-    if has_result == has_error {
-        out.push((
-            Grade::Fail,
-            "a response with both or neither of result and error".to_string(),
-        ));
-    }
     match obj.get("id") {
-        // The 2025-11-25 and later schemas make the error id optional, so only earlier
-        // revisions break the schema here (jsonrpc_ids reports the readable-id case anyway).
-        None if has_error && w.version.as_str() >= "2025-11-25" => {}
-        None if has_error => out.push((
-            Grade::Warn,
-            "an error response without an id member (JSON-RPC 2.0 requires id, null when unreadable)".to_string(),
-        )),
-        None => out.push((Grade::Fail, "a result without an id".to_string())),
-        Some(Value::Null) if has_result => out.push((Grade::Fail, "a result with id null".to_string())),
+        None if obj.contains_key("result") => out.push(fail("a result without an id")),
+        Some(Value::Null) if obj.contains_key("result") => out.push(fail("a result with id null")),
         Some(i) if !i.is_null() && !is_id(i) => {
-            out.push((Grade::Fail, "an id that is not a string or integer".to_string()))
+            out.push(fail("an id that is not a string or integer"))
         }
         _ => {}
     }
     if let Some(e) = obj.get("error") {
         if e.get("code").and_then(Value::as_i64).is_none() {
-            out.push((Grade::Fail, "error.code is not an integer".to_string()));
+            out.push(fail("error.code is not an integer"));
         }
         if !is_str(e.get("message")) {
-            out.push((Grade::Fail, "error.message is not a string".to_string()));
+            out.push(fail("error.message is not a string"));
         }
     }
-    if let Some(r) = obj.get("result") {
-        if !r.is_object() {
-            out.push((Grade::Fail, "result is not an object".to_string()));
-        } else if let Some(kind) = m.method.as_deref().and_then(|meth| result_shape(meth, r)) {
-            out.push((Grade::Fail, kind));
+    if obj.get("result").is_some_and(|r| !r.is_object()) {
+        out.push(fail("result is not an object"));
+    }
+    out
+}
+
+/// The rules one server message breaks.
+fn violations(m: &Message, w: &Wire) -> Vec<Breach> {
+    let v = &m.value;
+    let Some(obj) = v.as_object() else {
+        return vec![Breach::own(Grade::Fail, "a message that is not a JSON object")];
+    };
+    let shape = if obj.contains_key("method") {
+        if obj.contains_key("id") {
+            Shape::Request
+        } else {
+            Shape::Notification
+        }
+    } else {
+        let (has_result, has_error) = (obj.contains_key("result"), obj.contains_key("error"));
+        if has_result == has_error {
+            return vec![Breach::own(
+                Grade::Fail,
+                "a response with both or neither of result and error",
+            )];
+        }
+        if has_result { Shape::Result } else { Shape::Error }
+    };
+    let mut out = Vec::new();
+    let mut judged = v.clone();
+    if shape == Shape::Error {
+        match obj.get("id") {
+            Some(Value::Null) => {
+                // An unreadable request is answered with id null (JSON-RPC 2.0).
+                judged.as_object_mut().map(|o| o.remove("id"));
+            }
+            // The 2025-11-25 and later schemas make the error id optional; before, its
+            // absence breaks JSON-RPC 2.0's "id is REQUIRED" (null when unreadable), a warning
+            // (jsonrpc_ids reports the readable-id case).
+            None if w.version.as_str() < "2025-11-25" => {
+                out.push(Breach::own(
+                    Grade::Warn,
+                    "an error response without an id member (JSON-RPC 2.0 requires id, null when unreadable)",
+                ));
+                judged
+                    .as_object_mut()
+                    .map(|o| o.insert("id".into(), Value::from(0)));
+            }
+            _ => {}
+        }
+    }
+    let Some(revision) = official::revision_for(&w.version) else {
+        out.extend(envelope_only(obj));
+        return out;
+    };
+    let result_type = obj
+        .get("result")
+        .and_then(|r| r.get("resultType"))
+        .and_then(Value::as_str);
+    let modern = revision >= "2026-07-28";
+    for (pointer, definition) in
+        official::definitions(revision, shape, m.method.as_deref(), m.task, result_type)
+    {
+        let Some(part) = judged.pointer(pointer) else {
+            continue;
+        };
+        for x in official::validate(revision, &definition, pointer, part) {
+            if owned_elsewhere(&x, modern) {
+                continue;
+            }
+            let within = x
+                .within
+                .as_deref()
+                .map(|d| format!(" ({d})"))
+                .unwrap_or_default();
+            out.push(Breach {
+                grade: Grade::Fail,
+                // A missing member is named in the kind: two of them are two findings.
+                kind: format!(
+                    "{} {}{within}: {}",
+                    x.definition,
+                    general(&x.pointer),
+                    if x.keyword == "required" {
+                        &x.message
+                    } else {
+                        &x.keyword
+                    }
+                ),
+                detail: format!(
+                    "{} at {}{within}: {}",
+                    x.definition,
+                    if x.pointer.is_empty() { "/" } else { &x.pointer },
+                    x.message
+                ),
+            });
         }
     }
     out
 }
 
-/// `wire_schema` findings for one wire's messages: one per distinct violation kind.
+/// `wire_schema` findings for one wire's messages: one per distinct violation kind, each
+/// naming the definition, the JSON pointer of its first instance and what is wrong there.
 pub fn wire_schema(w: &Wire, msgs: &[&Message]) -> Vec<FindingBuilder> {
     if msgs.is_empty() {
         return vec![WIRE_SCHEMA.skip(
@@ -437,30 +501,40 @@ pub fn wire_schema(w: &Wire, msgs: &[&Message]) -> Vec<FindingBuilder> {
             "no message from the server was recorded",
         )];
     }
-    let mut kinds: BTreeMap<(Grade, String), Vec<Seq>> = BTreeMap::new();
+    let mut kinds: BTreeMap<(Grade, String), (String, Vec<Seq>)> = BTreeMap::new();
     for m in msgs {
-        for (grade, kind) in violations(m, w) {
-            kinds.entry((grade, kind)).or_default().push(m.seq);
+        for b in violations(m, w) {
+            let entry = kinds
+                .entry((b.grade, b.kind))
+                .or_insert_with(|| (b.detail, Vec::new()));
+            entry.1.push(m.seq);
         }
     }
+    let against = match official::revision_for(&w.version) {
+        Some(r) => format!("the official {r} schema"),
+        None => format!(
+            "the JSON-RPC envelope (scout holds no schema for revision {})",
+            w.version
+        ),
+    };
     if kinds.is_empty() {
         let mut seqs: Vec<Seq> = msgs.iter().map(|m| m.seq).collect();
         seqs.dedup();
         return vec![
             WIRE_SCHEMA
-                .pass(format!(
-                    "{} messages match the JSON-RPC envelope and the {} result shapes scout checks",
-                    msgs.len(),
-                    w.version
-                ))
+                .pass(format!("{} messages match {against}", msgs.len()))
                 .evidence(seqs),
         ];
     }
     kinds
         .into_iter()
         .rev()
-        .map(|((grade, kind), seqs)| {
-            let detail = format!("{kind} ({} message(s))", seqs.len());
+        .map(|((grade, kind), (first, mut seqs))| {
+            seqs.dedup();
+            let detail = match seqs.len() {
+                1 => format!("{first} (against {against})"),
+                n => format!("{first}; the same in {n} messages (against {against})"),
+            };
             let f = match grade {
                 Grade::Fail => WIRE_SCHEMA.fail(detail),
                 Grade::Warn => WIRE_SCHEMA.warn(detail),
@@ -617,7 +691,7 @@ mod tests {
             3,
             r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
             "application/json",
-            r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"inputSchema":{}}]}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[{"inputSchema":{"type":"object"}}]}}"#,
         );
         let msgs = server_messages(&[ok, idless, badtool]);
         // 2025-11-25 made the error id optional in the schema: only the tool violation.
@@ -728,7 +802,7 @@ mod tests {
         assert_eq!(f[0].status(), Status::Fail);
         let built = f[0].clone().build(|_| true).expect("valid");
         assert!(
-            built.detail.contains("content is not an array"),
+            built.detail.contains("CallToolResult at /result: \"content\" is a required property"),
             "{}",
             built.detail
         );
