@@ -217,6 +217,10 @@ pub struct ServerSpec {
     pub concurrency: usize,
     /// Go straight to the handshake path.
     pub skip_era_check: bool,
+    /// The handshake revisions the revision matrix asks about beside the run's own wire
+    /// (empty = every handshake revision; the matrix keeps those the server accepts).
+    #[serde(default)]
+    pub revisions: Vec<String>,
     /// Phases to run (empty = all) and to skip.
     pub only: Vec<Phase>,
     pub skip: Vec<Phase>,
@@ -411,6 +415,7 @@ impl ServerSpec {
             treat_as_remote: false,
             concurrency: DEFAULT_CONCURRENCY,
             skip_era_check: false,
+            revisions: Vec::new(),
             only: Vec::new(),
             compat: Vec::new(),
             skip: Vec::new(),

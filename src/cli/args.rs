@@ -462,6 +462,12 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "FILE", help_heading = "Gate")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub baseline: Option<PathBuf>,
+    /// Handshake revisions to check beside the one the run negotiates, each on its own wire
+    /// (comma-separated: 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25) [default: every
+    /// one the server accepts]
+    #[arg(long = "revision", value_name = "REVISION,…", value_delimiter = ',', value_parser = parse_revision, help_heading = "Run")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub revisions: Vec<String>,
     /// Run only these phases (comma-separated)
     #[arg(long, value_name = "PHASE,…", value_delimiter = ',', value_parser = parse_phase, help_heading = "Run")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -577,6 +583,11 @@ pub fn parse_phase(s: &str) -> Result<Phase, String> {
             Phase::ALL.map(|p| p.as_str()).join(", ")
         )
     })
+}
+
+/// A protocol revision (`--revision`).
+pub fn parse_revision(s: &str) -> Result<String, String> {
+    crate::config::parse_revision(s)
 }
 
 /// A host profile name (`--compat`).

@@ -57,6 +57,9 @@ pub struct Layer {
     pub max_body: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_warn_tokens: Option<u64>,
+    /// The handshake revisions the revision matrix asks about (none named: every one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revisions: Option<List>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub only: Option<List>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,6 +153,7 @@ pub const KEYS: &[&str] = &[
     "treat_as_remote",
     "max_body",
     "context_warn_tokens",
+    "revisions",
     "only",
     "skip",
     "compat",

@@ -96,6 +96,8 @@ pub struct Settings {
     pub max_body: usize,
     /// Warn when the catalogue costs more tokens than this.
     pub context_warn_tokens: u64,
+    /// The handshake revisions the revision matrix asks about (empty = every one).
+    pub revisions: Vec<String>,
     /// Phases to run (empty = all).
     pub only: Vec<Phase>,
     /// Phases to skip.
@@ -470,6 +472,7 @@ fn validate(m: &Layer) -> Result<Settings, ConfigError> {
         treat_as_remote: m.treat_as_remote.unwrap_or(false),
         max_body: usize::try_from(m.max_body.unwrap_or(16 * 1024 * 1024)).unwrap_or(usize::MAX),
         context_warn_tokens: m.context_warn_tokens.unwrap_or(20_000),
+        revisions: revisions(&m.revisions)?,
         only: phases("only", &m.only)?,
         skip: phases("skip", &m.skip)?,
         compat: host_profiles(&m.compat)?,
@@ -609,6 +612,32 @@ fn trust_ca(path: &std::path::Path) -> Result<(), ConfigError> {
 }
 
 /// The `compat` list: every name a known host profile.
+/// One protocol revision as the config or `--revision` names it: a published one.
+pub fn parse_revision(s: &str) -> Result<String, String> {
+    if crate::client::is_revision(s) {
+        Ok(s.to_string())
+    } else {
+        Err(format!(
+            "`{s}` is not a protocol revision; expected one of {}",
+            crate::client::REVISIONS.join(", ")
+        ))
+    }
+}
+
+/// The `revisions` list, checked and without repeats. 2026-07-28 is accepted (every run
+/// already speaks it when the server does) and asks for no extra handshake.
+fn revisions(l: &Option<layer::List>) -> Result<Vec<String>, ConfigError> {
+    let mut out: Vec<String> = Vec::new();
+    for s in l.as_ref().map(|l| l.items()).unwrap_or_default() {
+        let r = parse_revision(&s)
+            .map_err(|e| ConfigError::new(format!("invalid `revisions`: {e}")))?;
+        if !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    Ok(out)
+}
+
 fn host_profiles(
     l: &Option<layer::List>,
 ) -> Result<Vec<crate::report::host::HostProfile>, ConfigError> {

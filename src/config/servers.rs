@@ -327,6 +327,7 @@ fn plan_one(
         treat_as_remote: settings.treat_as_remote,
         concurrency: settings.concurrency,
         skip_era_check: settings.skip_era_check,
+        revisions: settings.revisions.clone(),
         only: settings.only.clone(),
         skip: settings.skip.clone(),
         compat: settings.compat.clone(),

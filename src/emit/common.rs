@@ -52,8 +52,20 @@ fn sanitize_path_segment(name: &str) -> String {
     }
 }
 
-/// A stable hex fingerprint of (check id, server, subject, era): the same problem on the
-/// same server keeps its fingerprint across runs whatever the line numbers.
+/// How a finding's wire reads beside its id: the era (`legacy`), and for a finding of the
+/// revision matrix the revision it was judged at (`legacy 2025-06-18`).
+pub fn era_label(f: &Finding) -> Option<String> {
+    match (f.era, &f.revision) {
+        (Some(e), Some(r)) => Some(format!("{} {r}", e.as_str())),
+        (Some(e), None) => Some(e.as_str().to_string()),
+        (None, Some(r)) => Some(r.clone()),
+        (None, None) => None,
+    }
+}
+
+/// A stable hex fingerprint of (check id, server, subject, era, and the revision for a
+/// finding of the revision matrix): the same problem on the same server keeps its
+/// fingerprint across runs whatever the line numbers.
 pub fn fingerprint(server: &str, f: &Finding) -> String {
     let mut h = Sha256::new();
     for part in [
@@ -63,6 +75,11 @@ pub fn fingerprint(server: &str, f: &Finding) -> String {
         f.era.map(|e| e.as_str()).unwrap_or(""),
     ] {
         h.update(part.as_bytes());
+        h.update([0u8]);
+    }
+    // Absent for the run's own wires, so their fingerprints are what they always were.
+    if let Some(r) = &f.revision {
+        h.update(r.as_bytes());
         h.update([0u8]);
     }
     h.finalize()

@@ -82,9 +82,8 @@ fn line(kind: &str, c: &Change) -> String {
         .subject_shown()
         .map(|s| format!(" [{s}]"))
         .unwrap_or_default();
-    let era = f
-        .era
-        .map(|e| format!(" ({})", e.as_str()))
+    let era = crate::emit::common::era_label(f)
+        .map(|e| format!(" ({e})"))
         .unwrap_or_default();
     let was = match (kind, c.base, c.head) {
         ("new", Some(b), _) => format!(" (was {})", b.as_str()),

@@ -118,6 +118,9 @@ struct FindingV1 {
     advice: String,
     subject: Option<String>,
     era: Option<String>,
+    /// The handshake revision a finding of the revision matrix was judged at.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    revision: Option<String>,
     spec: Option<String>,
     evidence: Vec<u64>,
     skip_reason: Option<String>,
@@ -203,6 +206,7 @@ fn finding_dto(f: &Finding) -> FindingV1 {
         advice: f.advice.clone(),
         subject: f.subject.clone(),
         era: f.era.map(|e| e.as_str().to_string()),
+        revision: f.revision.clone(),
         spec: f.spec.clone(),
         evidence: f.evidence.clone(),
         skip_reason: f.skip_reason.map(|r| r.as_str().to_string()),
@@ -378,6 +382,7 @@ fn finding_model(f: FindingV1, n: &str) -> Result<Finding, ParseError> {
         spec: f.spec,
         subject: f.subject,
         era,
+        revision: f.revision,
         evidence: f.evidence,
         skip_reason,
         suppressed,

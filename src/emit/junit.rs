@@ -40,8 +40,8 @@ fn base_name(f: &Finding) -> String {
     if let Some(subject) = &f.subject {
         name.push_str(&format!("[{subject}]"));
     }
-    if let Some(era) = f.era {
-        name.push_str(&format!(" ({})", era.as_str()));
+    if let Some(era) = crate::emit::common::era_label(f) {
+        name.push_str(&format!(" ({era})"));
     }
     // De-duplicate what will be written: XmlString drops control characters and ANSI
     // escapes, which could otherwise turn two distinct subjects into one name.

@@ -81,6 +81,7 @@ mod tests {
             spec: None,
             subject: Some(detail.into()),
             era: None,
+            revision: None,
             evidence: vec![1],
             skip_reason: None,
             suppressed: None,

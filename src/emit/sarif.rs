@@ -230,6 +230,9 @@ fn result(server: &ServerReport, anchor: &Anchor, f: &Finding, rule_index: usize
     if let Some(era) = f.era {
         props.insert("era".to_string(), json!(era.as_str()));
     }
+    if let Some(revision) = &f.revision {
+        props.insert("revision".to_string(), json!(revision));
+    }
     let mut fingerprints = BTreeMap::new();
     fingerprints.insert(
         "primaryLocationLineHash".to_string(),

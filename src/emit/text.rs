@@ -274,9 +274,8 @@ fn render_finding(out: &mut String, f: &Finding, style: TextStyle) {
         .subject_shown()
         .map(|s| format!(" [{s}]"))
         .unwrap_or_default();
-    let era = f
-        .era
-        .map(|e| format!(" ({})", e.as_str()))
+    let era = crate::emit::common::era_label(f)
+        .map(|e| format!(" ({e})"))
         .unwrap_or_default();
     out.push_str(&format!(
         "    {label}  {}{subject}{era}: {}\n",
@@ -361,6 +360,7 @@ mod tests {
             spec: Some("https://modelcontextprotocol.io/specification/2025-11-25/basic".into()),
             subject: None,
             era: None,
+            revision: None,
             evidence,
             skip_reason: (status == Status::Skip).then_some(SkipReason::NotApplicable),
             suppressed: None,

@@ -166,6 +166,7 @@ mod tests {
             spec: None,
             subject: None,
             era: None,
+            revision: None,
             evidence,
             skip_reason: None,
             suppressed: None,

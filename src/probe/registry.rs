@@ -7,7 +7,7 @@ use crate::report::check::Check;
 use crate::report::finding::Phase;
 
 /// Every phase's check table, in run order. This is the only list.
-pub fn tables() -> [(Phase, &'static [&'static Check]); 22] {
+pub fn tables() -> [(Phase, &'static [&'static Check]); 23] {
     use crate::probe::*;
     [
         (Phase::Discovery, discovery::CHECKS),
@@ -17,6 +17,7 @@ pub fn tables() -> [(Phase, &'static [&'static Check]); 22] {
         (Phase::Protocol, protocol::capability_use::CHECKS),
         (Phase::Protocol, protocol::utilities::CHECKS),
         (Phase::Protocol, protocol::subscriptions::CHECKS),
+        (Phase::Protocol, protocol::revisions::CHECKS),
         (Phase::Protocol, stdio::CHECKS),
         (Phase::Catalog, catalog::CHECKS),
         (Phase::Execution, execution::CHECKS),

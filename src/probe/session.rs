@@ -63,6 +63,9 @@ pub struct Session {
     /// What a server that speaks only 2026-07-28 answered the handshake phase's
     /// `initialize` (its error should name the versions it supports).
     pub initialize_refused: Option<crate::transport::Reply>,
+    /// The exchanges of the revision matrix's extra handshakes (`protocol::revisions`),
+    /// judged there at their own revision: the whole-run judgements leave them out.
+    pub matrix_seqs: Vec<crate::report::exchange::Seq>,
 }
 
 impl Session {
@@ -93,6 +96,7 @@ impl Session {
             oauth: crate::probe::auth::State::default(),
             cancellations: Vec::new(),
             initialize_refused: None,
+            matrix_seqs: Vec::new(),
         }
     }
 
@@ -118,6 +122,7 @@ impl Session {
             oauth: self.oauth.clone(),
             cancellations: Vec::new(),
             initialize_refused: self.initialize_refused.clone(),
+            matrix_seqs: self.matrix_seqs.clone(),
         }
     }
 

@@ -376,6 +376,7 @@ mod tests {
             spec: None,
             subject: None,
             era,
+            revision: None,
             evidence: vec![1],
             skip_reason: (status == Status::Skip).then_some(SkipReason::Policy),
             suppressed: None,

@@ -219,6 +219,10 @@ pub struct Finding {
     pub subject: Option<String>,
     /// Which wire it was observed on, for servers probed on both.
     pub era: Option<Era>,
+    /// The protocol revision it was judged at, for findings of a server probed at several
+    /// handshake revisions (`2025-06-18`); `None` for the run's own wires.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
     /// Recorder sequence numbers of the exchanges that showed it.
     pub evidence: Vec<Seq>,
     /// Set exactly when `status` is `skip`.
@@ -291,6 +295,7 @@ pub struct FindingBuilder {
     advice: Option<String>,
     subject: Option<String>,
     era: Option<Era>,
+    revision: Option<String>,
     evidence: Vec<Seq>,
     skip_reason: Option<SkipReason>,
     no_exchange: bool,
@@ -309,6 +314,7 @@ impl FindingBuilder {
             advice: None,
             subject: None,
             era: None,
+            revision: None,
             evidence: Vec::new(),
             skip_reason: None,
             no_exchange: false,
@@ -374,6 +380,12 @@ impl FindingBuilder {
     /// The wire it was observed on.
     pub fn era(mut self, era: Era) -> Self {
         self.era = Some(era);
+        self
+    }
+
+    /// The revision it was judged at (a finding of the revision matrix).
+    pub fn revision(mut self, revision: impl Into<String>) -> Self {
+        self.revision = Some(revision.into());
         self
     }
 
@@ -446,6 +458,7 @@ impl FindingBuilder {
             spec: (!self.check.spec.is_empty()).then(|| self.check.spec.to_string()),
             subject: self.subject,
             era: self.era,
+            revision: self.revision,
             evidence: self.evidence,
             skip_reason: if self.status == Status::Skip {
                 self.skip_reason

@@ -339,6 +339,12 @@ pub static GROUNDS: &[Ground] = &[
         "The server MUST NOT send independent JSON-RPC requests on this stream.",
     ),
     g(
+        "protocol.revisions",
+        Observation,
+        "scout",
+        "Which handshake revisions a server accepts is reported, not judged: a server that supports the version an initialize requests answers with the same version, so an echo is an acceptance.",
+    ),
+    g(
         "protocol.wire_schema",
         Must,
         "MCP 2026-07-28 basic",

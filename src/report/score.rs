@@ -135,6 +135,7 @@ mod tests {
             spec: None,
             subject: None,
             era: None,
+            revision: None,
             evidence: vec![1],
             skip_reason: (status == Status::Skip).then_some(SkipReason::NotApplicable),
             suppressed: None,
@@ -259,6 +260,18 @@ mod tests {
             on(Era::Modern, Status::Fail, Some(Severity::Minor)),
         ];
         assert_eq!(score_of(p, &fixed_on_one), Some(85));
+        // The revision matrix's findings of the same defect cost once too.
+        let at = |revision: &str| {
+            let mut x = on(Era::Legacy, Status::Fail, Some(Severity::Major));
+            x.revision = Some(revision.into());
+            x
+        };
+        let matrix = vec![
+            on(Era::Legacy, Status::Fail, Some(Severity::Major)),
+            at("2025-06-18"),
+            at("2025-03-26"),
+        ];
+        assert_eq!(score_of(p, &matrix), Some(60));
         // Another subject is another cost.
         let mut other = on(Era::Modern, Status::Warn, None);
         other.subject = Some("add".into());

@@ -427,6 +427,7 @@ mod tests {
             spec: None,
             subject: None,
             era: None,
+            revision: None,
             evidence: vec![1],
             skip_reason: None,
             suppressed: None,

@@ -822,6 +822,19 @@ impl LineSplitter {
     }
 }
 
+/// True when a line is a JSON array of JSON-RPC messages: a batch answer (2025-03-26
+/// batching), protocol traffic judged by `protocol.batch`, not stray output.
+fn is_batch(text: &str) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|v| {
+        v.as_array().is_some_and(|items| {
+            !items.is_empty()
+                && items
+                    .iter()
+                    .all(|i| i.is_object() && i.get("jsonrpc").is_some())
+        })
+    })
+}
+
 fn handle_line(
     router: &Arc<Mutex<Router>>,
     recorder: &Recorder,
@@ -833,20 +846,17 @@ fn handle_line(
     if text.trim().is_empty() && !truncated {
         return;
     }
-    let parsed = if truncated {
-        None
-    } else {
-        serde_json::from_str::<Value>(&text)
-            .ok()
-            .filter(|v| v.is_object() && v.get("jsonrpc").is_some())
-    };
+    let parsed = (!truncated)
+        .then(|| serde_json::from_str::<Value>(&text).ok())
+        .flatten()
+        .filter(|v| v.is_object() && v.get("jsonrpc").is_some());
     let method = parsed
         .as_ref()
         .and_then(|v| v.get("method"))
         .and_then(Value::as_str)
         .map(str::to_string);
     let era = *era.lock().unwrap_or_else(|e| e.into_inner());
-    let not_jsonrpc = parsed.is_none() && !truncated;
+    let not_jsonrpc = parsed.is_none() && !truncated && !is_batch(&text);
     let message = |line: String| {
         ExchangeKind::Stdio(StdioMessage {
             direction: Direction::Received,
@@ -878,6 +888,11 @@ fn handle_line(
             } else {
                 let _ = recorder.offer(era, message(stored));
             }
+            return;
+        }
+        if !not_jsonrpc {
+            // A batch answer, recorded like any answer: the batch probe reads it back.
+            recorder.record_now(era, message(text));
             return;
         }
         r.violation_count += 1;

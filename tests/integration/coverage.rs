@@ -154,6 +154,13 @@ const COVERED: &[(&str, Cover)] = &[
     ("protocol.logging", Judged(StdioUtilities)),
     ("protocol.resource_subscribe", Judged(StdioUtilities)),
     ("protocol.subscriptions", Judged(HttpMinimal)),
+    (
+        "protocol.revisions",
+        Observed(
+            StdioMinimal,
+            "lists the handshake revisions the server accepts; its findings at each are the other checks'",
+        ),
+    ),
     ("stdio.process", Judged(StdioMinimal)),
     (
         "stdio.environment",

@@ -40,6 +40,7 @@ mod real_checks;
 mod real_servers;
 mod report_diff;
 mod resilience;
+mod revisions;
 mod runner;
 mod sample;
 mod scoring;

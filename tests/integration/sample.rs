@@ -43,6 +43,7 @@ pub(crate) fn finding(id: &str, status: Status, detail: &str) -> Finding {
         spec: (!check.spec.is_empty()).then(|| check.spec.to_string()),
         subject: None,
         era: None,
+        revision: None,
         evidence: Vec::new(),
         skip_reason: None,
         suppressed: None,

@@ -10,6 +10,7 @@
 pub mod capability_use;
 pub mod judge;
 pub mod official;
+pub mod revisions;
 mod send;
 pub mod subscriptions;
 pub mod utilities;
@@ -147,6 +148,7 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
                 .iter()
                 .chain(utilities::CHECKS)
                 .chain(subscriptions::CHECKS)
+                .chain(revisions::CHECKS)
                 .map(|c| {
                     c.skip(
                         crate::report::finding::SkipReason::NotAssessed,
@@ -179,6 +181,8 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
         )
         .await;
     }
+    // The revision matrix's extra handshakes, one at a time, before the unparsable bodies.
+    revisions::run(s).await;
     // The unparsable bodies after every other probe of every wire, one wire at a time: a
     // server that dies of one has answered everything else by then, in every run.
     let once = crate::probe::classes::malformed_once(&s.spec);

@@ -49,10 +49,13 @@ pub fn revisions() -> impl DoubleEndedIterator<Item = &'static str> {
 /// version older than every schema or not a date.
 pub fn revision_for(version: &str) -> Option<&'static str> {
     let dated = version.len() == 10
-        && version
-            .bytes()
-            .enumerate()
-            .all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
+        && version.bytes().enumerate().all(|(i, b)| {
+            if i == 4 || i == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
     if !dated {
         return None;
     }
@@ -95,7 +98,9 @@ impl Schema {
             let is_message = name.ends_with("Request") || name.ends_with("Notification");
             // `ClientRequest`, `ServerNotification`, … are unions, not one method's message.
             let is_union = name.starts_with("Client") || name.starts_with("Server");
-            if let Some(m) = def.pointer("/properties/method/const").and_then(Value::as_str)
+            if let Some(m) = def
+                .pointer("/properties/method/const")
+                .and_then(Value::as_str)
                 && is_message
                 && !is_union
             {
@@ -304,7 +309,11 @@ fn explain(e: &ValidationError<'static>, definition: &str, prefix: &str, out: &m
         }
     }
     let schema_path = e.schema_path().to_string();
-    let keyword = schema_path.rsplit('/').next().unwrap_or_default().to_string();
+    let keyword = schema_path
+        .rsplit('/')
+        .next()
+        .unwrap_or_default()
+        .to_string();
     let within = innermost(&schema_path).filter(|d| d != definition);
     let message = match e.kind() {
         ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
@@ -379,13 +388,25 @@ mod tests {
         ]});
         let v = validate("2025-11-25", "CallToolResult", "/result", &result);
         let at: Vec<&str> = v.iter().map(|x| x.pointer.as_str()).collect();
-        assert!(at.contains(&"/result/content/1/annotations/priority"), "{v:#?}");
-        assert!(at.contains(&"/result/content/1/annotations/audience/0"), "{v:#?}");
+        assert!(
+            at.contains(&"/result/content/1/annotations/priority"),
+            "{v:#?}"
+        );
+        assert!(
+            at.contains(&"/result/content/1/annotations/audience/0"),
+            "{v:#?}"
+        );
         assert!(at.contains(&"/result/content/2/resource"), "{v:#?}");
         assert!(at.contains(&"/result/content/3"), "{v:#?}");
-        let unknown = v.iter().find(|x| x.pointer == "/result/content/3").unwrap();
+        let unknown = v
+            .iter()
+            .find(|x| x.pointer == "/result/content/3")
+            .expect("the unknown block");
         assert!(unknown.message.contains("hologram"), "{unknown:?}");
-        let priority = v.iter().find(|x| x.pointer.ends_with("priority")).unwrap();
+        let priority = v
+            .iter()
+            .find(|x| x.pointer.ends_with("priority"))
+            .expect("the priority");
         assert_eq!(priority.keyword, "maximum");
         assert_eq!(priority.within.as_deref(), Some("Annotations"));
     }

@@ -54,7 +54,9 @@ impl Asked {
         Some(Asked {
             method: request.get("method")?.as_str()?.to_string(),
             declared: declared_caps(request),
-            task: request.pointer("/params/task").is_some_and(Value::is_object),
+            task: request
+                .pointer("/params/task")
+                .is_some_and(Value::is_object),
         })
     }
 }
@@ -353,7 +355,9 @@ fn owned_elsewhere(v: &official::Violation, modern: bool) -> bool {
     };
     let required_here = v.pointer == "/result"
         && v.keyword == "required"
-        && OWNED.iter().any(|o| v.message.contains(&format!("\"{o}\"")));
+        && OWNED
+            .iter()
+            .any(|o| v.message.contains(&format!("\"{o}\"")));
     modern && (required_here || OWNED.iter().any(|o| member(o)))
 }
 
@@ -402,7 +406,10 @@ fn envelope_only(obj: &serde_json::Map<String, Value>) -> Vec<Breach> {
 fn violations(m: &Message, w: &Wire) -> Vec<Breach> {
     let v = &m.value;
     let Some(obj) = v.as_object() else {
-        return vec![Breach::own(Grade::Fail, "a message that is not a JSON object")];
+        return vec![Breach::own(
+            Grade::Fail,
+            "a message that is not a JSON object",
+        )];
     };
     let shape = if obj.contains_key("method") {
         if obj.contains_key("id") {
@@ -418,7 +425,11 @@ fn violations(m: &Message, w: &Wire) -> Vec<Breach> {
                 "a response with both or neither of result and error",
             )];
         }
-        if has_result { Shape::Result } else { Shape::Error }
+        if has_result {
+            Shape::Result
+        } else {
+            Shape::Error
+        }
     };
     let mut out = Vec::new();
     let mut judged = v.clone();
@@ -483,7 +494,11 @@ fn violations(m: &Message, w: &Wire) -> Vec<Breach> {
                 detail: format!(
                     "{} at {}{within}: {}",
                     x.definition,
-                    if x.pointer.is_empty() { "/" } else { &x.pointer },
+                    if x.pointer.is_empty() {
+                        "/"
+                    } else {
+                        &x.pointer
+                    },
                     x.message
                 ),
             });
@@ -544,6 +559,14 @@ pub fn wire_schema(w: &Wire, msgs: &[&Message]) -> Vec<FindingBuilder> {
         .collect()
 }
 
+/// Every message the server sent on the run's own wires (the revision matrix's extra
+/// handshakes are judged at their own revision, by `protocol::revisions`).
+fn run_messages(s: &Session) -> Vec<Message> {
+    let mut exchanges = s.recorder.snapshot();
+    exchanges.retain(|e| !s.matrix_seqs.contains(&e.seq));
+    server_messages(&exchanges)
+}
+
 /// The wires of the session as judges see them.
 fn wires_of(s: &Session) -> Vec<Wire> {
     s.wires
@@ -563,7 +586,7 @@ fn messages_for<'a>(all: &'a [Message], w: &Wire, wires: usize) -> Vec<&'a Messa
 /// `wire_schema` over everything recorded so far, per wire, tagged with the era. Call it last
 /// in the run to cover every phase's exchanges.
 pub fn wire_schema_findings(s: &Session) -> Vec<FindingBuilder> {
-    let all = server_messages(&s.recorder.snapshot());
+    let all = run_messages(s);
     let wires = wires_of(s);
     let mut out = Vec::new();
     for w in &wires {
@@ -578,7 +601,7 @@ pub fn wire_schema_findings(s: &Session) -> Vec<FindingBuilder> {
 /// `wire_schema`. They read every exchange
 /// recorded so far, so the later in the run they are called, the more they cover.
 pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
-    let all = server_messages(&s.recorder.snapshot());
+    let all = run_messages(s);
     let wires = wires_of(s);
     let mut out = Vec::new();
     for w in &wires {
@@ -802,7 +825,9 @@ mod tests {
         assert_eq!(f[0].status(), Status::Fail);
         let built = f[0].clone().build(|_| true).expect("valid");
         assert!(
-            built.detail.contains("CallToolResult at /result: \"content\" is a required property"),
+            built
+                .detail
+                .contains("CallToolResult at /result: \"content\" is a required property"),
             "{}",
             built.detail
         );

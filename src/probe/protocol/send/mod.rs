@@ -226,6 +226,29 @@ pub(in crate::probe) async fn probe_wire_early(
     Early(out)
 }
 
+/// The batch probe alone on `conn`, judged as `w`'s revision (the revision matrix): its
+/// finding and the exchanges it used.
+pub(super) async fn batch_at(
+    s: &Session,
+    conn: &Connection,
+    w: &Wire,
+) -> (FindingBuilder, Vec<Seq>) {
+    let mut out = self::jsonrpc::batch_group(s, conn, w).await;
+    let seqs = out
+        .gets
+        .iter()
+        .chain(out.replies.iter().map(|r| &r.reply))
+        .flat_map(|r| r.evidence.iter().copied())
+        .collect();
+    let finding = out.findings.pop().unwrap_or_else(|| {
+        super::BATCH.skip(
+            SkipReason::NotAssessed,
+            "the batch probe produced no verdict",
+        )
+    });
+    (finding, seqs)
+}
+
 fn wire_of(raw_conn: &Connection) -> Wire {
     Wire::new(
         raw_conn.era(),

@@ -1,0 +1,249 @@
+//! The revision matrix: a handshake-era server is asked, on a fresh wire per revision,
+//! whether it accepts each handshake revision other than the one the run's own wire
+//! negotiated (2024-11-05 … 2025-11-25, or those the config's `revisions` names). At each
+//! revision it accepts, scout completes the handshake, lists the catalogue and sends the
+//! batch probe, and judges what came back by that revision's rules: `protocol.wire_schema`
+//! against the revision's official schema, `protocol.batch` by its batching rule (2025-03-26
+//! requires batches, 2025-06-18 removed them). Those findings carry the revision; a defect
+//! found at several revisions costs once, like one found on both eras (scoring keeps the
+//! worst per check and subject).
+//!
+//! At most four extra handshakes. Over HTTP one at a time, each session ended before the
+//! next opens (a server that caps its sessions never sees two of scout's at once); over
+//! stdio each is a process of its own, so they go together.
+
+use serde_json::{Value, json};
+
+use super::Wire;
+use super::judge::wire_schema;
+use crate::client::{Connection, is_handshake_revision, lifecycle};
+use crate::probe::Session;
+use crate::report::check::spec_url;
+use crate::report::exchange::Seq;
+use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::transport::Probe;
+
+crate::checks! { phase: Protocol;
+    REVISIONS = "protocol.revisions", Minor, "Which handshake revisions the server accepts", spec_url::L25,
+        "A handshake-era server is asked, with one initialize per revision on a fresh wire, whether it accepts each handshake revision other than the one the run negotiated (every one from 2024-11-05 to 2025-11-25, or those named by `revisions` / `--revision`). A server accepts a revision when its initialize result echoes it. At each accepted revision scout completes the handshake, lists the catalogue and sends the batch probe, and judges the answers by that revision's rules: protocol.wire_schema against its official schema and protocol.batch by its batching rule; those findings name the revision. This check reports which revisions were accepted (an observation: a server may support any set of revisions).",
+        "Nothing to fix: this lists the revisions a client can negotiate with the server.";
+}
+
+/// What one extra handshake found.
+struct Asked {
+    revision: &'static str,
+    /// The version the server answered, when it answered one.
+    answered: Option<String>,
+    evidence: Vec<Seq>,
+    /// The findings judged at this revision (empty when it was not accepted).
+    findings: Vec<FindingBuilder>,
+    /// Every exchange of this handshake's wire, left out of the whole-run judgements.
+    seqs: Vec<Seq>,
+}
+
+/// The revisions to ask about: the configured ones, else every handshake revision, less
+/// the one the run's own wire speaks.
+fn to_ask(configured: &[String], own: &str) -> Vec<&'static str> {
+    crate::client::REVISIONS
+        .iter()
+        .copied()
+        .filter(|r| is_handshake_revision(r) && *r != own)
+        .filter(|r| configured.is_empty() || configured.iter().any(|c| c == r))
+        .collect()
+}
+
+/// Runs the matrix and records its findings (the caller runs it in the protocol phase's
+/// final stage, before the unparsable bodies).
+pub async fn run(s: &mut Session) {
+    let Some(own) = s.wires.iter().find(|c| c.era() == Era::Legacy).cloned() else {
+        s.add(REVISIONS.skip(
+            SkipReason::NotApplicable,
+            "the server speaks no handshake revision (2026-07-28 only)",
+        ));
+        return;
+    };
+    if let Some(d) = crate::probe::liveness::death(s) {
+        s.add(REVISIONS.skip(
+            SkipReason::NotAssessed,
+            crate::probe::liveness::not_assessed(&d),
+        ));
+        return;
+    }
+    let revisions = to_ask(&s.spec.revisions, own.protocol_version());
+    if revisions.is_empty() {
+        s.add(REVISIONS.skip(
+            SkipReason::NotApplicable,
+            format!(
+                "no revision to ask about beside the run's own {} (`revisions` names no other handshake revision)",
+                own.protocol_version()
+            ),
+        ));
+        return;
+    }
+    let asked = if own.transport() == crate::report::model::TransportKind::Stdio {
+        let shared: &Session = s;
+        futures_util::future::join_all(revisions.iter().map(|r| ask(shared, &own, r))).await
+    } else {
+        let mut asked = Vec::new();
+        for r in revisions {
+            asked.push(ask(s, &own, r).await);
+        }
+        asked
+    };
+    let mut seen: Vec<Seq> = Vec::new();
+    for a in &asked {
+        seen.extend(&a.evidence);
+    }
+    let verdict = judge(own.protocol_version(), &asked).evidence(seen);
+    s.add(verdict);
+    for a in asked {
+        s.matrix_seqs.extend(a.seqs);
+        s.add_all(a.findings);
+    }
+}
+
+/// The matrix's own finding: which revisions were accepted.
+fn judge(own: &str, asked: &[Asked]) -> FindingBuilder {
+    let accepted: Vec<&str> = asked
+        .iter()
+        .filter(|a| a.answered.as_deref() == Some(a.revision))
+        .map(|a| a.revision)
+        .collect();
+    let others: Vec<String> = asked
+        .iter()
+        .filter(|a| a.answered.as_deref() != Some(a.revision))
+        .map(|a| match &a.answered {
+            Some(v) => format!("{} (answered {v})", a.revision),
+            None => format!("{} (no initialize result)", a.revision),
+        })
+        .collect();
+    let mut detail = format!("the run's own wire negotiated {own}");
+    if !accepted.is_empty() {
+        detail.push_str(&format!(
+            "; also accepted: {} (each judged at its revision)",
+            accepted.join(", ")
+        ));
+    }
+    if !others.is_empty() {
+        detail.push_str(&format!("; not accepted: {}", others.join(", ")));
+    }
+    REVISIONS.info(detail)
+}
+
+/// One extra handshake at `revision`, and what is judged on it when the server accepts.
+async fn ask(s: &Session, own: &Connection, revision: &'static str) -> Asked {
+    let mut out = Asked {
+        revision,
+        answered: None,
+        evidence: Vec::new(),
+        findings: Vec::new(),
+        seqs: Vec::new(),
+    };
+    let Ok(fresh) = own.fresh().await else {
+        return out;
+    };
+    let init = lifecycle::initialize(&fresh, revision).await;
+    out.evidence.extend(&init.evidence);
+    out.answered = init
+        .result()
+        .and_then(|r| r.get("protocolVersion"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut replies = vec![init.clone()];
+    let established = lifecycle::legacy_from(&fresh, &init)
+        .filter(|c| out.answered.as_deref() == Some(revision) && c.protocol_version() == revision);
+    out.seqs.extend(&init.evidence);
+    let Some(conn) = established else {
+        if let Some(r) = fresh.close().await {
+            out.seqs.extend(&r.evidence);
+        }
+        return out;
+    };
+    replies.push(conn.notify("notifications/initialized", None).await);
+    let caps = conn.capabilities().clone();
+    let lists = [
+        ("tools", "tools/list"),
+        ("prompts", "prompts/list"),
+        ("resources", "resources/list"),
+        ("resources", "resources/templates/list"),
+    ];
+    for (cap, method) in lists {
+        if caps.get(cap).is_some() {
+            replies.push(conn.send(Probe::request(method, json!({}))).await);
+        }
+    }
+    let w = Wire::new(Era::Legacy, conn.transport(), revision);
+    let (batch, batch_seqs) = super::send::batch_at(s, &conn, &w).await;
+    let mut seqs: Vec<Seq> = replies.iter().flat_map(|r| r.evidence.clone()).collect();
+    seqs.sort_unstable();
+    seqs.dedup();
+    let exchanges: Vec<_> = s
+        .recorder
+        .snapshot()
+        .into_iter()
+        .filter(|e| seqs.contains(&e.seq))
+        .collect();
+    let messages = wire_schema::server_messages(&exchanges);
+    let msgs: Vec<_> = messages.iter().collect();
+    out.findings.extend(
+        wire_schema::wire_schema(&w, &msgs)
+            .into_iter()
+            .map(|f| f.era(Era::Legacy).revision(revision)),
+    );
+    out.findings.push(batch.era(Era::Legacy).revision(revision));
+    out.seqs.extend(seqs);
+    out.seqs.extend(batch_seqs);
+    if let Some(r) = conn.close().await {
+        out.seqs.extend(&r.evidence);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_configured_revisions_less_the_runs_own_are_asked() {
+        assert_eq!(
+            to_ask(&[], "2025-11-25"),
+            ["2024-11-05", "2025-03-26", "2025-06-18"]
+        );
+        let configured = ["2025-06-18".to_string(), "2026-07-28".to_string()];
+        assert_eq!(to_ask(&configured, "2025-11-25"), ["2025-06-18"]);
+        assert!(to_ask(&["2025-11-25".to_string()], "2025-11-25").is_empty());
+    }
+
+    #[test]
+    fn the_verdict_names_what_was_accepted_and_what_was_answered_instead() {
+        let asked = [
+            Asked {
+                revision: "2025-03-26",
+                answered: Some("2025-03-26".into()),
+                evidence: vec![1],
+                findings: vec![],
+                seqs: vec![],
+            },
+            Asked {
+                revision: "2024-11-05",
+                answered: Some("2025-11-25".into()),
+                evidence: vec![2],
+                findings: vec![],
+                seqs: vec![],
+            },
+        ];
+        let f = judge("2025-11-25", &asked).evidence([1, 2]);
+        let built = f.build(|_| true).expect("valid");
+        assert_eq!(built.status, crate::report::finding::Status::Info);
+        assert!(
+            built.detail.contains("also accepted: 2025-03-26"),
+            "{}",
+            built.detail
+        );
+        assert!(
+            built.detail.contains("2024-11-05 (answered 2025-11-25)"),
+            "{}",
+            built.detail
+        );
+    }
+}
