@@ -650,6 +650,8 @@ mod tests {
             "b.json",
             "--only",
             "protocol",
+            "--revision",
+            "2025-06-18",
             "--skip",
             "security",
             "--compat",

@@ -72,6 +72,10 @@ struct Expected {
     subject: Option<String>,
     /// When set, only a finding observed on this wire (`legacy` or `modern`) matches.
     era: Option<String>,
+    /// When set, only a finding of the revision matrix judged at this revision matches;
+    /// when not, only a finding of the run's own wires.
+    #[serde(default)]
+    revision: Option<String>,
     /// The spec sentence or RFC the verdict rests on.
     rule: String,
     /// A verdict that depends on how loaded the machine is (timings): allowed, not required.
@@ -112,6 +116,7 @@ impl Expected {
                 .as_ref()
                 .is_none_or(|s| Some(s) == f.subject.as_ref())
             && self.era.as_ref().is_none_or(|e| Some(e) == f.era.as_ref())
+            && self.revision == f.revision
     }
 }
 
@@ -510,17 +515,19 @@ struct Observed {
     status: String,
     subject: Option<String>,
     era: Option<String>,
+    revision: Option<String>,
     detail: String,
 }
 
 impl Observed {
     fn line(&self, server: &str) -> String {
         let detail: String = self.detail.split_whitespace().collect::<Vec<_>>().join(" ");
-        let era = self
-            .era
-            .as_ref()
-            .map(|e| format!(" [{e}]"))
-            .unwrap_or_default();
+        let era = match (&self.era, &self.revision) {
+            (Some(e), Some(r)) => format!(" [{e} {r}]"),
+            (Some(e), None) => format!(" [{e}]"),
+            (None, Some(r)) => format!(" [{r}]"),
+            (None, None) => String::new(),
+        };
         format!(
             "{server} {} {} {}: {detail}{era}",
             self.check,
@@ -611,6 +618,7 @@ fn check(server: &PanelServer) -> Result<Vec<Observed>, String> {
             status: f["status"].as_str().unwrap_or_default().to_string(),
             subject: f["subject"].as_str().map(str::to_string),
             era: f["era"].as_str().map(str::to_string),
+            revision: f["revision"].as_str().map(str::to_string),
             detail: f["detail"].as_str().unwrap_or_default().to_string(),
         })
         .collect())
@@ -741,6 +749,7 @@ mod unit {
             status: status.into(),
             subject: subject.map(str::to_string),
             era: None,
+            revision: None,
             detail: "seen\nover two lines".into(),
         }
     }
@@ -751,6 +760,7 @@ mod unit {
             status: status.into(),
             subject: subject.map(str::to_string),
             era: None,
+            revision: None,
             rule: "a rule".into(),
             timing,
         }

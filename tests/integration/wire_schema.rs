@@ -99,3 +99,79 @@ async fn a_title_at_2025_03_26_is_judged_by_that_revisions_schema() {
         assert!(f.detail.contains("2025-03-26"), "{}", f.detail);
     }
 }
+
+/// What scout itself sent over stdio that breaks the official schema of the wire's revision,
+/// one line each (the deliberately malformed probes left out: breaking the rules is their
+/// point).
+fn sent_violations(r: &ServerReport) -> Vec<String> {
+    use scout::probe::protocol::judge::wire_schema::deliberately_malformed;
+    use scout::probe::protocol::official::{self, Shape};
+    use scout::report::exchange::{Direction, ExchangeKind};
+    let mut bad = Vec::new();
+    for e in &r.exchanges {
+        let ExchangeKind::Stdio(m) = &e.kind else {
+            continue;
+        };
+        if m.direction != Direction::Sent || deliberately_malformed(&m.line) {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(&m.line) else {
+            continue;
+        };
+        let revision = match e.era {
+            Some(Era::Modern) => "2026-07-28",
+            _ => "2025-11-25",
+        };
+        let method = v.get("method").and_then(|m| m.as_str());
+        let shape = match (method, v.get("id"), v.get("error")) {
+            (Some(_), Some(_), _) => Shape::Request,
+            (Some(_), None, _) => Shape::Notification,
+            (None, _, Some(_)) => Shape::Error,
+            (None, _, None) => Shape::Result,
+        };
+        for (pointer, definition) in official::definitions(revision, shape, method, false, None) {
+            let Some(part) = v.pointer(pointer) else {
+                continue;
+            };
+            for x in official::validate(revision, &definition, pointer, part) {
+                bad.push(format!(
+                    "#{} {}: {definition} at {}: {} — {}",
+                    e.seq, revision, x.pointer, x.message, m.line
+                ));
+            }
+        }
+    }
+    bad
+}
+
+#[tokio::test]
+async fn what_scout_sends_matches_the_official_schema() {
+    let mut spec = fixture("minimal_server.py", &[]);
+    spec.only.push(Phase::Protocol);
+    spec.revisions = vec!["2025-11-25".into()];
+    let r = run(spec).await;
+    let bad = sent_violations(&r);
+    // The probes that break the schema on purpose (requests without the required _meta, an
+    // unknown log level) are caught, and nothing else scout sends is.
+    const DELIBERATE: [&str; 4] = [
+        "scout-meta-none",
+        "scout-meta-version",
+        "scout-meta-caps",
+        "scout-log-level",
+    ];
+    let undeliberate: Vec<_> = bad
+        .iter()
+        .filter(|b| {
+            !DELIBERATE
+                .iter()
+                .any(|id| b.contains(&format!("\"id\":\"{id}\"")))
+        })
+        .collect();
+    assert!(undeliberate.is_empty(), "{undeliberate:#?}");
+    for id in DELIBERATE {
+        assert!(
+            bad.iter().any(|b| b.contains(&format!("\"id\":\"{id}\""))),
+            "{id} was not caught: {bad:#?}"
+        );
+    }
+}

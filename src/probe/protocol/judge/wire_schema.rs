@@ -110,7 +110,7 @@ fn id_key(v: &Value) -> Option<String> {
 /// no method, or params that are not an object. The answers to those are judged by the
 /// probe's own check (`parse_error`, `invalid_request`, `null_id`, `batch`), never by the
 /// whole-run checks, which would otherwise judge the same answer a second time.
-pub(crate) fn deliberately_malformed(body: &str) -> bool {
+pub fn deliberately_malformed(body: &str) -> bool {
     let Ok(v) = serde_json::from_str::<Value>(body) else {
         return true;
     };
