@@ -190,6 +190,22 @@ def throughput(report):
     sys.exit("bench: the report has no performance.throughput finding")
 
 
+def validation(records, logs):
+    """The official-schema validation's share of scout's wall time: each run's log (scout
+    with SCOUT_LOG=info) has one "official schema validation ... micros=N" line per wire."""
+    walls = [r["wall"] for r in load(records) if r["label"] == "scout"]
+    spent = []
+    for log in logs:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            micros = [int(m) for m in re.findall(r"official schema validation.*?micros=(\d+)", f.read())]
+        if not micros:
+            sys.exit(f"bench: no validation timing in {log} (was SCOUT_LOG=info set?)")
+        spent.append(sum(micros) / 1e6)
+    v, w = statistics.median(spent), statistics.median(walls)
+    print(f"  official schema validation: median {v * 1000:.1f} ms a run, "
+          f"{v / w * 100:.2f} % of scout's median wall time ({w:.2f} s)")
+
+
 def oha(path):
     with open(path, encoding="utf-8") as f:
         doc = json.load(f)
@@ -227,6 +243,8 @@ def main():
         throughput(rest[0])
     elif cmd == "oha":
         oha(rest[0])
+    elif cmd == "validation":
+        validation(rest[0], rest[1:])
     else:
         sys.exit(__doc__)
 

@@ -253,6 +253,7 @@ pub async fn run_server_exposing(
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + spec.deadline;
     let mut s = Session::in_run(spec, ctx);
+    s.deadline = Some(deadline);
     let mut main = Branch::new(deadline, cancel);
 
     // 1. In order.

@@ -66,6 +66,9 @@ pub struct Session {
     /// The exchanges of the revision matrix's extra handshakes (`protocol::revisions`),
     /// judged there at their own revision: the whole-run judgements leave them out.
     pub matrix_seqs: Vec<crate::report::exchange::Seq>,
+    /// When the server's `--deadline` passes (set by the run plan), for steps that are
+    /// worth running only with time to spare.
+    pub deadline: Option<tokio::time::Instant>,
 }
 
 impl Session {
@@ -97,6 +100,7 @@ impl Session {
             cancellations: Vec::new(),
             initialize_refused: None,
             matrix_seqs: Vec::new(),
+            deadline: None,
         }
     }
 
@@ -123,6 +127,7 @@ impl Session {
             cancellations: Vec::new(),
             initialize_refused: self.initialize_refused.clone(),
             matrix_seqs: self.matrix_seqs.clone(),
+            deadline: self.deadline,
         }
     }
 

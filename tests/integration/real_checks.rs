@@ -59,8 +59,34 @@ fn with_status(r: &ServerReport, status: Status, prefix: &str) -> Vec<String> {
         .collect()
 }
 
+/// The fails of `with_status`, less the one every SDK here shares (see
+/// [`refuses_batches_at_2025_03_26`]), which each test asserts on its own.
 fn fails(r: &ServerReport, prefix: &str) -> Vec<String> {
-    with_status(r, Status::Fail, prefix)
+    r.findings
+        .iter()
+        .filter(|f| f.status == Status::Fail && f.id.starts_with(prefix))
+        .filter(|f| !(f.id == "protocol.batch" && f.revision.as_deref() == Some("2025-03-26")))
+        .map(|f| format!("{} [{:?}]: {}", f.id, f.era, f.detail))
+        .collect()
+}
+
+/// The revision matrix's verdict on these SDKs: they echo 2025-03-26 in initialize but drop
+/// or refuse a batch, which that revision requires ("MCP implementations MAY support sending
+/// JSON-RPC batches, but MUST support receiving JSON-RPC batches"): batching went with
+/// 2025-06-18, the version lists did not.
+fn refuses_batches_at_2025_03_26(r: &ServerReport) {
+    let f: Vec<_> = r
+        .findings
+        .iter()
+        .filter(|f| f.id == "protocol.batch" && f.revision.as_deref() == Some("2025-03-26"))
+        .collect();
+    assert_eq!(f.len(), 1, "{f:#?}");
+    assert_eq!(f[0].status, Status::Fail, "{:#?}", f[0]);
+    assert!(
+        f[0].detail.contains("must accept batches"),
+        "{}",
+        f[0].detail
+    );
 }
 
 /// The status of `id` on the wire of `era` (or the only finding of `id`).
@@ -335,6 +361,7 @@ async fn python_sdk_server_is_dual_and_correct_where_it_follows_the_spec() {
             fails(r, "catalog.")
         );
         assert_only_read_only_calls(r);
+        refuses_batches_at_2025_03_26(r);
     }
     // The 2026-07-28 behaviour the Python SDK gets right: -32020, -32022, 404 + -32601.
     let r = &http_report;
@@ -388,6 +415,15 @@ async fn typescript_v2_server_is_dual_and_its_strict_endpoint_modern() {
         );
         assert_only_read_only_calls(r);
     }
+    // Its stdio transport drops a batch; its HTTP transport answers one, as 2025-03-26 asks.
+    refuses_batches_at_2025_03_26(&stdio_report);
+    let b: Vec<_> = lenient
+        .findings
+        .iter()
+        .filter(|f| f.id == "protocol.batch" && f.revision.as_deref() == Some("2025-03-26"))
+        .collect();
+    assert_eq!(b.len(), 1, "{b:#?}");
+    assert_eq!(b[0].status, Status::Pass, "{:#?}", b[0]);
     for id in [
         "protocol.routing_headers",
         "protocol.unknown_method",
@@ -411,6 +447,7 @@ async fn mcp_server_time_is_dual_and_has_no_fail() {
     let r = check(stdio(servers::time_stdio())).await;
     assert_eq!(r.era, EraKind::Dual, "{:?}", r.findings);
     assert!(fails(&r, "").is_empty(), "{:?}", fails(&r, ""));
+    refuses_batches_at_2025_03_26(&r);
     let called = called_tools(&r);
     assert!(called.contains("get_current_time"), "{called:?}");
     assert_only_read_only_calls(&r);
@@ -436,6 +473,7 @@ async fn rmcp_demo_server_answers_transport_errors_in_plain_text() {
         "{:?}",
         fails(&r, "protocol.")
     );
+    refuses_batches_at_2025_03_26(&r);
 }
 
 #[tokio::test]

@@ -1,16 +1,17 @@
 //! The revision matrix: a handshake-era server is asked, on a fresh wire per revision,
 //! whether it accepts each handshake revision other than the one the run's own wire
 //! negotiated (2024-11-05 … 2025-11-25, or those the config's `revisions` names). At each
-//! revision it accepts, scout completes the handshake, lists the catalogue and sends the
-//! batch probe, and judges what came back by that revision's rules: `protocol.wire_schema`
-//! against the revision's official schema, `protocol.batch` by its batching rule (2025-03-26
-//! requires batches, 2025-06-18 removed them). Those findings carry the revision; a defect
+//! revision it accepts, scout completes the handshake and lists the catalogue, and judges
+//! what came back by that revision's rules: `protocol.wire_schema` against the revision's
+//! official schema, and, where the revision's batching rule differs from the run's own wire's
+//! (2025-03-26 requires batches, 2025-06-18 removed them), the batch probe by that rule. Those findings carry the revision; a defect
 //! found at several revisions costs once, like one found on both eras (scoring keeps the
 //! worst per check and subject).
 //!
 //! At most four extra handshakes. Over HTTP one at a time, each session ended before the
 //! next opens (a server that caps its sessions never sees two of scout's at once); over
-//! stdio each is a process of its own, so they go together.
+//! stdio each is a process of its own, so the handshakes and lists go together, and only the
+//! batches (whose verdict reads the lines between two probes) one at a time.
 
 use serde_json::{Value, json};
 
@@ -21,11 +22,11 @@ use crate::probe::Session;
 use crate::report::check::spec_url;
 use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
-use crate::transport::Probe;
+use crate::transport::{Probe, Reply};
 
 crate::checks! { phase: Protocol;
     REVISIONS = "protocol.revisions", Minor, "Which handshake revisions the server accepts", spec_url::L25,
-        "A handshake-era server is asked, with one initialize per revision on a fresh wire, whether it accepts each handshake revision other than the one the run negotiated (every one from 2024-11-05 to 2025-11-25, or those named by `revisions` / `--revision`). A server accepts a revision when its initialize result echoes it. At each accepted revision scout completes the handshake, lists the catalogue and sends the batch probe, and judges the answers by that revision's rules: protocol.wire_schema against its official schema and protocol.batch by its batching rule; those findings name the revision. This check reports which revisions were accepted (an observation: a server may support any set of revisions).",
+        "A handshake-era server is asked, with one initialize per revision on a fresh wire, whether it accepts each handshake revision other than the one the run negotiated (every one from 2024-11-05 to 2025-11-25, or those named by `revisions` / `--revision`). A server accepts a revision when its initialize result echoes it. At each accepted revision scout completes the handshake and lists the catalogue, and judges the answers by that revision's rules: protocol.wire_schema against its official schema, and protocol.batch by its batching rule where that differs from the run's own wire's (a batch at 2025-03-26, which requires them, beside a 2025-06-18 or later wire, which removed them); those findings name the revision. This check reports which revisions were accepted (an observation: a server may support any set of revisions).",
         "Nothing to fix: this lists the revisions a client can negotiate with the server.";
 }
 
@@ -69,6 +70,21 @@ pub async fn run(s: &mut Session) {
         ));
         return;
     }
+    // The matrix is extra work: it yields to the phases still to come when the run has used
+    // more than half its deadline by now (a slow server), rather than push them past it.
+    if let Some(deadline) = s.deadline {
+        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+        if left < s.spec.deadline / 2 {
+            s.add(REVISIONS.skip(
+                SkipReason::NotAssessed,
+                format!(
+                    "the run had used more than half its {} s deadline before the revision matrix, which yields to the phases still to come (a longer --deadline runs it)",
+                    s.spec.deadline.as_secs()
+                ),
+            ));
+            return;
+        }
+    }
     let revisions = to_ask(&s.spec.revisions, own.protocol_version());
     if revisions.is_empty() {
         s.add(REVISIONS.skip(
@@ -80,16 +96,21 @@ pub async fn run(s: &mut Session) {
         ));
         return;
     }
-    let asked = if own.transport() == crate::report::model::TransportKind::Stdio {
-        let shared: &Session = s;
-        futures_util::future::join_all(revisions.iter().map(|r| ask(shared, &own, r))).await
-    } else {
-        let mut asked = Vec::new();
-        for r in revisions {
-            asked.push(ask(s, &own, r).await);
+    let own_version = own.protocol_version().to_string();
+    let shared: &Session = s;
+    let mut asked = Vec::new();
+    if own.transport() == crate::report::model::TransportKind::Stdio {
+        // Each handshake on a process of its own: all at once; the batches one at a time.
+        let opened = futures_util::future::join_all(revisions.iter().map(|r| open(&own, r))).await;
+        for o in opened {
+            asked.push(finish(shared, &own_version, o).await);
         }
-        asked
-    };
+    } else {
+        for r in revisions {
+            let o = open(&own, r).await;
+            asked.push(finish(shared, &own_version, o).await);
+        }
+    }
     let mut seen: Vec<Seq> = Vec::new();
     for a in &asked {
         seen.extend(&a.evidence);
@@ -131,35 +152,63 @@ fn judge(own: &str, asked: &[Asked]) -> FindingBuilder {
 }
 
 /// One extra handshake at `revision`, and what is judged on it when the server accepts.
-async fn ask(s: &Session, own: &Connection, revision: &'static str) -> Asked {
-    let mut out = Asked {
-        revision,
-        answered: None,
-        evidence: Vec::new(),
-        findings: Vec::new(),
-        seqs: Vec::new(),
+/// A revision's handshake, and the wire when the server accepted it.
+struct Opened {
+    asked: Asked,
+    conn: Option<Connection>,
+    /// The answers of the handshake and the catalogue lists, for the schema.
+    replies: Vec<Reply>,
+}
+
+/// The batching rule a revision holds a server to: undefined (2024-11-05), required
+/// (2025-03-26), removed (2025-06-18 on).
+fn batching(revision: &str) -> std::cmp::Ordering {
+    revision.cmp("2025-03-26")
+}
+
+/// True when the batch probe at `revision` can tell more than the run's own wire at `own`
+/// did: the rule differs, and is one that can fail or warn (2024-11-05 does not define
+/// batches, so a batch there is at most an observation).
+fn batch_tells(revision: &str, own: &str) -> bool {
+    batching(revision) != batching(own) && batching(revision) != std::cmp::Ordering::Less
+}
+
+/// One extra handshake at `revision`, then (when the server accepts it) the catalogue lists,
+/// all at once on the new wire.
+async fn open(own: &Connection, revision: &'static str) -> Opened {
+    let mut out = Opened {
+        asked: Asked {
+            revision,
+            answered: None,
+            evidence: Vec::new(),
+            findings: Vec::new(),
+            seqs: Vec::new(),
+        },
+        conn: None,
+        replies: Vec::new(),
     };
     let Ok(fresh) = own.fresh().await else {
         return out;
     };
     let init = lifecycle::initialize(&fresh, revision).await;
-    out.evidence.extend(&init.evidence);
-    out.answered = init
+    out.asked.evidence.extend(&init.evidence);
+    out.asked.answered = init
         .result()
         .and_then(|r| r.get("protocolVersion"))
         .and_then(Value::as_str)
         .map(str::to_string);
-    let mut replies = vec![init.clone()];
+    let accepted = out.asked.answered.as_deref() == Some(revision);
     let established = lifecycle::legacy_from(&fresh, &init)
-        .filter(|c| out.answered.as_deref() == Some(revision) && c.protocol_version() == revision);
-    out.seqs.extend(&init.evidence);
+        .filter(|c| accepted && c.protocol_version() == revision);
+    out.replies.push(init);
     let Some(conn) = established else {
         if let Some(r) = fresh.close().await {
-            out.seqs.extend(&r.evidence);
+            out.asked.seqs.extend(&r.evidence);
         }
         return out;
     };
-    replies.push(conn.notify("notifications/initialized", None).await);
+    out.replies
+        .push(conn.notify("notifications/initialized", None).await);
     let caps = conn.capabilities().clone();
     let lists = [
         ("tools", "tools/list"),
@@ -167,16 +216,41 @@ async fn ask(s: &Session, own: &Connection, revision: &'static str) -> Asked {
         ("resources", "resources/list"),
         ("resources", "resources/templates/list"),
     ];
-    for (cap, method) in lists {
-        if caps.get(cap).is_some() {
-            replies.push(conn.send(Probe::request(method, json!({}))).await);
-        }
-    }
-    let w = Wire::new(Era::Legacy, conn.transport(), revision);
-    let (batch, batch_seqs) = super::send::batch_at(s, &conn, &w).await;
+    let sent = lists
+        .iter()
+        .filter(|(cap, _)| caps.get(*cap).is_some())
+        .map(|(_, method)| conn.send(Probe::request(method, json!({}))));
+    out.replies
+        .extend(futures_util::future::join_all(sent).await);
+    out.conn = Some(conn);
+    out
+}
+
+/// The rest of one revision's turn: the batch probe when its rule tells something new
+/// (alone: over stdio its verdict reads the lines that came between two probes), the schema
+/// over what the wire answered, and the wire's end.
+async fn finish(s: &Session, own: &str, o: Opened) -> Asked {
+    let Opened {
+        mut asked,
+        conn,
+        replies,
+    } = o;
+    let revision = asked.revision;
     let mut seqs: Vec<Seq> = replies.iter().flat_map(|r| r.evidence.clone()).collect();
     seqs.sort_unstable();
     seqs.dedup();
+    asked.seqs.extend(&seqs);
+    let Some(conn) = conn else {
+        return asked;
+    };
+    let w = Wire::new(Era::Legacy, conn.transport(), revision);
+    if batch_tells(revision, own) {
+        let (batch, batch_seqs) = super::send::batch_at(s, &conn, &w).await;
+        asked
+            .findings
+            .push(batch.era(Era::Legacy).revision(revision));
+        asked.seqs.extend(batch_seqs);
+    }
     let exchanges: Vec<_> = s
         .recorder
         .snapshot()
@@ -185,18 +259,15 @@ async fn ask(s: &Session, own: &Connection, revision: &'static str) -> Asked {
         .collect();
     let messages = wire_schema::server_messages(&exchanges);
     let msgs: Vec<_> = messages.iter().collect();
-    out.findings.extend(
+    asked.findings.extend(
         wire_schema::wire_schema(&w, &msgs)
             .into_iter()
             .map(|f| f.era(Era::Legacy).revision(revision)),
     );
-    out.findings.push(batch.era(Era::Legacy).revision(revision));
-    out.seqs.extend(seqs);
-    out.seqs.extend(batch_seqs);
     if let Some(r) = conn.close().await {
-        out.seqs.extend(&r.evidence);
+        asked.seqs.extend(&r.evidence);
     }
-    out
+    asked
 }
 
 #[cfg(test)]
@@ -212,6 +283,15 @@ mod tests {
         let configured = ["2025-06-18".to_string(), "2026-07-28".to_string()];
         assert_eq!(to_ask(&configured, "2025-11-25"), ["2025-06-18"]);
         assert!(to_ask(&["2025-11-25".to_string()], "2025-11-25").is_empty());
+    }
+
+    #[test]
+    fn a_batch_is_sent_only_where_its_rule_differs_from_the_runs_own() {
+        assert!(batch_tells("2025-03-26", "2025-11-25"));
+        assert!(!batch_tells("2025-06-18", "2025-11-25"));
+        assert!(!batch_tells("2024-11-05", "2025-11-25"));
+        assert!(batch_tells("2025-06-18", "2025-03-26"));
+        assert!(!batch_tells("2025-03-26", "2025-03-26"));
     }
 
     #[test]
