@@ -252,6 +252,7 @@ pub async fn run_server_exposing(
 ) -> (ServerReport, Option<crate::report::exposure::Exposure>) {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + spec.deadline;
+    crate::probe::protocol::official::prewarm();
     let mut s = Session::in_run(spec, ctx);
     s.deadline = Some(deadline);
     let mut main = Branch::new(deadline, cancel);

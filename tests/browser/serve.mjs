@@ -167,7 +167,8 @@ try {
     return {
       duplicates: keys.filter((k, i) => keys.indexOf(k) !== i),
       dual: dual.length,
-      dual_eras: [...new Set(dual.map((c) => [...c.querySelectorAll('.era-row')].map((r) => r.dataset.era).join('+')))],
+      // The eras of each card (the revision matrix's rows, which name a revision, aside).
+      dual_eras: [...new Set(dual.map((c) => [...c.querySelectorAll('.era-row')].filter((r) => !r.dataset.revision).map((r) => r.dataset.era).join('+')))],
       parse_error: l.filter((c) => c.dataset.id === 'protocol.parse_error')
         .map((c) => [...c.querySelectorAll('.era-row')].map((r) => r.dataset.era)),
     };
@@ -220,8 +221,10 @@ try {
   });
 
   // A finding's evidence: the exchanges it cites, request and response.
-  // A failing finding's if there is one (its group is open), else any finding's.
-  let toggle = page.locator('.finding.fail button.evidence-toggle').first();
+  // The demo's Origin failure (whose evidence marks the header its detail names), else a
+  // failing finding's if there is one (its group is open), else any finding's.
+  let toggle = page.locator('.finding.fail[data-id="security.origin"] button.evidence-toggle').first();
+  if (await toggle.count() === 0) toggle = page.locator('.finding.fail button.evidence-toggle').first();
   if (await toggle.count() === 0) toggle = page.locator('.finding.warn button.evidence-toggle').first();
   if (await toggle.count() === 0) {
     const group = page.locator('details.phase-group', { has: page.locator('button.evidence-toggle') }).first();

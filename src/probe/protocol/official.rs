@@ -133,6 +133,8 @@ static VALIDATORS: LazyLock<Mutex<Compiled>> = LazyLock::new(|| Mutex::new(HashM
 
 /// The validator of one definition of one revision, compiled on first use.
 fn validator(revision: &'static str, definition: &str) -> Option<Arc<Validator>> {
+    // Two threads may compile the same definition at once (the prewarm and a judge): both
+    // results are the same validator, and the second insert just replaces the first.
     let key = (revision, definition.to_string());
     if let Some(v) = VALIDATORS.lock().ok()?.get(&key) {
         return Some(v.clone());
@@ -154,6 +156,47 @@ fn validator(revision: &'static str, definition: &str) -> Option<Arc<Validator>>
     let compiled = Arc::new(compiled);
     VALIDATORS.lock().ok()?.insert(key, compiled.clone());
     Some(compiled)
+}
+
+/// Compiles, on a thread of its own and once per process, the definitions nearly every run
+/// validates against (the envelopes and the common results of the two newest revisions), so
+/// that the work overlaps the run's waits on the server instead of adding to its end.
+pub fn prewarm() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let spawned = std::thread::Builder::new()
+            .name("scout-schema".into())
+            .spawn(|| {
+                const COMMON: [&str; 14] = [
+                    "JSONRPCRequest",
+                    "JSONRPCNotification",
+                    "JSONRPCResultResponse",
+                    "JSONRPCErrorResponse",
+                    "InitializeResult",
+                    "DiscoverResult",
+                    "ListToolsResult",
+                    "CallToolResult",
+                    "ListResourcesResult",
+                    "ListResourceTemplatesResult",
+                    "ReadResourceResult",
+                    "ListPromptsResult",
+                    "GetPromptResult",
+                    "LoggingMessageNotification",
+                ];
+                for revision in ["2025-11-25", "2026-07-28"] {
+                    let Some(schema) = SCHEMAS.get(revision) else {
+                        continue;
+                    };
+                    for d in COMMON {
+                        if let Some(name) = schema.name(d) {
+                            let _ = validator(revision, name);
+                        }
+                    }
+                }
+            });
+        // Without the thread the definitions compile on first use, as they otherwise would.
+        drop(spawned);
+    });
 }
 
 /// What a message is, for choosing its definitions.

@@ -252,16 +252,23 @@ function statusText(f) {
   return f.status + (f.severity && f.status === 'fail' ? ` (${f.severity})` : '');
 }
 
+// The wire a finding was judged on: its era, and the revision for a finding of the revision
+// matrix ("legacy 2025-06-18").
+function wire(f) {
+  return (f.era || '') + (f.revision ? ` ${f.revision}` : '');
+}
+
 // The findings of one check (and subject) on a dual-era server are one card with a row per
-// era; elsewhere each finding is its own card. Cards keep the findings' order.
+// wire (each era, and each revision the revision matrix judged); elsewhere each finding is its
+// own card. Cards keep the findings' order.
 function cards(findings) {
   const byKey = new Map();
   const all = [];
   for (const f of findings) {
     const key = `${f.id}\u0000${f.subject || ''}`;
     if (!byKey.has(key)) byKey.set(key, []);
-    // A second finding of the same era is a card of its own: a card's rows are its eras.
-    let card = byKey.get(key).find((c) => f.era && c.every((g) => g.era && g.era !== f.era));
+    // A second finding on the same wire is a card of its own: a card's rows are its wires.
+    let card = byKey.get(key).find((c) => f.era && c.every((g) => g.era && wire(g) !== wire(f)));
     if (!card) { card = []; byKey.get(key).push(card); all.push(card); }
     card.push(f);
   }
@@ -356,8 +363,8 @@ function renderCard(ctx, card) {
   if (first.subject) art.append(el('div', { class: 'meta' }, el('span', { text: `subject: ${first.subject}` })));
   let advice = null;
   for (const f of card.findings) {
-    const row = el('div', { class: `era-row ${f.status}`, 'data-finding': f.status, 'data-era': f.era || '' },
-      el('div', { class: 'era-head' }, el('span', { class: 'era', text: f.era || 'era not known' }),
+    const row = el('div', { class: `era-row ${f.status}`, 'data-finding': f.status, 'data-era': f.era || '', 'data-revision': f.revision || '' },
+      el('div', { class: 'era-head' }, el('span', { class: 'era', text: f.era ? wire(f) : 'era not known' }),
         el('span', { class: `badge ${f.status}`, text: statusText(f) })));
     findingBody(ctx, row, f, false);
     if (f.advice && f.status !== 'pass' && !advice) advice = f.advice;
@@ -379,7 +386,7 @@ function findingBody(ctx, node, f, single) {
   if (single && f.advice && f.status !== 'pass') node.append(el('p', { class: 'advice', text: f.advice }));
   const meta = el('div', { class: 'meta' });
   if (single && f.subject) meta.append(el('span', { text: `subject: ${f.subject}` }));
-  if (single && f.era) meta.append(el('span', { text: `era: ${f.era}` }));
+  if (single && f.era) meta.append(el('span', { text: `era: ${wire(f)}` }));
   if (f.skip_reason) meta.append(el('span', { text: `skipped: ${f.skip_reason}` }));
   if (f.spec && /^https?:\/\//.test(f.spec)) meta.append(el('a', { href: f.spec, rel: 'noreferrer noopener', target: '_blank', text: 'spec' }));
   if (meta.childNodes.length) node.append(meta);
