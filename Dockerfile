@@ -21,9 +21,10 @@ WORKDIR /build
 # a build that every run of this action from a branch pays for.
 ENV CARGO_PROFILE_RELEASE_LTO=false \
     CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
-# Dependencies first, in their own layer: it is rebuilt only when Cargo.toml or Cargo.lock
-# change, not on every source change. The empty crate stands in for src/ while they compile.
-COPY Cargo.toml Cargo.lock ./
+# Dependencies first, in their own layer: it is rebuilt only when Cargo.toml, Cargo.lock or
+# build.rs change, not on every source change. The empty crate stands in for src/ while they compile.
+# build.rs builds the official MCP schemas from a build dependency: it belongs with them.
+COPY Cargo.toml Cargo.lock build.rs ./
 RUN mkdir src \
  && echo 'fn main() {}' > src/main.rs \
  && touch src/lib.rs \
