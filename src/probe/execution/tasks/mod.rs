@@ -721,16 +721,9 @@ async fn list_until(wire: &Connection, limiter: &RateLimiter, id: &str) -> Vec<R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::catalog::tests::{ok, reply};
+    use crate::probe::catalog::tests::{err as error, ok};
     use crate::report::finding::Status;
 
-    /// A JSON-RPC error answer with `code`, cited as `seq`.
-    fn error(seq: u64, code: i64) -> Reply {
-        reply(
-            seq,
-            json!({"jsonrpc": "2.0", "id": seq, "error": {"code": code, "message": "no"}}),
-        )
-    }
     fn task(id: &str, status: &str) -> Value {
         json!({"taskId": id, "status": status, "createdAt": "2025-11-25T10:30:00Z",
                "lastUpdatedAt": "2025-11-25T10:40:00Z", "ttl": 60000})

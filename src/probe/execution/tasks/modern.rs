@@ -268,16 +268,9 @@ pub fn judge(o: &Observed) -> FindingBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::probe::catalog::tests::{ok, reply};
+    use crate::probe::catalog::tests::{err as error, ok};
     use crate::report::finding::Status;
 
-    /// A JSON-RPC error answer with `code`, cited as `seq`.
-    fn error(seq: u64, code: i64) -> Reply {
-        reply(
-            seq,
-            json!({"jsonrpc": "2.0", "id": seq, "error": {"code": code, "message": "no"}}),
-        )
-    }
     fn task(id: &str, status: &str, rt: &str) -> Value {
         json!({"resultType": rt, "taskId": id, "status": status,
             "createdAt": "2026-07-28T10:00:00Z", "lastUpdatedAt": "2026-07-28T10:00:01Z",
