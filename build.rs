@@ -12,6 +12,8 @@
 //! so an error response is held to the shape of an error, not to its exact code; scout's own
 //! error-code checks judge the codes.
 //!
+//! Annotations (`description`, `title`, `$comment`) are left out: they validate nothing.
+//!
 //! The crate's sources are found, in order, at `SCOUT_MCP_SCHEMA_SRC` (a directory), through
 //! the dep-info file cargo wrote when it compiled the build dependency, or by asking
 //! `cargo metadata`. A build that finds none, or a crate that lost a definition another one
@@ -53,9 +55,36 @@ fn main() {
             Ok(d) => d,
             Err(e) => panic!("the {CRATE} schema of {revision} is incomplete: {e}"),
         };
+        let doc = without_annotations(doc);
         let target = out.join(format!("mcp-schema-{revision}.json"));
         std::fs::write(&target, serde_json::to_string(&doc).expect("a JSON value"))
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", target.display()));
+    }
+}
+
+/// The document without its annotations (`description`, `title` and `$comment` strings):
+/// they validate nothing, and are most of its text, which the binary carries and every run
+/// parses. Values that are data, not schemas (`const`, `enum`, `default`, `examples`), are
+/// kept as they are.
+fn without_annotations(v: Value) -> Value {
+    match v {
+        Value::Object(m) => Value::Object(
+            m.into_iter()
+                .filter(|(k, x)| {
+                    !(matches!(k.as_str(), "description" | "title" | "$comment") && x.is_string())
+                })
+                .map(|(k, x)| {
+                    let x = if matches!(k.as_str(), "const" | "enum" | "default" | "examples") {
+                        x
+                    } else {
+                        without_annotations(x)
+                    };
+                    (k, x)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(without_annotations).collect()),
+        other => other,
     }
 }
 

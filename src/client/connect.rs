@@ -85,6 +85,9 @@ pub(super) struct Inner {
     clients: Option<Arc<HttpClients>>,
     ids: AtomicU64,
     stdio_wires: Mutex<Vec<Arc<StdioWire>>>,
+    /// Processes of a stdio target started ahead of need ([`Connector::prespawn`]), each
+    /// taken whole by the next wire that opens; nothing reads them until then.
+    spares: Mutex<Vec<process::Spawned>>,
     started: Mutex<Option<Arc<ManagedProcess>>>,
     /// The start command's stdin, held open while it runs (closing it is the first step
     /// of its shutdown, as for stdio servers).
@@ -302,6 +305,7 @@ impl Connector {
                 clients,
                 ids: AtomicU64::new(1),
                 stdio_wires: Mutex::new(Vec::new()),
+                spares: Mutex::new(Vec::new()),
                 started: Mutex::new(None),
                 started_stdin: Mutex::new(None),
                 legacy_sse_url: Mutex::new(None),
@@ -561,7 +565,10 @@ impl Connector {
     pub async fn open_wire(&self, kind: TransportKind) -> Result<Connection, ConnectError> {
         let wire = match (&self.inner.spec.target, kind) {
             (TargetSpec::Stdio(cfg), TransportKind::Stdio) => {
-                let sp = process::spawn(cfg)?;
+                let sp = match self.take_spare() {
+                    Some(sp) => sp,
+                    None => process::spawn(cfg)?,
+                };
                 let w = StdioWire::new(
                     sp.process,
                     sp.stdin,
@@ -694,6 +701,51 @@ impl Connector {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// Starts `n` processes of a stdio target now, for wires the run will open later: a
+    /// server's start (Node.js takes a quarter of a second) then overlaps the work before
+    /// it instead of adding to it. Each process waits, unread, until a wire takes it (its
+    /// pipe holds anything it writes meanwhile); the ones no wire took are shut down by
+    /// [`Connector::stop_spares`]. Does nothing for other targets; a process that cannot be
+    /// started is left to the wire that needs it, which reports why.
+    pub fn prespawn(&self, n: usize) {
+        let TargetSpec::Stdio(cfg) = &self.inner.spec.target else {
+            return;
+        };
+        let mut spares = self.inner.spares.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in 0..n {
+            match process::spawn(cfg) {
+                Ok(sp) => spares.push(sp),
+                Err(_) => break,
+            }
+        }
+    }
+
+    /// The oldest process started ahead of need, if any is left.
+    fn take_spare(&self) -> Option<process::Spawned> {
+        let mut spares = self.inner.spares.lock().unwrap_or_else(|e| e.into_inner());
+        (!spares.is_empty()).then(|| spares.remove(0))
+    }
+
+    /// Shuts down, together, the processes started ahead of need that no wire took: their
+    /// stdin is closed, as for every stdio server, and they get `grace` to exit.
+    pub async fn stop_spares(&self, grace: Duration) {
+        let spares: Vec<process::Spawned> =
+            std::mem::take(&mut *self.inner.spares.lock().unwrap_or_else(|e| e.into_inner()));
+        let stops = spares.into_iter().map(|sp| {
+            let process::Spawned {
+                process,
+                stdin,
+                stdout,
+            } = sp;
+            drop(stdin);
+            async move {
+                let _ = process.shutdown(grace).await;
+                drop(stdout);
+            }
+        });
+        futures_util::future::join_all(stops).await;
     }
 
     /// Every stdio wire opened so far (each owns one child process).

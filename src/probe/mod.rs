@@ -240,7 +240,8 @@ impl Branch {
 ///    that could crash or stall the server never overlaps a probe whose verdict would be
 ///    wrong if it did: within this stage only the protocol groups overlap each other (on
 ///    HTTP, as they always did) and the unparsable body goes last and alone, and each
-///    finding cites only its own exchanges.
+///    finding cites only its own exchanges. Over stdio the revision matrix runs beside
+///    this stage, on processes of its own, and the security judgements wait for it.
 /// 4. The whole-run judgements over every recorded exchange.
 ///
 /// Findings are sorted by registry order (then era) at the end, so reports do not depend
@@ -299,16 +300,43 @@ pub async fn run_server_exposing(
     // 3. The final stage, one step after another and alone on the wire: the broken input
     // first, then the probes that open sessions, one at a time, then the cancellation that
     // can end a server, then the judgements over every message of the run.
-    for late in [
-        Step::ProtocolLate,
-        Step::ResilienceLate,
-        Step::SecurityProbes,
-        Step::ResilienceSessions,
-        Step::ExecutionCancel,
-        Step::SecurityJudge,
-    ] {
-        step(&mut s, late, &mut main).await;
+    // Over stdio the revision matrix runs beside it, on processes of its own; the security
+    // judgements wait for both, as they read every message of the run.
+    let mut s_matrix = s.fork();
+    let beside = matrix_beside(&s, &main);
+    let mut cancel = main.cancel.clone();
+    let (_, matrix) = futures_util::join!(
+        async {
+            for late in [
+                Step::ProtocolLate,
+                Step::ResilienceLate,
+                Step::SecurityProbes,
+                Step::ResilienceSessions,
+                Step::ExecutionCancel,
+            ] {
+                step(&mut s, late, &mut main).await;
+            }
+        },
+        async {
+            if !beside {
+                return None;
+            }
+            tokio::select! {
+                r = tokio::time::timeout_at(deadline, protocol::revisions::matrix(&s_matrix)) => Some(r.ok()),
+                _ = cancel.wait_for(|c| *c) => Some(None),
+            }
+        }
+    );
+    match matrix {
+        Some(Some(m)) => m.record(&mut s_matrix),
+        Some(None) => s_matrix.add(protocol::revisions::REVISIONS.skip(
+            SkipReason::NotAssessed,
+            "the revision matrix was cut short (the server's --deadline passed, or Ctrl-C)",
+        )),
+        None => {}
     }
+    s.join(s_matrix);
+    step(&mut s, Step::SecurityJudge, &mut main).await;
     // The manifest's claims are compared with what the handshake showed, once every branch
     // has folded its findings in (a branch starts without them).
     step(&mut s, Step::Phase(Phase::Manifest), &mut main).await;
@@ -346,6 +374,15 @@ pub async fn run_server_exposing(
         finish_report(s, main.interrupted.is_some(), started),
         exposure,
     )
+}
+
+/// True when the revision matrix runs beside the final stage (stdio, see
+/// `protocol::revisions::runs_beside`): only when the protocol phase would run it there.
+fn matrix_beside(s: &Session, main: &Branch) -> bool {
+    main.interrupted.is_none()
+        && s.blocked.is_none()
+        && s.spec.runs(Phase::Protocol)
+        && protocol::revisions::runs_beside(s)
 }
 
 /// Sends DELETE for every HTTP session the server issued to scout that no probe ended, so

@@ -99,7 +99,10 @@ async fn dedicated_samples(wires: &[Connection]) {
 /// this after the catalog and execution traffic and before the final stage, so the ramp has
 /// the server to itself: nothing else is in flight.
 pub async fn judge_observed(s: &mut Session) {
-    let recorded = s.recorder.shared();
+    // The revision matrix's wires (over stdio it runs beside the catalog and execution
+    // phases) are judged at their own revisions, not as the run's own traffic.
+    let mut recorded = s.recorder.shared();
+    recorded.retain(|e| !s.matrix_seqs.contains(&e.seq));
     s.add(observed::cold_start(&recorded));
     for f in observed::payload_size(&recorded) {
         s.add(f);
@@ -118,7 +121,8 @@ pub async fn judge_observed(s: &mut Session) {
     }
     let dual = wires.len() > 1;
     dedicated_samples(&wires).await;
-    let timings = s.recorder.timings();
+    let mut timings = s.recorder.timings();
+    timings.retain(|t| !t.evidence.iter().any(|q| s.matrix_seqs.contains(q)));
     for w in &wires {
         s.add(latency::latency(
             &timings,

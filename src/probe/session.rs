@@ -137,6 +137,11 @@ impl Session {
         self.findings.extend(branch.findings);
         self.internal_errors.extend(branch.internal_errors);
         self.cancellations.extend(branch.cancellations);
+        for q in branch.matrix_seqs {
+            if !self.matrix_seqs.contains(&q) {
+                self.matrix_seqs.push(q);
+            }
+        }
         if self.catalogs.is_empty() {
             self.catalogs = branch.catalogs;
         }

@@ -127,7 +127,7 @@ const STDERR_SHOWN: usize = 4000;
 /// The recorder sequence numbers of every line the server(s) wrote to stdout.
 fn stdout_lines(s: &Session) -> Vec<crate::report::exchange::Seq> {
     s.recorder
-        .snapshot()
+        .shared()
         .into_iter()
         .filter(|e| matches!(&e.kind, ExchangeKind::Stdio(m) if m.direction == Direction::Received))
         .map(|e| e.seq)
@@ -148,6 +148,7 @@ pub async fn finish(s: &mut Session) {
         }
     }
     connector.stop_started(grace).await;
+    connector.stop_spares(grace).await;
     let wires = connector.stdio_wires();
     let Some(primary) = wires.first().cloned() else {
         return;
@@ -159,11 +160,9 @@ pub async fn finish(s: &mut Session) {
     alive(s, &primary, grace).await;
     environment(s, &primary);
 
-    // Shut every process down; the first one is reported in detail.
-    let mut endings = Vec::new();
-    for w in &wires {
-        endings.push(w.close(grace).await);
-    }
+    // Shut every process down, together (each gets its own grace); the first one is
+    // reported in detail.
+    let endings = futures_util::future::join_all(wires.iter().map(|w| w.close(grace))).await;
     stderr(s, &primary).await;
     shutdown(s, &primary, &endings, grace);
 }

@@ -140,6 +140,7 @@ pub struct ManagedProcess {
 }
 
 /// A freshly spawned child and its pipes.
+#[derive(Debug)]
 pub struct Spawned {
     pub process: Arc<ManagedProcess>,
     pub stdin: ChildStdin,

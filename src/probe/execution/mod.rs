@@ -118,6 +118,19 @@ pub async fn run(s: &mut Session) {
     }
 }
 
+/// True when this run's execution phase is likely to open the full persona's connection
+/// over stdio (a process of its own; see `talkback`): a stdio target, a bare client, and the
+/// catalog and execution phases selected (whether the server speaks a handshake revision is
+/// not known yet). The run starts that process ahead of need; one no wire takes is shut down
+/// at the end.
+pub fn may_open_full_persona(spec: &crate::spec::ServerSpec) -> bool {
+    use crate::report::finding::Phase;
+    matches!(spec.target, crate::spec::TargetSpec::Stdio(_))
+        && !spec.client.is_full()
+        && spec.runs(Phase::Catalog)
+        && spec.runs(Phase::Execution)
+}
+
 /// A tool the policy lets scout call, with the arguments it gets.
 struct Allowed {
     tool: Value,

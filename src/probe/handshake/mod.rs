@@ -74,6 +74,10 @@ pub async fn run(s: &mut Session) {
         },
     };
 
+    // Over stdio the version negotiation needs a process of its own, and so will the full
+    // persona's connection: they start now, while this one answers the era probes (a
+    // Node.js server takes a quarter of a second to start).
+    connector.prespawn(1 + usize::from(crate::probe::execution::may_open_full_persona(&s.spec)));
     let mut how = Vec::new();
     let mut evidence = Vec::new();
     let (modern, discover_reply) = open_modern(s, &first, &mut how, &mut evidence).await;
@@ -115,7 +119,7 @@ pub async fn run(s: &mut Session) {
         // the operator's to supply, not a defect of the server: the run is blocked.
         let unauthorized = !evidence.is_empty()
             && s.recorder
-                .snapshot()
+                .shared()
                 .iter()
                 // The handshake's own requests (the auth phase's metadata fetches are others).
                 .filter(|e| evidence.contains(&e.seq))

@@ -181,8 +181,11 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
         )
         .await;
     }
-    // The revision matrix's extra handshakes, one at a time, before the unparsable bodies.
-    revisions::run(s).await;
+    // The revision matrix's extra handshakes, one at a time, before the unparsable bodies
+    // (over stdio the run plan runs it beside this stage instead).
+    if !revisions::runs_beside(s) {
+        revisions::run(s).await;
+    }
     // The unparsable bodies after every other probe of every wire, one wire at a time: a
     // server that dies of one has answered everything else by then, in every run.
     let once = crate::probe::classes::malformed_once(&s.spec);

@@ -64,8 +64,10 @@ pub fn revision_for(version: &str) -> Option<&'static str> {
 
 /// One revision's definitions, parsed.
 struct Schema {
-    /// The document (`$schema` and the definitions).
-    document: Value,
+    /// The document (`$schema` and the definitions), as built. Parsed again for each
+    /// definition compiled rather than kept parsed: a parsed document takes a dozen times its
+    /// text's memory, for the whole run, and compiling needs a copy of its own anyway.
+    text: &'static str,
     /// `$defs` (2025-11-25 on) or `definitions` (before).
     key: &'static str,
     /// Definition names by their case- and underscore-free form.
@@ -82,7 +84,7 @@ fn folded(name: &str) -> String {
 }
 
 impl Schema {
-    fn parse(text: &str) -> Schema {
+    fn parse(text: &'static str) -> Schema {
         // Built by build.rs from a JSON value: it parses.
         let document: Value = serde_json::from_str(text).unwrap_or(Value::Null);
         let key = if document.get("$defs").is_some() {
@@ -108,7 +110,7 @@ impl Schema {
             }
         }
         Schema {
-            document,
+            text,
             key,
             names,
             methods,
@@ -140,13 +142,14 @@ fn validator(revision: &'static str, definition: &str) -> Option<Arc<Validator>>
         return Some(v.clone());
     }
     let schema = SCHEMAS.get(revision)?;
+    let mut document: Value = serde_json::from_str(schema.text).ok()?;
     let mut root = serde_json::Map::new();
-    root.insert("$schema".into(), schema.document["$schema"].clone());
+    root.insert("$schema".into(), document["$schema"].take());
     root.insert(
         "$ref".into(),
         Value::String(format!("#/{}/{definition}", schema.key)),
     );
-    root.insert(schema.key.into(), schema.document[schema.key].clone());
+    root.insert(schema.key.into(), document[schema.key].take());
     let compiled = jsonschema::options()
         .with_retriever(NoRetrieval)
         .should_validate_formats(false)

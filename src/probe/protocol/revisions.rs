@@ -9,9 +9,10 @@
 //! worst per check and subject).
 //!
 //! At most four extra handshakes. Over HTTP one at a time, each session ended before the
-//! next opens (a server that caps its sessions never sees two of scout's at once); over
-//! stdio each is a process of its own, so the handshakes and lists go together, and only the
-//! batches (whose verdict reads the lines between two probes) one at a time.
+//! next opens (a server that caps its sessions never sees two of scout's at once), in the
+//! final stage; over stdio each is a process of its own, so the matrix runs beside the
+//! final stage, its handshakes and lists together, and only the batches (whose verdict
+//! reads the lines between two probes of their own process) one at a time.
 
 use serde_json::{Value, json};
 
@@ -22,6 +23,7 @@ use crate::probe::Session;
 use crate::report::check::spec_url;
 use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::report::model::TransportKind;
 use crate::transport::{Probe, Reply};
 
 crate::checks! { phase: Protocol;
@@ -53,74 +55,112 @@ fn to_ask(configured: &[String], own: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// Runs the matrix and records its findings (the caller runs it in the protocol phase's
-/// final stage, before the unparsable bodies).
+/// What the matrix found: its findings and the exchanges of its wires (left out of the
+/// whole-run judgements, which judge the run's own wires at their own revision).
+pub struct Matrix {
+    findings: Vec<FindingBuilder>,
+    seqs: Vec<Seq>,
+}
+
+impl Matrix {
+    fn only(f: FindingBuilder) -> Matrix {
+        Matrix {
+            findings: vec![f],
+            seqs: Vec::new(),
+        }
+    }
+
+    /// Records the findings and the matrix's exchanges in the session.
+    pub fn record(self, s: &mut Session) {
+        s.matrix_seqs.extend(self.seqs);
+        s.add_all(self.findings);
+    }
+}
+
+/// The handshake-era wire the matrix starts from, and the revisions it asks about; `None`
+/// when the run has no such wire.
+fn plan(s: &Session) -> Option<(Connection, Vec<&'static str>)> {
+    let own = s.wires.iter().find(|c| c.era() == Era::Legacy).cloned()?;
+    let revisions = to_ask(&s.spec.revisions, own.protocol_version());
+    Some((own, revisions))
+}
+
+/// True when the matrix runs beside the final stage instead of in it: over stdio, where
+/// each of its handshakes is a process of its own, so nothing it sends reaches the run's
+/// own wire and none of its verdicts reads that wire's lines; its processes start while the
+/// run's own wire mostly waits (the cancellation's window). Over HTTP it opens sessions on
+/// the run's own server, and goes in the final stage, alone.
+pub fn runs_beside(s: &Session) -> bool {
+    plan(s).is_some_and(|(own, _)| own.transport() == TransportKind::Stdio)
+}
+
+/// Runs the matrix and records its findings.
 pub async fn run(s: &mut Session) {
-    let Some(own) = s.wires.iter().find(|c| c.era() == Era::Legacy).cloned() else {
-        s.add(REVISIONS.skip(
+    matrix(s).await.record(s);
+}
+
+/// Runs the matrix: over HTTP in the protocol phase's final stage, before the unparsable
+/// bodies; over stdio beside the final stage ([`runs_beside`]).
+pub async fn matrix(s: &Session) -> Matrix {
+    let Some((own, revisions)) = plan(s) else {
+        return Matrix::only(REVISIONS.skip(
             SkipReason::NotApplicable,
             "the server speaks no handshake revision (2026-07-28 only)",
         ));
-        return;
     };
     if let Some(d) = crate::probe::liveness::death(s) {
-        s.add(REVISIONS.skip(
+        return Matrix::only(REVISIONS.skip(
             SkipReason::NotAssessed,
             crate::probe::liveness::not_assessed(&d),
         ));
-        return;
     }
     // The matrix is extra work: it yields to the phases still to come when the run has used
     // more than half its deadline by now (a slow server), rather than push them past it.
     if let Some(deadline) = s.deadline {
         let left = deadline.saturating_duration_since(tokio::time::Instant::now());
         if left < s.spec.deadline / 2 {
-            s.add(REVISIONS.skip(
+            return Matrix::only(REVISIONS.skip(
                 SkipReason::NotAssessed,
                 format!(
                     "the run had used more than half its {} s deadline before the revision matrix, which yields to the phases still to come (a longer --deadline runs it)",
                     s.spec.deadline.as_secs()
                 ),
             ));
-            return;
         }
     }
-    let revisions = to_ask(&s.spec.revisions, own.protocol_version());
     if revisions.is_empty() {
-        s.add(REVISIONS.skip(
+        return Matrix::only(REVISIONS.skip(
             SkipReason::NotApplicable,
             format!(
                 "no revision to ask about beside the run's own {} (`revisions` names no other handshake revision)",
                 own.protocol_version()
             ),
         ));
-        return;
     }
     let own_version = own.protocol_version().to_string();
-    let shared: &Session = s;
     let mut asked = Vec::new();
-    if own.transport() == crate::report::model::TransportKind::Stdio {
+    if own.transport() == TransportKind::Stdio {
         // Each handshake on a process of its own: all at once; the batches one at a time.
         let opened = futures_util::future::join_all(revisions.iter().map(|r| open(&own, r))).await;
         for o in opened {
-            asked.push(finish(shared, &own_version, o).await);
+            asked.push(finish(s, &own_version, o).await);
         }
     } else {
         for r in revisions {
             let o = open(&own, r).await;
-            asked.push(finish(shared, &own_version, o).await);
+            asked.push(finish(s, &own_version, o).await);
         }
     }
     let mut seen: Vec<Seq> = Vec::new();
     for a in &asked {
         seen.extend(&a.evidence);
     }
-    let verdict = judge(own.protocol_version(), &asked).evidence(seen);
-    s.add(verdict);
+    let mut out = Matrix::only(judge(own.protocol_version(), &asked).evidence(seen));
     for a in asked {
-        s.matrix_seqs.extend(a.seqs);
-        s.add_all(a.findings);
+        out.seqs.extend(a.seqs);
+        out.findings.extend(a.findings);
     }
+    out
 }
 
 /// The matrix's own finding: which revisions were accepted.
@@ -251,13 +291,8 @@ async fn finish(s: &Session, own: &str, o: Opened) -> Asked {
             .push(batch.era(Era::Legacy).revision(revision));
         asked.seqs.extend(batch_seqs);
     }
-    let exchanges: Vec<_> = s
-        .recorder
-        .snapshot()
-        .into_iter()
-        .filter(|e| seqs.contains(&e.seq))
-        .collect();
-    let messages = wire_schema::server_messages(&exchanges);
+    let exchanges: Vec<_> = seqs.iter().filter_map(|q| s.recorder.get(*q)).collect();
+    let messages = wire_schema::server_messages(exchanges.iter().map(|e| e.as_ref()));
     let msgs: Vec<_> = messages.iter().collect();
     asked.findings.extend(
         wire_schema::wire_schema(&w, &msgs)

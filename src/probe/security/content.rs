@@ -135,7 +135,7 @@ impl Kind {
 /// (`initialize` / `server/discover`) whose result has them.
 fn instructions_evidence(s: &Session, era: Era) -> Vec<Seq> {
     s.recorder
-        .snapshot()
+        .shared()
         .into_iter()
         .filter(|e| e.era.is_none_or(|x| x == era))
         .filter(|e| {

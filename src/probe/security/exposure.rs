@@ -173,7 +173,7 @@ pub fn unauthenticated_destructive(s: &Session) -> Vec<FindingBuilder> {
     // The discovery phase's first contact went out without credentials (on the bare
     // client); the catalogue's own exchanges say whether it was served without any.
     let names = credential_names(s);
-    let exchanges = s.recorder.snapshot();
+    let exchanges = s.recorder.shared();
     let evidence: Vec<Seq> = s.catalogs.iter().flat_map(|c| c.evidence.clone()).collect();
     let catalog_served = exchanges
         .iter()
@@ -226,7 +226,7 @@ fn plain_credential_exchanges(s: &Session) -> (Vec<Seq>, Vec<String>) {
     let names = credential_names(s);
     let mut seqs = Vec::new();
     let mut seen: Vec<String> = Vec::new();
-    for e in s.recorder.snapshot() {
+    for e in s.recorder.shared() {
         let ExchangeKind::Http(h) = &e.kind else {
             continue;
         };
@@ -262,7 +262,7 @@ pub fn transport(s: &Session) -> Vec<FindingBuilder> {
             "A stdio server has no network hop.",
         )];
     };
-    let first = s.recorder.snapshot().first().map(|e| e.seq);
+    let first = s.recorder.shared().first().map(|e| e.seq);
     let cite = |f: FindingBuilder, seq: Option<Seq>| match seq {
         Some(q) => f.evidence([q]),
         None => f.without_exchange(),

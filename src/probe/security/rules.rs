@@ -305,7 +305,13 @@ pub struct Compiled {
 }
 
 fn compile_one(id: &str, pattern: &str) -> Option<Regex> {
-    match Regex::new(pattern) {
+    // The texts matched are descriptions and messages, short: a small lazy-DFA cache is
+    // as fast on them, and the default (several MiB across the rules, kept for the whole
+    // run) was the largest part of a run's memory after the report itself.
+    match regex::RegexBuilder::new(pattern)
+        .dfa_size_limit(64 * 1024)
+        .build()
+    {
         Ok(re) => Some(re),
         Err(e) => {
             // A table entry that does not compile is a scout bug; the unit tests catch it.

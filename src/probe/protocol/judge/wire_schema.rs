@@ -146,7 +146,7 @@ fn settles(owed: &mut Vec<Vec<String>>, response: &Value) -> bool {
 
 /// Every message the server sent in `exchanges`, in recording order, without the answers
 /// to scout's deliberately malformed probes (see `deliberately_malformed`).
-pub fn server_messages(exchanges: &[Exchange]) -> Vec<Message> {
+pub fn server_messages<'a>(exchanges: impl IntoIterator<Item = &'a Exchange>) -> Vec<Message> {
     let mut out = Vec::new();
     // stdio: ids of the requests scout sent, to name the method a response answers.
     let mut sent_methods: HashMap<String, Asked> = HashMap::new();
@@ -562,9 +562,13 @@ pub fn wire_schema(w: &Wire, msgs: &[&Message]) -> Vec<FindingBuilder> {
 /// Every message the server sent on the run's own wires (the revision matrix's extra
 /// handshakes are judged at their own revision, by `protocol::revisions`).
 fn run_messages(s: &Session) -> Vec<Message> {
-    let mut exchanges = s.recorder.snapshot();
-    exchanges.retain(|e| !s.matrix_seqs.contains(&e.seq));
-    server_messages(&exchanges)
+    let exchanges = s.recorder.shared();
+    server_messages(
+        exchanges
+            .iter()
+            .filter(|e| !s.matrix_seqs.contains(&e.seq))
+            .map(|e| e.as_ref()),
+    )
 }
 
 /// The wires of the session as judges see them.
