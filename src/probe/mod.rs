@@ -253,7 +253,6 @@ pub async fn run_server_exposing(
 ) -> (ServerReport, Option<crate::report::exposure::Exposure>) {
     let started = Instant::now();
     let deadline = tokio::time::Instant::now() + spec.deadline;
-    crate::probe::protocol::official::prewarm();
     let mut s = Session::in_run(spec, ctx);
     s.deadline = Some(deadline);
     let mut main = Branch::new(deadline, cancel);
@@ -262,6 +261,14 @@ pub async fn run_server_exposing(
     for phase in [Phase::Discovery, Phase::Auth, Phase::Handshake] {
         step(&mut s, Step::Phase(phase), &mut main).await;
     }
+
+    // The official schemas of the revisions the wires speak, and of those the revision
+    // matrix will ask about, compile while the run waits.
+    let matrix = protocol::revisions::planned(&s);
+    crate::probe::protocol::official::prewarm(
+        s.protocol_versions.iter().map(String::as_str),
+        &matrix,
+    );
 
     // 2. The concurrent stage.
     let (mut s_early, mut b_early) = (s.fork(), main.fork());

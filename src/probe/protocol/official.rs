@@ -161,45 +161,78 @@ fn validator(revision: &'static str, definition: &str) -> Option<Arc<Validator>>
     Some(compiled)
 }
 
-/// Compiles, on a thread of its own and once per process, the definitions nearly every run
-/// validates against (the envelopes and the common results of the two newest revisions), so
-/// that the work overlaps the run's waits on the server instead of adding to its end.
-pub fn prewarm() {
-    static ONCE: std::sync::Once = std::sync::Once::new();
-    ONCE.call_once(|| {
-        let spawned = std::thread::Builder::new()
-            .name("scout-schema".into())
-            .spawn(|| {
-                const COMMON: [&str; 14] = [
-                    "JSONRPCRequest",
-                    "JSONRPCNotification",
-                    "JSONRPCResultResponse",
-                    "JSONRPCErrorResponse",
-                    "InitializeResult",
-                    "DiscoverResult",
-                    "ListToolsResult",
-                    "CallToolResult",
-                    "ListResourcesResult",
-                    "ListResourceTemplatesResult",
-                    "ReadResourceResult",
-                    "ListPromptsResult",
-                    "GetPromptResult",
-                    "LoggingMessageNotification",
-                ];
-                for revision in ["2025-11-25", "2026-07-28"] {
-                    let Some(schema) = SCHEMAS.get(revision) else {
-                        continue;
-                    };
-                    for d in COMMON {
-                        if let Some(name) = schema.name(d) {
-                            let _ = validator(revision, name);
-                        }
+/// The definitions nearly every run validates against: the envelopes and the common results.
+const COMMON: [&str; 14] = [
+    "JSONRPCRequest",
+    "JSONRPCNotification",
+    "JSONRPCResultResponse",
+    "JSONRPCErrorResponse",
+    "InitializeResult",
+    "DiscoverResult",
+    "ListToolsResult",
+    "CallToolResult",
+    "ListResourcesResult",
+    "ListResourceTemplatesResult",
+    "ReadResourceResult",
+    "ListPromptsResult",
+    "GetPromptResult",
+    "LoggingMessageNotification",
+];
+
+/// What the revision matrix's handshakes and lists are held to (no calls or reads).
+const MATRIX: [&str; 8] = [
+    "JSONRPCResultResponse",
+    "JSONRPCErrorResponse",
+    "JSONRPCNotification",
+    "InitializeResult",
+    "ListToolsResult",
+    "ListResourcesResult",
+    "ListResourceTemplatesResult",
+    "ListPromptsResult",
+];
+
+/// Compiles, on a thread of its own, the [`COMMON`] definitions at the revisions of `wires`
+/// (the versions the run's wires negotiated) and the [`MATRIX`] ones at the revisions the
+/// revision matrix will ask about, so that the work overlaps the run's waits on the server
+/// instead of adding to its end. What is compiled stays for the process (a fleet's servers
+/// share it); anything else compiles on first use.
+pub fn prewarm<'a>(wires: impl IntoIterator<Item = &'a str>, matrix: &[&'static str]) {
+    static DONE: Mutex<Vec<(&'static str, bool)>> = Mutex::new(Vec::new());
+    let todo: Vec<(&'static str, bool)> = {
+        let Ok(mut done) = DONE.lock() else {
+            return;
+        };
+        let own = wires.into_iter().filter_map(revision_for).map(|r| (r, true));
+        let asked = matrix.iter().filter_map(|v| revision_for(v)).map(|r| (r, false));
+        let mut todo = Vec::new();
+        for key in own.chain(asked) {
+            if !done.contains(&key) {
+                done.push(key);
+                todo.push(key);
+            }
+        }
+        todo
+    };
+    if todo.is_empty() {
+        return;
+    }
+    let spawned = std::thread::Builder::new()
+        .name("scout-schema".into())
+        .spawn(move || {
+            for (revision, common) in todo {
+                let Some(schema) = SCHEMAS.get(revision) else {
+                    continue;
+                };
+                let definitions: &[&str] = if common { &COMMON } else { &MATRIX };
+                for d in definitions {
+                    if let Some(name) = schema.name(d) {
+                        let _ = validator(revision, name);
                     }
                 }
-            });
-        // Without the thread the definitions compile on first use, as they otherwise would.
-        drop(spawned);
-    });
+            }
+        });
+    // Without the thread the definitions compile on first use, as they otherwise would.
+    drop(spawned);
 }
 
 /// What a message is, for choosing its definitions.

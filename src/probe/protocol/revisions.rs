@@ -85,6 +85,15 @@ fn plan(s: &Session) -> Option<(Connection, Vec<&'static str>)> {
     Some((own, revisions))
 }
 
+/// The revisions the matrix will ask about (none when the run has no handshake-era wire
+/// or does not run the protocol phase).
+pub fn planned(s: &Session) -> Vec<&'static str> {
+    if !s.spec.runs(crate::report::finding::Phase::Protocol) {
+        return Vec::new();
+    }
+    plan(s).map(|(_, r)| r).unwrap_or_default()
+}
+
 /// True when the matrix runs beside the final stage instead of in it: over stdio, where
 /// each of its handshakes is a process of its own, so nothing it sends reaches the run's
 /// own wire and none of its verdicts reads that wire's lines; its processes start while the
