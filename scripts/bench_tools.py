@@ -192,7 +192,7 @@ def throughput(report):
 
 def validation(records, logs):
     """The official-schema validation's share of scout's wall time: each run's log (scout
-    with SCOUT_LOG=info) has one "official schema validation ... micros=N" line per wire."""
+    with SCOUT_LOG=info) has an "official schema validation ... micros=N" line."""
     walls = [r["wall"] for r in load(records) if r["label"] == "scout"]
     spent = []
     for log in logs:

@@ -202,8 +202,14 @@ pub fn prewarm<'a>(wires: impl IntoIterator<Item = &'a str>, matrix: &[&'static 
         let Ok(mut done) = DONE.lock() else {
             return;
         };
-        let own = wires.into_iter().filter_map(revision_for).map(|r| (r, true));
-        let asked = matrix.iter().filter_map(|v| revision_for(v)).map(|r| (r, false));
+        let own = wires
+            .into_iter()
+            .filter_map(revision_for)
+            .map(|r| (r, true));
+        let asked = matrix
+            .iter()
+            .filter_map(|v| revision_for(v))
+            .map(|r| (r, false));
         let mut todo = Vec::new();
         for key in own.chain(asked) {
             if !done.contains(&key) {

@@ -148,6 +148,16 @@ fn settles(owed: &mut Vec<Vec<String>>, response: &Value) -> bool {
 /// to scout's deliberately malformed probes (see `deliberately_malformed`).
 pub fn server_messages<'a>(exchanges: impl IntoIterator<Item = &'a Exchange>) -> Vec<Message> {
     let mut out = Vec::new();
+    each_server_message(exchanges, |m| out.push(m));
+    out
+}
+
+/// [`server_messages`], handed to `see` one at a time as they are read (so that a judgement
+/// that needs each only once holds one message at a time, not the whole run's).
+pub fn each_server_message<'a>(
+    exchanges: impl IntoIterator<Item = &'a Exchange>,
+    mut see: impl FnMut(Message),
+) {
     // stdio: ids of the requests scout sent, to name the method a response answers.
     let mut sent_methods: HashMap<String, Asked> = HashMap::new();
     // stdio: the malformed lines still owed an answer, oldest first, each with the ids it
@@ -215,7 +225,7 @@ pub fn server_messages<'a>(exchanges: impl IntoIterator<Item = &'a Exchange>) ->
                         answered.as_ref().map(|a| a.method.clone())
                     };
                     let answered = answered.filter(|_| !own);
-                    out.push(Message {
+                    see(Message {
                         seq: ex.seq,
                         era: ex.era,
                         method,
@@ -266,7 +276,7 @@ pub fn server_messages<'a>(exchanges: impl IntoIterator<Item = &'a Exchange>) ->
                             } else {
                                 answered.as_ref().map(|a| a.method.clone())
                             };
-                            out.push(Message {
+                            see(Message {
                                 seq: ex.seq,
                                 era: ex.era,
                                 method,
@@ -280,7 +290,6 @@ pub fn server_messages<'a>(exchanges: impl IntoIterator<Item = &'a Exchange>) ->
             }
         }
     }
-    out
 }
 
 /// How bad a violation kind is.
@@ -510,65 +519,105 @@ fn violations(m: &Message, w: &Wire) -> Vec<Breach> {
 /// `wire_schema` findings for one wire's messages: one per distinct violation kind, each
 /// naming the definition, the JSON pointer of its first instance and what is wrong there.
 pub fn wire_schema(w: &Wire, msgs: &[&Message]) -> Vec<FindingBuilder> {
-    if msgs.is_empty() {
-        return vec![WIRE_SCHEMA.skip(
-            SkipReason::NotAssessed,
-            "no message from the server was recorded",
-        )];
-    }
-    let mut kinds: BTreeMap<(Grade, String), (String, Vec<Seq>)> = BTreeMap::new();
+    let mut tally = Tally::default();
     for m in msgs {
+        tally.see(m, w);
+    }
+    tally.findings(w)
+}
+
+/// `wire_schema` over messages seen one at a time: what they broke, grouped by kind, and
+/// which messages were seen.
+#[derive(Default)]
+struct Tally {
+    kinds: BTreeMap<(Grade, String), (String, Vec<Seq>)>,
+    seen: usize,
+    seqs: Vec<Seq>,
+}
+
+impl Tally {
+    fn see(&mut self, m: &Message, w: &Wire) {
         for b in violations(m, w) {
-            let entry = kinds
+            let entry = self
+                .kinds
                 .entry((b.grade, b.kind))
                 .or_insert_with(|| (b.detail, Vec::new()));
             entry.1.push(m.seq);
         }
+        self.seen += 1;
+        self.seqs.push(m.seq);
     }
-    let against = match official::revision_for(&w.version) {
-        Some(r) => format!("the official {r} schema"),
-        None => format!(
-            "the JSON-RPC envelope (scout holds no schema for revision {})",
-            w.version
-        ),
-    };
-    if kinds.is_empty() {
-        let mut seqs: Vec<Seq> = msgs.iter().map(|m| m.seq).collect();
-        seqs.dedup();
-        return vec![
-            WIRE_SCHEMA
-                .pass(format!("{} messages match {against}", msgs.len()))
-                .evidence(seqs),
-        ];
-    }
-    kinds
-        .into_iter()
-        .rev()
-        .map(|((grade, kind), (first, mut seqs))| {
+
+    fn findings(self, w: &Wire) -> Vec<FindingBuilder> {
+        let Tally {
+            kinds,
+            seen,
+            mut seqs,
+        } = self;
+        if seen == 0 {
+            return vec![WIRE_SCHEMA.skip(
+                SkipReason::NotAssessed,
+                "no message from the server was recorded",
+            )];
+        }
+        let against = match official::revision_for(&w.version) {
+            Some(r) => format!("the official {r} schema"),
+            None => format!(
+                "the JSON-RPC envelope (scout holds no schema for revision {})",
+                w.version
+            ),
+        };
+        if kinds.is_empty() {
             seqs.dedup();
-            let detail = match seqs.len() {
-                1 => format!("{first} (against {against})"),
-                n => format!("{first}; the same in {n} messages (against {against})"),
-            };
-            let f = match grade {
-                Grade::Fail => WIRE_SCHEMA.fail(detail),
-                Grade::Warn => WIRE_SCHEMA.warn(detail),
-            };
-            f.evidence(seqs).subject(kind)
-        })
-        .collect()
+            return vec![
+                WIRE_SCHEMA
+                    .pass(format!("{seen} messages match {against}"))
+                    .evidence(seqs),
+            ];
+        }
+        kinds
+            .into_iter()
+            .rev()
+            .map(|((grade, kind), (first, mut seqs))| {
+                seqs.dedup();
+                let detail = match seqs.len() {
+                    1 => format!("{first} (against {against})"),
+                    n => format!("{first}; the same in {n} messages (against {against})"),
+                };
+                let f = match grade {
+                    Grade::Fail => WIRE_SCHEMA.fail(detail),
+                    Grade::Warn => WIRE_SCHEMA.warn(detail),
+                };
+                f.evidence(seqs).subject(kind)
+            })
+            .collect()
+    }
 }
 
 /// Every message the server sent on the run's own wires (the revision matrix's extra
 /// handshakes are judged at their own revision, by `protocol::revisions`).
 fn run_messages(s: &Session) -> Vec<Message> {
+    let mut out = Vec::new();
+    each_run_message(s, |m| out.push(m));
+    out
+}
+
+/// [`run_messages`], one at a time.
+fn each_run_message(s: &Session, see: impl FnMut(Message)) {
     let exchanges = s.recorder.shared();
-    server_messages(
+    each_server_message(
         exchanges
             .iter()
             .filter(|e| !s.matrix_seqs.contains(&e.seq))
             .map(|e| e.as_ref()),
-    )
+        see,
+    );
+}
+
+/// True when `m` came on `w` (every message does when the exchanges carry no era and there
+/// is one wire).
+fn on_wire(m: &Message, w: &Wire, wires: usize) -> bool {
+    m.era == Some(w.era) || (m.era.is_none() && wires == 1)
 }
 
 /// The wires of the session as judges see them.
@@ -582,9 +631,7 @@ fn wires_of(s: &Session) -> Vec<Wire> {
 /// The messages of one wire (all of them when the exchanges carry no era and there is one
 /// wire).
 fn messages_for<'a>(all: &'a [Message], w: &Wire, wires: usize) -> Vec<&'a Message> {
-    all.iter()
-        .filter(|m| m.era == Some(w.era) || (m.era.is_none() && wires == 1))
-        .collect()
+    all.iter().filter(|m| on_wire(m, w, wires)).collect()
 }
 
 /// `wire_schema` over everything recorded so far, per wire, tagged with the era. Call it last
@@ -605,16 +652,35 @@ pub fn wire_schema_findings(s: &Session) -> Vec<FindingBuilder> {
 /// `wire_schema`. They read every exchange
 /// recorded so far, so the later in the run they are called, the more they cover.
 pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
-    let all = run_messages(s);
     let wires = wires_of(s);
+    // The schema is judged message by message as they are read: only the 2026-07-28 rules
+    // need a wire's messages all at once, and only their messages are kept.
+    let mut tallies: Vec<Tally> = wires.iter().map(|_| Tally::default()).collect();
+    let mut spent = std::time::Duration::ZERO;
+    let mut kept: Vec<Message> = Vec::new();
+    each_run_message(s, |m| {
+        let started = std::time::Instant::now();
+        for (w, t) in wires.iter().zip(tallies.iter_mut()) {
+            if on_wire(&m, w, wires.len()) {
+                t.see(&m, w);
+            }
+        }
+        spent += started.elapsed();
+        if wires
+            .iter()
+            .any(|w| w.is_modern() && on_wire(&m, w, wires.len()))
+        {
+            kept.push(m);
+        }
+    });
     let mut out = Vec::new();
-    for w in &wires {
-        let msgs = messages_for(&all, w, wires.len());
+    for (w, tally) in wires.iter().zip(tallies) {
         // Every whole-run check but the schema is a 2026-07-28 rule.
         let from_modern = crate::probe::protocol::WHOLE_RUN
             .iter()
             .filter(|c| c.id != crate::probe::protocol::WIRE_SCHEMA.id);
         if w.is_modern() {
+            let msgs = messages_for(&kept, w, wires.len());
             out.push(modern::result_type(w, &msgs).era(w.era));
             out.push(modern::cache_hints(w, &msgs).era(w.era));
             out.push(modern::error_codes(w, &msgs).era(w.era));
@@ -630,18 +696,17 @@ pub fn whole_run_findings(s: &Session) -> Vec<FindingBuilder> {
                 );
             }
         }
-        // Timed for the benchmarks (scripts/bench.sh reads this line with SCOUT_LOG=info):
-        // validation is CPU work at the end of the run, so it adds to the wall time whole.
-        let started = std::time::Instant::now();
-        out.extend(wire_schema(w, &msgs).into_iter().map(|f| f.era(w.era)));
-        tracing::info!(
-            server = %s.spec.name,
-            era = w.era.as_str(),
-            messages = msgs.len(),
-            micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX),
-            "official schema validation"
-        );
+        let seen = tally.seen;
+        out.extend(tally.findings(w).into_iter().map(|f| f.era(w.era)));
+        tracing::debug!(server = %s.spec.name, era = w.era.as_str(), messages = seen, "schema judged");
     }
+    // Timed for the benchmarks (scripts/bench.sh reads this line with SCOUT_LOG=info):
+    // validation is CPU work at the end of the run, so it adds to the wall time whole.
+    tracing::info!(
+        server = %s.spec.name,
+        micros = u64::try_from(spent.as_micros()).unwrap_or(u64::MAX),
+        "official schema validation"
+    );
     out
 }
 
