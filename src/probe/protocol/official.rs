@@ -141,24 +141,43 @@ fn validator(revision: &'static str, definition: &str) -> Option<Arc<Validator>>
     if let Some(v) = VALIDATORS.lock().ok()?.get(&key) {
         return Some(v.clone());
     }
-    let schema = SCHEMAS.get(revision)?;
-    let mut document: Value = serde_json::from_str(schema.text).ok()?;
+    compile(revision, &[definition]);
+    VALIDATORS.lock().ok()?.get(&key).cloned()
+}
+
+/// Compiles `definitions` of `revision` (those not compiled yet) from one parse of its
+/// document, and keeps them.
+fn compile(revision: &'static str, definitions: &[&str]) {
+    let Some(schema) = SCHEMAS.get(revision) else {
+        return;
+    };
+    let Ok(mut document) = serde_json::from_str::<Value>(schema.text) else {
+        return;
+    };
     let mut root = serde_json::Map::new();
     root.insert("$schema".into(), document["$schema"].take());
-    root.insert(
-        "$ref".into(),
-        Value::String(format!("#/{}/{definition}", schema.key)),
-    );
+    root.insert("$ref".into(), Value::Null);
     root.insert(schema.key.into(), document[schema.key].take());
-    let compiled = jsonschema::options()
-        .with_retriever(NoRetrieval)
-        .should_validate_formats(false)
-        .should_ignore_unknown_formats(true)
-        .build(&Value::Object(root))
-        .ok()?;
-    let compiled = Arc::new(compiled);
-    VALIDATORS.lock().ok()?.insert(key, compiled.clone());
-    Some(compiled)
+    drop(document);
+    let mut root = Value::Object(root);
+    for definition in definitions {
+        let key = (revision, definition.to_string());
+        if VALIDATORS.lock().map_or(true, |v| v.contains_key(&key)) {
+            continue;
+        }
+        root["$ref"] = Value::String(format!("#/{}/{definition}", schema.key));
+        let Ok(compiled) = jsonschema::options()
+            .with_retriever(NoRetrieval)
+            .should_validate_formats(false)
+            .should_ignore_unknown_formats(true)
+            .build(&root)
+        else {
+            continue;
+        };
+        if let Ok(mut v) = VALIDATORS.lock() {
+            v.insert(key, Arc::new(compiled));
+        }
+    }
 }
 
 /// The definitions nearly every run validates against: the envelopes and the common results.
@@ -230,11 +249,8 @@ pub fn prewarm<'a>(wires: impl IntoIterator<Item = &'a str>, matrix: &[&'static 
                     continue;
                 };
                 let definitions: &[&str] = if common { &COMMON } else { &MATRIX };
-                for d in definitions {
-                    if let Some(name) = schema.name(d) {
-                        let _ = validator(revision, name);
-                    }
-                }
+                let names: Vec<&str> = definitions.iter().filter_map(|d| schema.name(d)).collect();
+                compile(revision, &names);
             }
         });
     // Without the thread the definitions compile on first use, as they otherwise would.

@@ -384,7 +384,7 @@ fn secrets_in_output(received: &[Received], redactor: &Redactor) -> Vec<FindingB
         for text in searchable(&r.text) {
             for c in SECRET_RULES.iter() {
                 for m in c.re.find_iter(&text) {
-                    let value = m.as_str().trim_end().to_string();
+                    let value = text[m.range()].trim_end().to_string();
                     if redactor.is_known(&value) {
                         continue;
                     }

@@ -74,4 +74,5 @@ pub fn judge(s: &mut Session) {
     let received = content::received(s);
     s.add_all(content::judge_messages(&received, s.recorder.redactor()));
     s.add_all(pinning::catalog_pinning(s));
+    rules::release_caches();
 }

@@ -4,9 +4,79 @@
 //! own example and near miss, so a rule cannot drift into matching ordinary prose unnoticed.
 //! No rule needs the network or an external service.
 
+use std::cell::RefCell;
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use regex::Regex;
+use regex_automata::meta;
+use regex_automata::util::iter::Searcher;
+use regex_automata::{Input, Match};
+
+/// A rule's compiled expression. The search caches (lazy DFA, PikeVM and backtracker
+/// state, a few hundred KiB per expression) live in the thread that searched, until
+/// [`release_caches`]: the security judgement matches every text of a run, then gives them
+/// back, where the regex crate would keep them for the life of the process.
+#[derive(Debug)]
+pub struct Pattern {
+    re: meta::Regex,
+    /// This expression's slot in each thread's caches.
+    slot: usize,
+}
+
+static SLOTS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    static CACHES: RefCell<Vec<Option<meta::Cache>>> = const { RefCell::new(Vec::new()) };
+}
+
+impl Pattern {
+    fn new(pattern: &str) -> Result<Pattern, Box<meta::BuildError>> {
+        // The texts matched are descriptions and messages, short: a small lazy-DFA cache
+        // is as fast on them.
+        let re = meta::Regex::builder()
+            .configure(meta::Config::new().hybrid_cache_capacity(64 * 1024))
+            .build(pattern)
+            .map_err(Box::new)?;
+        Ok(Pattern {
+            re,
+            slot: SLOTS.fetch_add(1, Ordering::Relaxed),
+        })
+    }
+
+    fn with_cache<T>(&self, f: impl FnOnce(&meta::Regex, &mut meta::Cache) -> T) -> T {
+        CACHES.with(|c| {
+            let mut caches = c.borrow_mut();
+            if caches.len() <= self.slot {
+                caches.resize_with(self.slot + 1, || None);
+            }
+            let cache = caches[self.slot].get_or_insert_with(|| self.re.create_cache());
+            f(&self.re, cache)
+        })
+    }
+
+    /// Every non-overlapping match in `text`, leftmost first.
+    pub fn find_iter(&self, text: &str) -> Vec<Match> {
+        self.with_cache(|re, cache| {
+            let mut out = Vec::new();
+            let mut it = Searcher::new(Input::new(text));
+            while let Some(m) = it.advance(|input| Ok(re.search_with(cache, input))) {
+                out.push(m);
+            }
+            out
+        })
+    }
+
+    /// True when `text` has a match.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.with_cache(|re, cache| re.search_with(cache, &Input::new(text).earliest(true)))
+            .is_some()
+    }
+}
+
+/// Gives back the search caches this thread holds (see [`Pattern`]).
+pub fn release_caches() {
+    CACHES.with(|c| c.borrow_mut().clear());
+}
 
 /// One text rule.
 #[derive(Debug)]
@@ -301,17 +371,11 @@ pub static LEAKAGE: &[Rule] = &[
 #[derive(Debug)]
 pub struct Compiled {
     pub rule: &'static Rule,
-    pub re: Regex,
+    pub re: Pattern,
 }
 
-fn compile_one(id: &str, pattern: &str) -> Option<Regex> {
-    // The texts matched are descriptions and messages, short: a small lazy-DFA cache is
-    // as fast on them, and the default (several MiB across the rules, kept for the whole
-    // run) was the largest part of a run's memory after the report itself.
-    match regex::RegexBuilder::new(pattern)
-        .dfa_size_limit(64 * 1024)
-        .build()
-    {
+fn compile_one(id: &str, pattern: &str) -> Option<Pattern> {
+    match Pattern::new(pattern) {
         Ok(re) => Some(re),
         Err(e) => {
             // A table entry that does not compile is a scout bug; the unit tests catch it.
@@ -332,8 +396,8 @@ fn compile(rules: &'static [Rule]) -> Vec<Compiled> {
 #[derive(Debug)]
 pub struct CompiledPoison {
     pub rule: &'static PoisonRule,
-    pub re: Regex,
-    unless: Option<Regex>,
+    pub re: Pattern,
+    unless: Option<Pattern>,
 }
 
 fn compile_poison(rules: &'static [PoisonRule]) -> Vec<CompiledPoison> {
