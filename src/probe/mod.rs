@@ -308,41 +308,9 @@ pub async fn run_server_exposing(
     // first, then the probes that open sessions, one at a time, then the cancellation that
     // can end a server, then the judgements over every message of the run.
     // Over stdio the revision matrix runs beside it, on processes of its own; the security
-    // judgements wait for both, as they read every message of the run.
-    let mut s_matrix = s.fork();
-    let beside = matrix_beside(&s, &main);
-    let mut cancel = main.cancel.clone();
-    let (_, matrix) = futures_util::join!(
-        async {
-            for late in [
-                Step::ProtocolLate,
-                Step::ResilienceLate,
-                Step::SecurityProbes,
-                Step::ResilienceSessions,
-                Step::ExecutionCancel,
-            ] {
-                step(&mut s, late, &mut main).await;
-            }
-        },
-        async {
-            if !beside {
-                return None;
-            }
-            tokio::select! {
-                r = tokio::time::timeout_at(deadline, protocol::revisions::matrix(&s_matrix)) => Some(r.ok()),
-                _ = cancel.wait_for(|c| *c) => Some(None),
-            }
-        }
-    );
-    match matrix {
-        Some(Some(m)) => m.record(&mut s_matrix),
-        Some(None) => s_matrix.add(protocol::revisions::REVISIONS.skip(
-            SkipReason::NotAssessed,
-            "the revision matrix was cut short (the server's --deadline passed, or Ctrl-C)",
-        )),
-        None => {}
-    }
-    s.join(s_matrix);
+    // judgements wait for both, as they read every message of the run. Boxed, in a function
+    // of its own: a run's future, and the stack its polling takes, must stay small.
+    Box::pin(final_stage(&mut s, &mut main, deadline)).await;
     step(&mut s, Step::SecurityJudge, &mut main).await;
     // The manifest's claims are compared with what the handshake showed, once every branch
     // has folded its findings in (a branch starts without them).
@@ -381,6 +349,44 @@ pub async fn run_server_exposing(
         finish_report(s, main.interrupted.is_some(), started),
         exposure,
     )
+}
+
+/// The final stage's steps before the security judgements, with the revision matrix beside
+/// them over stdio (see [`run_server_exposing`]).
+async fn final_stage(s: &mut Session, main: &mut Branch, deadline: tokio::time::Instant) {
+    let mut s_matrix = s.fork();
+    let beside = matrix_beside(s, main);
+    let mut cancel = main.cancel.clone();
+    let (_, matrix) = futures_util::join!(
+        async {
+            for late in [
+                Step::ProtocolLate,
+                Step::ResilienceLate,
+                Step::SecurityProbes,
+                Step::ResilienceSessions,
+                Step::ExecutionCancel,
+            ] {
+                step(s, late, main).await;
+            }
+        },
+        async {
+            if !beside {
+                return None;
+            }
+            tokio::select! {
+                // Boxed: the matrix's future is large, and this one is built on the run's
+                // stack before it is boxed.
+                r = tokio::time::timeout_at(deadline, Box::pin(protocol::revisions::matrix(&s_matrix))) => Some(r.ok()),
+                _ = cancel.wait_for(|c| *c) => Some(None),
+            }
+        }
+    );
+    match matrix {
+        Some(Some(m)) => m.record(&mut s_matrix),
+        Some(None) => protocol::revisions::Matrix::cut_short().record(&mut s_matrix),
+        None => {}
+    }
+    s.join(s_matrix);
 }
 
 /// True when the revision matrix runs beside the final stage (stdio, see

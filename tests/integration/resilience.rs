@@ -187,28 +187,34 @@ async fn the_acceptance_fixtures_end_within_their_deadline_and_leave_no_process(
     let dir = tempfile::tempdir().expect("tempdir");
     let pid = |n: &str| dir.path().join(format!("{n}.pids"));
     const DEADLINE: u64 = 60;
+    // Four whole runs at once, each a task of its own (as `scout check` runs servers), not
+    // four futures polled from one: in a debug build that nesting outgrows a test thread's
+    // stack.
+    let task = |spec| tokio::spawn(run(spec));
     let (drift, serial_stdio, serial_http, crash) = tokio::join!(
-        run(whole_run(
+        task(whole_run(
             fixture("answers_drift.py", &[]),
             &pid("drift"),
             DEADLINE
         )),
-        run(whole_run(
+        task(whole_run(
             fixture("serialises_requests.py", &[]),
             &pid("serial-stdio"),
             DEADLINE
         )),
-        run(whole_run(
+        task(whole_run(
             fixture_http("serialises_requests.py"),
             &pid("serial-http"),
             DEADLINE
         )),
-        run(whole_run(
+        task(whole_run(
             fixture("crashes_on_large_body.py", &[]),
             &pid("crash"),
             DEADLINE
         )),
     );
+    let [drift, serial_stdio, serial_http, crash] =
+        [drift, serial_stdio, serial_http, crash].map(|r| r.expect("a run's task"));
     // What each fixture is for.
     expect(&drift, "resilience.stateless", None, Status::Fail);
     expect(&serial_http, "performance.throughput", None, Status::Warn);

@@ -70,6 +70,14 @@ impl Matrix {
         }
     }
 
+    /// A matrix stopped by the run's deadline or by Ctrl-C before it was done.
+    pub fn cut_short() -> Matrix {
+        Matrix::only(REVISIONS.skip(
+            SkipReason::NotAssessed,
+            "the revision matrix was cut short (the server's --deadline passed, or Ctrl-C)",
+        ))
+    }
+
     /// Records the findings and the matrix's exchanges in the session.
     pub fn record(self, s: &mut Session) {
         s.matrix_seqs.extend(self.seqs);
