@@ -354,19 +354,28 @@ pub async fn run_server_exposing(
 /// The final stage's steps before the security judgements, with the revision matrix beside
 /// them over stdio (see [`run_server_exposing`]).
 async fn final_stage(s: &mut Session, main: &mut Branch, deadline: tokio::time::Instant) {
+    const STEPS: [Step; 5] = [
+        Step::ProtocolLate,
+        Step::ResilienceLate,
+        Step::SecurityProbes,
+        Step::ResilienceSessions,
+        Step::ExecutionCancel,
+    ];
+    let planned = matrix_beside(s, main);
+    // With a cancellation to make, the matrix's servers start beside it: its window only
+    // waits, while the steps before it work the run's own process.
+    let at_cancel = planned && !s.cancellations.is_empty();
+    let (before, beside_steps) = STEPS.split_at(if at_cancel { 4 } else { 0 });
+    for late in before {
+        step(s, *late, main).await;
+    }
+    let beside = planned && matrix_beside(s, main);
     let mut s_matrix = s.fork();
-    let beside = matrix_beside(s, main);
     let mut cancel = main.cancel.clone();
     let (_, matrix) = futures_util::join!(
         async {
-            for late in [
-                Step::ProtocolLate,
-                Step::ResilienceLate,
-                Step::SecurityProbes,
-                Step::ResilienceSessions,
-                Step::ExecutionCancel,
-            ] {
-                step(s, late, main).await;
+            for late in beside_steps {
+                step(s, *late, main).await;
             }
         },
         async {
@@ -384,6 +393,8 @@ async fn final_stage(s: &mut Session, main: &mut Branch, deadline: tokio::time::
     match matrix {
         Some(Some(m)) => m.record(&mut s_matrix),
         Some(None) => protocol::revisions::Matrix::cut_short().record(&mut s_matrix),
+        // Planned, but the run was interrupted before the cancellation.
+        None if planned => protocol::revisions::Matrix::cut_short().record(&mut s_matrix),
         None => {}
     }
     s.join(s_matrix);
