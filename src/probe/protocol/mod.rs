@@ -23,7 +23,7 @@ use crate::report::finding::Era;
 use crate::report::model::TransportKind;
 use crate::transport::{Outcome, Reply};
 
-pub use judge::wire_schema::{whole_run_findings, wire_schema_findings};
+pub use judge::wire_schema::whole_run_findings;
 
 crate::checks! { phase: Protocol;
     JSONRPC_IDS = "protocol.jsonrpc_ids", Major, "Request ids are echoed with their type", spec_url::B25,

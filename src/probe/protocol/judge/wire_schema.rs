@@ -594,15 +594,8 @@ impl Tally {
     }
 }
 
-/// Every message the server sent on the run's own wires (the revision matrix's extra
-/// handshakes are judged at their own revision, by `protocol::revisions`).
-fn run_messages(s: &Session) -> Vec<Message> {
-    let mut out = Vec::new();
-    each_run_message(s, |m| out.push(m));
-    out
-}
-
-/// [`run_messages`], one at a time.
+/// Every message the server sent on the run's own wires, one at a time (the revision
+/// matrix's extra handshakes are judged at their own revision, by `protocol::revisions`).
 fn each_run_message(s: &Session, see: impl FnMut(Message)) {
     let exchanges = s.recorder.shared();
     each_server_message(
@@ -632,19 +625,6 @@ fn wires_of(s: &Session) -> Vec<Wire> {
 /// wire).
 fn messages_for<'a>(all: &'a [Message], w: &Wire, wires: usize) -> Vec<&'a Message> {
     all.iter().filter(|m| on_wire(m, w, wires)).collect()
-}
-
-/// `wire_schema` over everything recorded so far, per wire, tagged with the era. Call it last
-/// in the run to cover every phase's exchanges.
-pub fn wire_schema_findings(s: &Session) -> Vec<FindingBuilder> {
-    let all = run_messages(s);
-    let wires = wires_of(s);
-    let mut out = Vec::new();
-    for w in &wires {
-        let msgs = messages_for(&all, w, wires.len());
-        out.extend(wire_schema(w, &msgs).into_iter().map(|f| f.era(w.era)));
-    }
-    out
 }
 
 /// The whole-run checks of this phase: `result_type`, `cache_hints`, `error_codes`,
