@@ -565,7 +565,7 @@ impl Connector {
     pub async fn open_wire(&self, kind: TransportKind) -> Result<Connection, ConnectError> {
         let wire = match (&self.inner.spec.target, kind) {
             (TargetSpec::Stdio(cfg), TransportKind::Stdio) => {
-                let sp = match self.take_spare() {
+                let sp = match self.take_live_spare().await {
                     Some(sp) => sp,
                     None => process::spawn(cfg)?,
                 };
@@ -726,6 +726,20 @@ impl Connector {
     fn take_spare(&self) -> Option<process::Spawned> {
         let mut spares = self.inner.spares.lock().unwrap_or_else(|e| e.into_inner());
         (!spares.is_empty()).then(|| spares.remove(0))
+    }
+
+    /// The oldest process started ahead of need that still runs. One that has exited
+    /// already (a server that cannot start twice at the same moment, say two instances
+    /// racing for one file) is reaped and passed over: starting it early was scout's choice,
+    /// so its end must not become a verdict; the wire then starts a process of its own at
+    /// the moment it needs one, as it would have without spares.
+    async fn take_live_spare(&self) -> Option<process::Spawned> {
+        while let Some(sp) = self.take_spare() {
+            if sp.process.try_exit().await.is_none() {
+                return Some(sp);
+            }
+        }
+        None
     }
 
     /// Shuts down, together, the processes started ahead of need that no wire took: their
