@@ -33,7 +33,7 @@ pub fn settle(s: &mut Session) {
     // Over stdio the revision matrix's handshakes are processes of their own, which the
     // run's own process stopping does not stop: what rests on them alone stands.
     let own_process = matches!(s.spec.target, crate::spec::TargetSpec::Stdio(_));
-    let matrix = std::mem::take(&mut s.matrix_seqs);
+    let matrix = &s.matrix_seqs;
     for f in &mut s.findings {
         let on_the_matrix = !f.evidence.is_empty() && f.evidence.iter().all(|e| matrix.contains(e));
         if own_process && on_the_matrix {
@@ -43,7 +43,6 @@ pub fn settle(s: &mut Session) {
             mark_not_assessed(f, &why, d.after);
         }
     }
-    s.matrix_seqs = matrix;
     charge_to_the_cause(s, &d);
     charge_to_resilience(s, &d);
 }

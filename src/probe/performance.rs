@@ -99,10 +99,7 @@ async fn dedicated_samples(wires: &[Connection]) {
 /// this after the catalog and execution traffic and before the final stage, so the ramp has
 /// the server to itself: nothing else is in flight.
 pub async fn judge_observed(s: &mut Session) {
-    // The revision matrix's wires (over stdio it runs beside the catalog and execution
-    // phases) are judged at their own revisions, not as the run's own traffic.
-    let mut recorded = s.recorder.shared();
-    recorded.retain(|e| !s.matrix_seqs.contains(&e.seq));
+    let recorded = s.recorder.shared();
     s.add(observed::cold_start(&recorded));
     for f in observed::payload_size(&recorded) {
         s.add(f);
@@ -121,8 +118,7 @@ pub async fn judge_observed(s: &mut Session) {
     }
     let dual = wires.len() > 1;
     dedicated_samples(&wires).await;
-    let mut timings = s.recorder.timings();
-    timings.retain(|t| !t.evidence.iter().any(|q| s.matrix_seqs.contains(q)));
+    let timings = s.recorder.timings();
     for w in &wires {
         s.add(latency::latency(
             &timings,
