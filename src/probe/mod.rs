@@ -36,31 +36,47 @@ pub use session::{Catalog, Session};
 /// Signals that the user asked the run to stop (Ctrl-C). `true` = stop.
 pub type CancelRx = watch::Receiver<bool>;
 
+/// A future on the heap, made there and polled through a pointer the optimiser cannot see
+/// through. A future built in place is a temporary of its caller's stack frame, and an
+/// inlined poll merges the callee's frame into the caller's: LLVM gave the run's poll
+/// chain frames of 100–200 KiB each, 600 KiB of stack for one server (every page of it
+/// resident). Built in a function of its own and polled by an indirect call, each frame
+/// holds only its own locals.
+#[inline(never)]
+pub(crate) fn on_heap<'a, T, F>(
+    make: impl FnOnce() -> F,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>
+where
+    F: std::future::Future<Output = T> + Send + 'a,
+{
+    Box::pin(make())
+}
+
 /// Runs one phase's probes (the protocol phase is split in two: see [`Step`]).
 async fn run_phase(phase: Phase, s: &mut Session) {
     // Each phase's future is boxed: held inline, the largest of them sized every caller's
     // future, and a test's 2 MiB thread stack overflowed.
     match phase {
-        Phase::Discovery => Box::pin(discovery::run(s)).await,
-        Phase::Auth => Box::pin(auth::run(s)).await,
-        Phase::Handshake => Box::pin(handshake::run(s)).await,
+        Phase::Discovery => on_heap(|| discovery::run(s)).await,
+        Phase::Auth => on_heap(|| auth::run(s)).await,
+        Phase::Handshake => on_heap(|| handshake::run(s)).await,
         Phase::Protocol => {
-            let early = Box::pin(protocol::run_early(s, None)).await;
-            Box::pin(protocol::run_late(s, early)).await
+            let early = on_heap(|| protocol::run_early(s, None)).await;
+            on_heap(|| protocol::run_late(s, early)).await
         }
-        Phase::Catalog => Box::pin(catalog::run(s)).await,
-        Phase::Execution => Box::pin(execution::run(s)).await,
+        Phase::Catalog => on_heap(|| catalog::run(s)).await,
+        Phase::Execution => on_heap(|| execution::run(s)).await,
         Phase::Expectations => {
-            Box::pin(expectations::run(s)).await;
+            on_heap(|| expectations::run(s)).await;
             snapshots::run(s);
             // Counted after the expectations, whose calls count as exercised too.
             execution::coverage::run(s);
         }
-        Phase::Performance => Box::pin(performance::run(s)).await,
-        Phase::Resilience => Box::pin(resilience::run(s)).await,
-        Phase::Security => Box::pin(security::run(s)).await,
-        Phase::Compat => Box::pin(compat::run(s)).await,
-        Phase::Manifest => Box::pin(manifest::run(s)).await,
+        Phase::Performance => on_heap(|| performance::run(s)).await,
+        Phase::Resilience => on_heap(|| resilience::run(s)).await,
+        Phase::Security => on_heap(|| security::run(s)).await,
+        Phase::Compat => on_heap(|| compat::run(s)).await,
+        Phase::Manifest => on_heap(|| manifest::run(s)).await,
     }
 }
 
@@ -310,7 +326,7 @@ pub async fn run_server_exposing(
     // Over stdio the revision matrix runs beside it, on processes of its own; the security
     // judgements wait for both, as they read every message of the run. Boxed, in a function
     // of its own: a run's future, and the stack its polling takes, must stay small.
-    Box::pin(final_stage(&mut s, &mut main, deadline)).await;
+    on_heap(|| final_stage(&mut s, &mut main, deadline)).await;
     step(&mut s, Step::SecurityJudge, &mut main).await;
     // The manifest's claims are compared with what the handshake showed, once every branch
     // has folded its findings in (a branch starts without them).
@@ -385,7 +401,7 @@ async fn final_stage(s: &mut Session, main: &mut Branch, deadline: tokio::time::
             tokio::select! {
                 // Boxed: the matrix's future is large, and this one is built on the run's
                 // stack before it is boxed.
-                r = tokio::time::timeout_at(deadline, Box::pin(protocol::revisions::matrix(&s_matrix))) => Some(r.ok()),
+                r = tokio::time::timeout_at(deadline, on_heap(|| protocol::revisions::matrix(&s_matrix))) => Some(r.ok()),
                 _ = cancel.wait_for(|c| *c) => Some(None),
             }
         }
@@ -545,7 +561,7 @@ async fn step(s: &mut Session, step: Step, b: &mut Branch) {
     }
     // Boxed: a phase's future is large (several probes in flight at once), and a run's
     // future must stay small enough for a caller that runs many servers on one stack.
-    Box::pin(run_step(s, step, phase, b)).await;
+    on_heap(|| run_step(s, step, phase, b)).await;
     if !step.opens_only() && !silent {
         events::emit(&s.ctx.observer, || events::RunEvent::PhaseFinished {
             server: s.spec.name.clone(),
@@ -617,21 +633,24 @@ async fn run_step(s: &mut Session, step: Step, phase: Phase, b: &mut Branch) {
         let fut = async {
             match step {
                 Step::Phase(p) => run_phase(p, s).await,
-                Step::ProtocolEarly => early = Some(protocol::run_early(s, b.stop.clone()).await),
+                Step::ProtocolEarly => {
+                    let stop = b.stop.clone();
+                    early = Some(on_heap(|| protocol::run_early(s, stop)).await);
+                }
                 Step::ProtocolLate => {
                     let d = match deferred {
                         Some(d) => d,
-                        None => protocol::run_early(s, None).await,
+                        None => on_heap(|| protocol::run_early(s, None)).await,
                     };
-                    protocol::run_late(s, d).await
+                    on_heap(|| protocol::run_late(s, d)).await
                 }
-                Step::PerformanceSample => performance::sample(s).await,
-                Step::PerformanceObserved => performance::judge_observed(s).await,
-                Step::ResilienceSessions => resilience::run_sessions(s).await,
-                Step::ResilienceLate => resilience::run_late(s).await,
-                Step::SecurityProbes => security::probe(s).await,
+                Step::PerformanceSample => on_heap(|| performance::sample(s)).await,
+                Step::PerformanceObserved => on_heap(|| performance::judge_observed(s)).await,
+                Step::ResilienceSessions => on_heap(|| resilience::run_sessions(s)).await,
+                Step::ResilienceLate => on_heap(|| resilience::run_late(s)).await,
+                Step::SecurityProbes => on_heap(|| security::probe(s)).await,
                 Step::SecurityJudge => security::judge(s),
-                Step::ExecutionCancel => execution::run_cancellations(s).await,
+                Step::ExecutionCancel => on_heap(|| execution::run_cancellations(s)).await,
             }
         };
         tokio::select! {

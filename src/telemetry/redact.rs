@@ -110,6 +110,101 @@ pub fn is_jsonrpc(v: &Value) -> bool {
     }
 }
 
+/// [`is_jsonrpc`] of a JSON text, `None` when it is not JSON. Read without building the
+/// document: nearly every body is JSON-RPC and is recorded as it came, and building each
+/// one's tree only to learn that was most of the cost of recording a run.
+fn sniff_jsonrpc(text: &str) -> Option<bool> {
+    serde_json::from_str::<Sniff>(text).ok().map(|s| s.0)
+}
+
+/// What [`sniff_jsonrpc`] reads: whether the value is JSON-RPC.
+struct Sniff(bool);
+
+impl<'de> serde::Deserialize<'de> for Sniff {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SniffVisitor { top: true })
+    }
+}
+
+/// `top`: an array is JSON-RPC only at the top (a batch); inside one, only objects are.
+struct SniffVisitor {
+    top: bool,
+}
+
+/// A batch's member, sniffed as a member.
+struct Member(bool);
+
+impl<'de> serde::Deserialize<'de> for Member {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SniffVisitor { top: false })
+            .map(|s| Member(s.0))
+    }
+}
+
+/// A key, compared with `jsonrpc` without being kept.
+struct IsJsonrpcKey(bool);
+
+impl<'de> serde::Deserialize<'de> for IsJsonrpcKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = IsJsonrpcKey;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a key")
+            }
+            fn visit_str<E: serde::de::Error>(self, k: &str) -> Result<IsJsonrpcKey, E> {
+                Ok(IsJsonrpcKey(k == "jsonrpc"))
+            }
+        }
+        d.deserialize_str(V)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for SniffVisitor {
+    type Value = Sniff;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Sniff, A::Error> {
+        let mut found = false;
+        while let Some(IsJsonrpcKey(is)) = map.next_key()? {
+            found |= is;
+            map.next_value::<serde::de::IgnoredAny>()?;
+        }
+        Ok(Sniff(found))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Sniff, A::Error> {
+        let (mut any, mut all) = (false, true);
+        while let Some(Member(is)) = seq.next_element()? {
+            any = true;
+            all &= is;
+        }
+        Ok(Sniff(self.top && any && all))
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Sniff, E> {
+        Ok(Sniff(false))
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Sniff, E> {
+        Ok(Sniff(false))
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Sniff, E> {
+        Ok(Sniff(false))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Sniff, E> {
+        Ok(Sniff(false))
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Sniff, E> {
+        Ok(Sniff(false))
+    }
+    fn visit_unit<E>(self) -> Result<Sniff, E> {
+        Ok(Sniff(false))
+    }
+}
+
 /// The masker. Cheap to clone; clones share the registry of known values.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
@@ -263,19 +358,22 @@ impl Redactor {
     pub fn body(&self, body: &str) -> String {
         let t = body.trim_start();
         let structural = if t.starts_with('{') || t.starts_with('[') {
-            match serde_json::from_str::<Value>(body) {
-                Ok(v) if is_jsonrpc(&v) => body.to_string(),
-                Ok(mut v) => {
-                    let before = v.clone();
-                    self.json(&mut v);
-                    // Re-serialise only when something changed: keeps bodies verbatim.
-                    if v != before {
-                        v.to_string()
-                    } else {
-                        body.to_string()
+            match sniff_jsonrpc(body) {
+                Some(false) => match serde_json::from_str::<Value>(body) {
+                    Ok(mut v) => {
+                        let before = v.clone();
+                        self.json(&mut v);
+                        // Re-serialise only when something changed: keeps bodies verbatim.
+                        if v != before {
+                            v.to_string()
+                        } else {
+                            body.to_string()
+                        }
                     }
-                }
-                Err(_) => body.to_string(),
+                    Err(_) => body.to_string(),
+                },
+                // JSON-RPC, recorded as it came; or not JSON at all.
+                _ => body.to_string(),
             }
         } else if looks_like_sse(body) {
             self.sse(body)
@@ -391,6 +489,30 @@ pub fn redact_report(report: &mut ServerReport) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn sniffing_agrees_with_reading_the_whole_document() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
+            r#"{"id":1,"result":{"jsonrpc":"nested, not the envelope"}}"#,
+            r#"{"access_token":"x","token_type":"Bearer"}"#,
+            r#"[{"jsonrpc":"2.0","id":1},{"jsonrpc":"2.0","method":"m"}]"#,
+            r#"[{"jsonrpc":"2.0","id":1},{"id":2}]"#,
+            r#"[{"jsonrpc":"2.0","id":1},[{"jsonrpc":"2.0"}]]"#,
+            r#"[]"#,
+            r#"[1,"a",null]"#,
+            r#"{"jsonr\u0070c":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":1} trailing"#,
+            r#"{"jsonrpc":"2.0","id":"#,
+            r#""jsonrpc""#,
+            "42",
+        ] {
+            let whole = serde_json::from_str::<Value>(text)
+                .ok()
+                .map(|v| is_jsonrpc(&v));
+            assert_eq!(sniff_jsonrpc(text), whole, "{text}");
+        }
+    }
 
     #[test]
     fn headers_by_name() {

@@ -106,7 +106,7 @@ pub async fn run(s: &mut Session) {
         branches
             .iter_mut()
             .zip(&wires)
-            .map(|(b, wire)| catalog_wire(b, wire, &limiter)),
+            .map(|(b, wire)| crate::probe::on_heap(|| catalog_wire(b, wire, &limiter))),
     )
     .await;
     for b in branches {

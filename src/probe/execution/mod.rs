@@ -106,12 +106,9 @@ pub async fn run(s: &mut Session) {
     // The wires of a dual-era server are independent connections: each is exercised on a
     // branch of the session, at the same time.
     let mut branches: Vec<Session> = wires.iter().map(|_| s.fork()).collect();
-    futures_util::future::join_all(
-        branches
-            .iter_mut()
-            .zip(wires.iter().zip(&catalogs))
-            .map(|(b, (wire, catalog))| execute_wire(b, wire, &limiter, catalog)),
-    )
+    futures_util::future::join_all(branches.iter_mut().zip(wires.iter().zip(&catalogs)).map(
+        |(b, (wire, catalog))| crate::probe::on_heap(|| execute_wire(b, wire, &limiter, catalog)),
+    ))
     .await;
     for b in branches {
         s.join(b);
@@ -185,14 +182,16 @@ async fn execute_wire(
             arguments: &a.arguments,
         })
         .collect();
+    // Each on the heap: inline, the join's poll took a 57 KiB stack frame.
+    use crate::probe::on_heap;
     let (calls, unknown, invalid, resources, templates, prompts, tasks) = futures_util::join!(
-        call_tools(wire, limiter, &allowed, era, timeout),
-        unknown_tool(wire, limiter, tools_declared),
-        invalid_arguments(wire, limiter, &allowed, skip_policy),
-        read_resources(wire, limiter, catalog, era),
-        templates::read_templates(wire, limiter, catalog),
-        get_prompts(wire, limiter, catalog, &version),
-        tasks::probe(wire, limiter, &catalog.tools, &candidates),
+        on_heap(|| call_tools(wire, limiter, &allowed, era, timeout)),
+        on_heap(|| unknown_tool(wire, limiter, tools_declared)),
+        on_heap(|| invalid_arguments(wire, limiter, &allowed, skip_policy)),
+        on_heap(|| read_resources(wire, limiter, catalog, era)),
+        on_heap(|| templates::read_templates(wire, limiter, catalog)),
+        on_heap(|| get_prompts(wire, limiter, catalog, &version)),
+        on_heap(|| tasks::probe(wire, limiter, &catalog.tools, &candidates)),
     );
 
     // ---- tool_call, structured_output, content_blocks, progress, cancellation

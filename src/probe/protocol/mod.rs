@@ -128,7 +128,7 @@ pub async fn run_early(
     let early = futures_util::future::join_all(
         conns
             .iter()
-            .map(|conn| send::probe_wire_early(s, conn, stop.clone())),
+            .map(|conn| crate::probe::on_heap(|| send::probe_wire_early(s, conn, stop.clone()))),
     )
     .await;
     Deferred {
@@ -169,7 +169,7 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
     let mut lates = Vec::new();
     if any_stdio {
         for (conn, e) in conns.iter().zip(halves) {
-            lates.push(send::probe_wire_late(s, conn, e).await);
+            lates.push(crate::probe::on_heap(|| send::probe_wire_late(s, conn, e)).await);
         }
     } else {
         let shared: &crate::probe::Session = s;
@@ -177,7 +177,7 @@ pub async fn run_late(s: &mut crate::probe::Session, early: Deferred) {
             conns
                 .iter()
                 .zip(halves)
-                .map(|(conn, e)| send::probe_wire_late(shared, conn, e)),
+                .map(|(conn, e)| crate::probe::on_heap(|| send::probe_wire_late(shared, conn, e))),
         )
         .await;
     }

@@ -2,12 +2,14 @@
 //! (tools, prompts, resources, templates) and in the server's `instructions`, credentials in
 //! anything it sent, and internals in its errors. No request of its own.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::rules::{self, LEAKAGE_RULES, PoisonMatch, SECRET_RULES, Tier};
 use super::{ERROR_LEAKAGE, HIDDEN_CHARACTERS, SECRETS_IN_OUTPUT, TOOL_POISONING};
 use crate::probe::Session;
-use crate::report::exchange::{Direction, ExchangeKind, Seq};
+use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::telemetry::redact::Redactor;
 
@@ -266,9 +268,10 @@ pub fn judge_catalog(s: &Session) -> Vec<FindingBuilder> {
 
 /// One message the server sent, as it went over the wire (before redaction).
 #[derive(Debug, Clone, Default)]
-pub struct Received {
+pub struct Received<'a> {
     pub seq: Seq,
-    pub text: String,
+    /// Borrowed from the recording: a run's bodies, copied, would all be held at once.
+    pub text: &'a str,
     /// The HTTP status (none on stdio).
     pub status: Option<u16>,
     pub content_type: Option<String>,
@@ -276,14 +279,13 @@ pub struct Received {
 
 /// What the server sent: HTTP response bodies and received stdio lines, unredacted, so that
 /// a credential under any key is seen (scout's own values are told apart by value).
-pub fn received(s: &Session) -> Vec<Received> {
-    s.recorder
-        .unredacted()
+pub fn received(exchanges: &[Arc<Exchange>]) -> Vec<Received<'_>> {
+    exchanges
         .iter()
         .filter_map(|e| match &e.kind {
-            ExchangeKind::Http(h) => h.response_body.as_ref().map(|b| Received {
+            ExchangeKind::Http(h) => h.response_body.as_deref().map(|b| Received {
                 seq: e.seq,
-                text: b.clone(),
+                text: b,
                 status: h.status,
                 content_type: h
                     .response_headers
@@ -293,7 +295,7 @@ pub fn received(s: &Session) -> Vec<Received> {
             }),
             ExchangeKind::Stdio(m) if m.direction == Direction::Received => Some(Received {
                 seq: e.seq,
-                text: m.line.clone(),
+                text: &m.line,
                 ..Received::default()
             }),
             ExchangeKind::Stdio(_) => None,
@@ -381,7 +383,7 @@ struct SecretHits {
 fn secrets_in_output(received: &[Received], redactor: &Redactor) -> Vec<FindingBuilder> {
     let mut hits: Vec<(&'static str, SecretHits)> = Vec::new();
     for r in received {
-        for text in searchable(&r.text) {
+        for text in searchable(r.text) {
             for c in SECRET_RULES.iter() {
                 for m in c.re.find_iter(&text) {
                     let value = text[m.range()].trim_end().to_string();
@@ -525,7 +527,7 @@ fn decode_entities(s: &str) -> String {
 fn error_texts(r: &Received) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut any = false;
-    for v in json_messages(&r.text) {
+    for v in json_messages(r.text) {
         if let Some(err) = v.get("error") {
             any = true;
             strings_in(err, &mut out);
@@ -542,10 +544,10 @@ fn error_texts(r: &Received) -> Option<Vec<String>> {
     }
     let failed = r.status.is_some_and(|s| s >= 400);
     if is_html(r) && failed {
-        return Some(vec![html_text(&r.text)]);
+        return Some(vec![html_text(r.text)]);
     }
-    if failed && json_messages(&r.text).is_empty() && !r.text.trim().is_empty() {
-        return Some(vec![r.text.clone()]);
+    if failed && json_messages(r.text).is_empty() && !r.text.trim().is_empty() {
+        return Some(vec![r.text.to_string()]);
     }
     None
 }
@@ -756,10 +758,10 @@ mod tests {
         );
     }
 
-    fn got(seq: Seq, text: &str) -> Received {
+    fn got(seq: Seq, text: &str) -> Received<'_> {
         Received {
             seq,
-            text: text.to_string(),
+            text,
             ..Received::default()
         }
     }
@@ -885,7 +887,7 @@ mod tests {
         let java = serde_json::to_string(&json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "java.lang.NullPointerException\n\tat com.acme.Tools.call(Tools.java:88)"}})).expect("json");
         let html = Received {
             seq: 3,
-            text: "<!DOCTYPE html><html><body><pre>SyntaxError: Unexpected token<br> &nbsp; &nbsp;at JSON.parse (&lt;anonymous&gt;)<br> &nbsp; &nbsp;at parse (/srv/app/node_modules/body-parser/lib/types/json.js:92:19)</pre></body></html>".into(),
+            text: "<!DOCTYPE html><html><body><pre>SyntaxError: Unexpected token<br> &nbsp; &nbsp;at JSON.parse (&lt;anonymous&gt;)<br> &nbsp; &nbsp;at parse (/srv/app/node_modules/body-parser/lib/types/json.js:92:19)</pre></body></html>",
             status: Some(400),
             content_type: Some("text/html; charset=utf-8".into()),
         };

@@ -71,7 +71,8 @@ pub fn judge(s: &mut Session) {
     s.add_all(exposure::unauthenticated_destructive(s));
     s.add_all(exposure::transport(s));
     s.add_all(content::judge_catalog(s));
-    let received = content::received(s);
+    let exchanges = s.recorder.unredacted();
+    let received = content::received(&exchanges);
     s.add_all(content::judge_messages(&received, s.recorder.redactor()));
     s.add_all(pinning::catalog_pinning(s));
     rules::release_caches();

@@ -12,10 +12,10 @@ use regex_automata::meta;
 use regex_automata::util::iter::Searcher;
 use regex_automata::{Input, Match};
 
-/// A rule's compiled expression. The search caches (lazy DFA, PikeVM and backtracker
-/// state, a few hundred KiB per expression) live in the thread that searched, until
-/// [`release_caches`]: the security judgement matches every text of a run, then gives them
-/// back, where the regex crate would keep them for the life of the process.
+/// A rule's compiled expression. The search caches (lazy DFA and PikeVM state, tens of KiB
+/// per expression) live in the thread that searched, until [`release_caches`]: the security
+/// judgement matches every text of a run, then gives them back, where the regex crate would
+/// keep them for the life of the process.
 #[derive(Debug)]
 pub struct Pattern {
     re: meta::Regex,
@@ -31,10 +31,16 @@ thread_local! {
 
 impl Pattern {
     fn new(pattern: &str) -> Result<Pattern, Box<meta::BuildError>> {
-        // The texts matched are descriptions and messages, short: a small lazy-DFA cache
-        // is as fast on them.
+        // A small lazy-DFA cache, and no bounded backtracker: where the lazy DFA gives up,
+        // the backtracker's visited set grows with the text, up to 256 KiB per expression,
+        // and a run's expressions held 2.9 MiB of them at once; the PikeVM that searches
+        // instead needs memory in proportion to the expression alone.
         let re = meta::Regex::builder()
-            .configure(meta::Config::new().hybrid_cache_capacity(64 * 1024))
+            .configure(
+                meta::Config::new()
+                    .hybrid_cache_capacity(64 * 1024)
+                    .backtrack(false),
+            )
             .build(pattern)
             .map_err(Box::new)?;
         Ok(Pattern {
