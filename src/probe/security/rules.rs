@@ -12,10 +12,10 @@ use regex_automata::meta;
 use regex_automata::util::iter::Searcher;
 use regex_automata::{Input, Match};
 
-/// A rule's compiled expression. The search caches (lazy DFA and PikeVM state, tens of KiB
-/// per expression) live in the thread that searched, until [`release_caches`]: the security
-/// judgement matches every text of a run, then gives them back, where the regex crate would
-/// keep them for the life of the process.
+/// A rule's compiled expression. The search caches (lazy DFA, PikeVM and backtracker state,
+/// up to [`KEPT_CACHE`] per expression) live in the thread that searched, until
+/// [`release_caches`]: the security judgement matches every text of a run, then gives them
+/// back, where the regex crate would keep them for the life of the process.
 #[derive(Debug)]
 pub struct Pattern {
     re: meta::Regex,
@@ -25,22 +25,19 @@ pub struct Pattern {
 
 static SLOTS: AtomicUsize = AtomicUsize::new(0);
 
+/// The largest search cache kept from one text to the next, in bytes.
+const KEPT_CACHE: usize = 64 * 1024;
+
 thread_local! {
     static CACHES: RefCell<Vec<Option<meta::Cache>>> = const { RefCell::new(Vec::new()) };
 }
 
 impl Pattern {
     fn new(pattern: &str) -> Result<Pattern, Box<meta::BuildError>> {
-        // A small lazy-DFA cache, and no bounded backtracker: where the lazy DFA gives up,
-        // the backtracker's visited set grows with the text, up to 256 KiB per expression,
-        // and a run's expressions held 2.9 MiB of them at once; the PikeVM that searches
-        // instead needs memory in proportion to the expression alone.
+        // The texts matched are descriptions and messages, short: a small lazy-DFA cache
+        // is enough for them.
         let re = meta::Regex::builder()
-            .configure(
-                meta::Config::new()
-                    .hybrid_cache_capacity(64 * 1024)
-                    .backtrack(false),
-            )
+            .configure(meta::Config::new().hybrid_cache_capacity(64 * 1024))
             .build(pattern)
             .map_err(Box::new)?;
         Ok(Pattern {
@@ -56,7 +53,15 @@ impl Pattern {
                 caches.resize_with(self.slot + 1, || None);
             }
             let cache = caches[self.slot].get_or_insert_with(|| self.re.create_cache());
-            f(&self.re, cache)
+            let out = f(&self.re, cache);
+            // A long text grows a cache for good (the bounded backtracker's visited set is
+            // sized by the text, up to 256 KiB per expression): a run's expressions held
+            // 2.9 MiB of them at once. Such a cache is given back at once; the small ones
+            // stay for the next text.
+            if cache.memory_usage() > KEPT_CACHE {
+                caches[self.slot] = None;
+            }
+            out
         })
     }
 
