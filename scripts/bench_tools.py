@@ -51,14 +51,29 @@ def run(records, label, log, cmd):
             rss_kib, cpu = int(rss), float(user) + float(system)
     finally:
         os.unlink(rss_path)
+    record = {"label": label, "wall": wall, "rss_kib": rss_kib, "cpu": cpu, "code": code}
+    # scout run with SCOUT_LOG=info says its own peak: GNU time's is the largest process it
+    # waited for, which over stdio is the server whenever the server is the bigger one.
+    with open(log, encoding="utf-8", errors="replace") as f:
+        own = re.findall(r"scout's own peak resident memory kib=(\d+)", f.read())
+    if own:
+        record["own_rss_kib"] = max(int(k) for k in own)
     with open(records, "a", encoding="utf-8") as f:
-        f.write(json.dumps({"label": label, "wall": wall, "rss_kib": rss_kib, "cpu": cpu, "code": code}) + "\n")
+        f.write(json.dumps(record) + "\n")
     return code
 
 
 def load(records):
     with open(records, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
+
+
+def own_peak(rs):
+    """scout's own peak RSS over the runs that logged it, for the summary line."""
+    own = [r["own_rss_kib"] for r in rs if "own_rss_kib" in r]
+    if not own:
+        return ""
+    return f", scout's own {max(own) / 1024:.1f} MiB (median {statistics.median(own) / 1024:.1f})"
 
 
 def summary(records):
@@ -74,7 +89,8 @@ def summary(records):
         med[label] = statistics.median(walls)
         print(f"  {label:<22} runs {len(rs):>2}  median {statistics.median(walls):6.2f} s  "
               f"min {min(walls):6.2f} s  max {max(walls):6.2f} s  CPU {statistics.median(cpu):5.2f} s  "
-              f"peak RSS {max(rss) / 1024:6.1f} MiB (median {statistics.median(rss) / 1024:.1f} MiB)")
+              f"peak RSS {max(rss) / 1024:6.1f} MiB (median {statistics.median(rss) / 1024:.1f} MiB)"
+              + own_peak(rs))
     return med
 
 

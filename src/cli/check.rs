@@ -271,6 +271,9 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
             path.display()
         );
     }
+    if let Some(kib) = crate::telemetry::memory::own_peak_kib() {
+        tracing::info!(kib, "scout's own peak resident memory");
+    }
     if interrupted {
         return Err(CliError::Internal(
             "the run was interrupted (Ctrl-C); the reports written are partial".into(),

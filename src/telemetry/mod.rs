@@ -2,6 +2,7 @@
 //! number that findings cite) and redaction. The HAR and NDJSON exports are emitters (`emit`).
 
 pub mod events;
+pub mod memory;
 pub mod recorder;
 pub mod redact;
 
