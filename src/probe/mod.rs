@@ -399,8 +399,7 @@ async fn final_stage(s: &mut Session, main: &mut Branch, deadline: tokio::time::
                 return None;
             }
             tokio::select! {
-                // Boxed: the matrix's future is large, and this one is built on the run's
-                // stack before it is boxed.
+                // On the heap: the matrix's future is large.
                 r = tokio::time::timeout_at(deadline, on_heap(|| protocol::revisions::matrix(&s_matrix))) => Some(r.ok()),
                 _ = cancel.wait_for(|c| *c) => Some(None),
             }

@@ -12,10 +12,10 @@ use regex_automata::meta;
 use regex_automata::util::iter::Searcher;
 use regex_automata::{Input, Match};
 
-/// A rule's compiled expression. The search caches (lazy DFA, PikeVM and backtracker state,
-/// up to [`KEPT_CACHE`] per expression) live in the thread that searched, until
-/// [`release_caches`]: the security judgement matches every text of a run, then gives them
-/// back, where the regex crate would keep them for the life of the process.
+/// A rule's compiled expression. The search caches (lazy DFA, PikeVM and backtracker state;
+/// one that grew past [`KEPT_CACHE`] is dropped after its search) live in the thread that
+/// searched, until [`release_caches`]: the security judgement matches every text of a run,
+/// then gives them back, where the regex crate would keep them for the life of the process.
 #[derive(Debug)]
 pub struct Pattern {
     re: meta::Regex,
