@@ -271,7 +271,10 @@ pub fn run_with(args: CheckArgs, verbosity: Verbosity, extra: Extra) -> Result<u
             path.display()
         );
     }
-    if let Some(kib) = crate::telemetry::memory::own_peak_kib() {
+    // Read only when it is logged: a file read at the end of every check otherwise.
+    if tracing::enabled!(tracing::Level::INFO)
+        && let Some(kib) = crate::telemetry::memory::own_peak_kib()
+    {
         tracing::info!(kib, "scout's own peak resident memory");
     }
     if interrupted {

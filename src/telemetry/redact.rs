@@ -100,19 +100,11 @@ pub fn is_credential_field(name: &str) -> bool {
     CREDENTIAL_FIELDS.contains(&n.as_str())
 }
 
-/// True when `v` is a JSON-RPC message or a batch of them: what an MCP server and scout
-/// exchange, never masked by key.
-pub fn is_jsonrpc(v: &Value) -> bool {
-    match v {
-        Value::Object(m) => m.contains_key("jsonrpc"),
-        Value::Array(a) => !a.is_empty() && a.iter().all(|x| x.get("jsonrpc").is_some()),
-        _ => false,
-    }
-}
-
-/// [`is_jsonrpc`] of a JSON text, `None` when it is not JSON. Read without building the
-/// document: nearly every body is JSON-RPC and is recorded as it came, and building each
-/// one's tree only to learn that was most of the cost of recording a run.
+/// Whether a JSON text is a JSON-RPC message (an object with `jsonrpc`) or a batch of them
+/// (a non-empty array of such objects): what an MCP server and scout exchange, never masked
+/// by key. `None` when it is not JSON. Read without building the document: nearly every
+/// body is JSON-RPC and is recorded as it came, and building each one's tree only to learn
+/// that was most of the cost of recording a run.
 fn sniff_jsonrpc(text: &str) -> Option<bool> {
     serde_json::from_str::<Sniff>(text).ok().map(|s| s.0)
 }
@@ -489,6 +481,15 @@ pub fn redact_report(report: &mut ServerReport) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The rule [`sniff_jsonrpc`] reads a text by, on a parsed document.
+    fn is_jsonrpc(v: &Value) -> bool {
+        match v {
+            Value::Object(m) => m.contains_key("jsonrpc"),
+            Value::Array(a) => !a.is_empty() && a.iter().all(|x| x.get("jsonrpc").is_some()),
+            _ => false,
+        }
+    }
 
     #[test]
     fn sniffing_agrees_with_reading_the_whole_document() {
