@@ -27,6 +27,7 @@ pub use tools::{judge_invalid_arguments, judge_tool_call, judge_unknown_tool, st
 use crate::client::Connection;
 use crate::policy::{self, Decision, args};
 use crate::probe::catalog::describe;
+use crate::probe::on_heap;
 use crate::probe::session::{Catalog, Session};
 use crate::report::check::spec_url;
 use crate::report::finding::{FindingBuilder, SkipReason};
@@ -106,9 +107,12 @@ pub async fn run(s: &mut Session) {
     // The wires of a dual-era server are independent connections: each is exercised on a
     // branch of the session, at the same time.
     let mut branches: Vec<Session> = wires.iter().map(|_| s.fork()).collect();
-    futures_util::future::join_all(branches.iter_mut().zip(wires.iter().zip(&catalogs)).map(
-        |(b, (wire, catalog))| crate::probe::on_heap(|| execute_wire(b, wire, &limiter, catalog)),
-    ))
+    futures_util::future::join_all(
+        branches
+            .iter_mut()
+            .zip(wires.iter().zip(&catalogs))
+            .map(|(b, (wire, catalog))| on_heap(|| execute_wire(b, wire, &limiter, catalog))),
+    )
     .await;
     for b in branches {
         s.join(b);
@@ -183,7 +187,6 @@ async fn execute_wire(
         })
         .collect();
     // Each on the heap: inline, the join's poll took a 57 KiB stack frame.
-    use crate::probe::on_heap;
     let (calls, unknown, invalid, resources, templates, prompts, tasks) = futures_util::join!(
         on_heap(|| call_tools(wire, limiter, &allowed, era, timeout)),
         on_heap(|| unknown_tool(wire, limiter, tools_declared)),
