@@ -19,6 +19,9 @@ use crate::transport::process::ProcessConfig;
 pub enum ValueSource {
     Literal(String),
     Env(String),
+    /// Text and environment variables joined in order (a manifest's header template,
+    /// `Bearer {api_key}`): the whole value, and each variable's, are secrets.
+    Joined(Vec<ValueSource>),
 }
 
 impl ValueSource {
@@ -28,6 +31,20 @@ impl ValueSource {
             Some(var) => ValueSource::Env(var.to_string()),
             None => ValueSource::Literal(s.to_string()),
         }
+    }
+
+    /// The environment variables the value is read from, in order.
+    pub fn env_vars(&self) -> Vec<&str> {
+        match self {
+            ValueSource::Literal(_) => Vec::new(),
+            ValueSource::Env(v) => vec![v.as_str()],
+            ValueSource::Joined(parts) => parts.iter().flat_map(ValueSource::env_vars).collect(),
+        }
+    }
+
+    /// True when any part is read from the environment (so the value is a secret).
+    pub fn reads_env(&self) -> bool {
+        !self.env_vars().is_empty()
     }
 }
 
@@ -305,6 +322,40 @@ pub struct ManifestClaims {
     /// What an MCPB manifest's `compatibility` asks of the host; `None` when it has none.
     #[serde(default)]
     pub compatibility: Option<Box<Compatibility>>,
+    /// Which format the manifest is: it decides what `/version` promises (a `server.json`'s
+    /// is the server's own, an MCPB bundle's the bundle's).
+    #[serde(default)]
+    pub kind: ManifestKind,
+    /// Why the manifest was not validated against a schema (a `$schema` version scout does
+    /// not carry); `None` when it was. The registry's own rules were still held.
+    #[serde(default)]
+    pub schema_unchecked: Option<String>,
+    /// The headers a remote declares required that scout could not fill (no value in the
+    /// manifest, nothing in the environment under the documented name), each at its pointer
+    /// with the header's name and the variable that would have filled it.
+    #[serde(default)]
+    pub unfilled_headers: Vec<UnfilledHeader>,
+}
+
+/// A header a manifest declares required that scout could not fill.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnfilledHeader {
+    /// Where the manifest declares it (`/remotes/0/headers/1`).
+    pub pointer: String,
+    /// The header's name (`X-API-Key`).
+    pub name: String,
+    /// The environment variable that would have filled it (`X_API_KEY`).
+    pub env: String,
+}
+
+/// The format of a manifest a target was derived from.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum ManifestKind {
+    /// The MCP Registry's `server.json`.
+    #[default]
+    ServerJson,
+    /// An MCPB bundle's `manifest.json`.
+    Mcpb,
 }
 
 /// An MCPB manifest's `compatibility`: the platforms and runtimes the bundle needs, and

@@ -40,6 +40,8 @@ pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
         return Ok(Some(ServerEntry {
             name,
             server_json: Some(path),
+            // Sent to every remote the manifest names (its packages are stdio).
+            headers: (!t.header.is_empty()).then(|| t.header.iter().cloned().collect()),
             ..ServerEntry::default()
         }));
     }

@@ -191,16 +191,29 @@ pub fn limiter_for(spec: &ServerSpec, shared: Option<&RateLimiter>) -> RateLimit
     }))
 }
 
-fn resolve(src: &ValueSource, what: &str) -> Result<(String, bool), ConnectError> {
+/// The value of `src`, and the secrets in it: every value read from the environment, and
+/// the whole value when it holds one (a joined `Bearer {key}` is redacted whole and by part).
+fn resolve(src: &ValueSource, what: &str) -> Result<(String, Vec<String>), ConnectError> {
     match src {
-        ValueSource::Literal(v) => Ok((v.clone(), false)),
-        ValueSource::Env(var) => {
-            std::env::var(var)
-                .map(|v| (v, true))
-                .map_err(|_| ConnectError::MissingEnv {
-                    var: var.clone(),
-                    what: what.to_string(),
-                })
+        ValueSource::Literal(v) => Ok((v.clone(), Vec::new())),
+        ValueSource::Env(var) => std::env::var(var)
+            .map(|v| (v.clone(), vec![v]))
+            .map_err(|_| ConnectError::MissingEnv {
+                var: var.clone(),
+                what: what.to_string(),
+            }),
+        ValueSource::Joined(parts) => {
+            let mut whole = String::new();
+            let mut secrets = Vec::new();
+            for p in parts {
+                let (v, s) = resolve(p, what)?;
+                whole.push_str(&v);
+                secrets.extend(s);
+            }
+            if !secrets.is_empty() {
+                secrets.push(whole.clone());
+            }
+            Ok((whole, secrets))
         }
     }
 }
@@ -259,13 +272,14 @@ impl Connector {
             TargetSpec::Http { headers, auth, .. } => {
                 let mut fixed = Vec::new();
                 for (name, src) in headers {
-                    let (v, secret) = resolve(src, &format!("header {name}"))?;
+                    let (v, from_env) = resolve(src, &format!("header {name}"))?;
                     if reqwest::header::HeaderValue::from_str(&v).is_err() {
                         return Err(ConnectError::BadHeader(name.clone()));
                     }
-                    if secret || crate::telemetry::redact::is_secret_header(name) {
+                    if !from_env.is_empty() || crate::telemetry::redact::is_secret_header(name) {
                         secrets.push(v.clone());
                     }
+                    secrets.extend(from_env);
                     fixed.push((name.clone(), v));
                 }
                 resolved = auth.resolve()?;

@@ -398,6 +398,7 @@ pub fn claims(doc: &Value, source: &str, problems: Vec<Claim>, launch: &Launch) 
         prompts_generated: flag("prompts_generated"),
         placeholders: launch.placeholders.clone(),
         compatibility: compatibility(doc, launch),
+        kind: crate::spec::ManifestKind::Mcpb,
         ..ManifestClaims::default()
     }
 }

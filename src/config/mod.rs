@@ -222,7 +222,7 @@ pub fn load(options: LoadOptions) -> Result<Loaded, ConfigError> {
 /// a missing one is a config error (exit 2), not a finding about the server. Nothing read
 /// here is kept: the connector reads the secrets again and registers them for redaction.
 pub fn check_secrets(servers: &[Planned]) -> Result<(), ConfigError> {
-    use crate::spec::{TargetSpec, ValueSource};
+    use crate::spec::TargetSpec;
     for p in servers {
         let TargetSpec::Http { headers, auth, .. } = &p.spec.target else {
             continue;
@@ -234,12 +234,12 @@ pub fn check_secrets(servers: &[Planned]) -> Result<(), ConfigError> {
             ))
         };
         for (name, v) in headers {
-            if let ValueSource::Env(var) = v
-                && std::env::var_os(var).is_none_or(|v| v.is_empty())
-            {
-                return Err(unreadable(format!(
-                    "header {name} is read from the environment variable {var}, which is not set"
-                )));
+            for var in v.env_vars() {
+                if std::env::var_os(var).is_none_or(|v| v.is_empty()) {
+                    return Err(unreadable(format!(
+                        "header {name} is read from the environment variable {var}, which is not set"
+                    )));
+                }
             }
         }
         for (source, what) in auth.sources() {

@@ -13,22 +13,81 @@ use crate::transport::process::ProcessConfig;
 /// The registry's published schema (see `schemas/registry/README.md` for its source).
 const SCHEMA_2025_09_29: &str = include_str!("../../schemas/registry/server.schema.json");
 
-/// The `$schema` URI of the one schema version scout carries.
+/// Where the registry publishes each version of its schema: `{PREFIX}<version>{SUFFIX}`.
+const SCHEMA_PREFIX: &str = "https://static.modelcontextprotocol.io/schemas/";
+const SCHEMA_SUFFIX: &str = "/server.schema.json";
+
+/// Every schema version the registry has published (the dated sections of its server.json
+/// changelog), each with the schema scout carries for it. Only 2025-09-29 is carried: no
+/// package on crates.io, npm, PyPI or Debian ships the others (see
+/// `schemas/registry/README.md`), and scout does not make up a schema it has not got.
+const PUBLISHED: &[(&str, Option<&str>)] = &[
+    ("2025-07-09", None),
+    ("2025-09-16", None),
+    ("2025-09-29", Some(SCHEMA_2025_09_29)),
+    ("2025-10-11", None),
+    ("2025-10-17", None),
+    ("2025-12-11", None),
+];
+
+/// The `$schema` URI of the schema version scout validates a file without `$schema` against.
 pub const SCHEMA_ID: &str =
     "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json";
 
-/// Validates `doc` against the schema its `$schema` names; each violation is a claim at the
-/// pointer of the value that broke it. A `$schema` scout does not carry is itself a problem.
-pub fn schema_problems(doc: &Value) -> Vec<Claim> {
-    if let Some(named) = doc.get("$schema").and_then(Value::as_str)
-        && named != SCHEMA_ID
+/// The published version a `$schema` URI names (`2025-12-11`), if it names one.
+fn published_version(uri: &str) -> Option<&'static str> {
+    let version = uri
+        .strip_prefix(SCHEMA_PREFIX)?
+        .strip_suffix(SCHEMA_SUFFIX)?;
+    PUBLISHED.iter().map(|(v, _)| *v).find(|v| *v == version)
+}
+
+/// The schema `doc` is to be validated against: the one its `$schema` names (2025-09-29
+/// when it names none), or why scout cannot validate it (a published version scout does
+/// not carry, or a URI that names no published version).
+fn declared_schema(doc: &Value) -> Result<&'static str, String> {
+    let Some(named) = doc.get("$schema").and_then(Value::as_str) else {
+        return Ok(SCHEMA_2025_09_29);
+    };
+    let carried: Vec<&str> = PUBLISHED
+        .iter()
+        .filter(|(_, s)| s.is_some())
+        .map(|(v, _)| *v)
+        .collect();
+    match PUBLISHED
+        .iter()
+        .find(|(v, _)| Some(*v) == published_version(named))
     {
-        return vec![Claim::new(
-            "/$schema",
-            format!("{named:?} is not a schema version scout carries ({SCHEMA_ID})"),
-        )];
+        Some((_, Some(schema))) => Ok(schema),
+        Some((version, None)) => Err(format!(
+            "/$schema names the registry's published schema {version}, which scout does not carry (it carries {}: no package registry ships the others), so the file was not validated against a schema; the registry's rules scout holds on its own (name, description, remote URLs, package registries and versions) were applied",
+            carried.join(", ")
+        )),
+        None => Err(format!(
+            "/$schema {named:?} names no server.json schema the registry has published ({}), so the file was not validated against a schema; the registry's rules scout holds on its own were applied",
+            PUBLISHED
+                .iter()
+                .map(|(v, _)| *v)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
     }
-    let schema: Value = match serde_json::from_str(SCHEMA_2025_09_29) {
+}
+
+/// Why `doc` was not validated against a schema, or `None` when it was (see
+/// [`schema_problems`]).
+pub fn schema_unchecked(doc: &Value) -> Option<String> {
+    declared_schema(doc).err()
+}
+
+/// Validates `doc` against the schema its `$schema` names; each violation is a claim at the
+/// pointer of the value that broke it. A version scout does not carry validates nothing
+/// here: [`schema_unchecked`] says why, and the finding is a skip, not a failure of the file.
+pub fn schema_problems(doc: &Value) -> Vec<Claim> {
+    let Ok(text) = declared_schema(doc) else {
+        return Vec::new();
+    };
+    let schema: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => {
             return vec![Claim::new(
@@ -138,7 +197,18 @@ pub fn semantic_problems(doc: &Value) -> Vec<Claim> {
                 ));
             }
         }
-        let v = p.get("version").and_then(Value::as_str).unwrap_or("");
+        // Since 2025-10-11 an image (its tag is in the identifier) and an MCPB bundle (a
+        // download URL) may omit the version; npm, PyPI and NuGet packages name one.
+        let versioned = matches!(kind, "npm" | "pypi" | "nuget");
+        let Some(v) = p.get("version").and_then(Value::as_str) else {
+            if versioned {
+                out.push(Claim::new(
+                    format!("/packages/{i}/version"),
+                    format!("missing: a {kind} package names one specific version"),
+                ));
+            }
+            continue;
+        };
         if v.is_empty()
             || v == "latest"
             || v.starts_with(['^', '~', '>', '<', '='])
@@ -256,6 +326,127 @@ pub fn remote_url(
     }
     out.push_str(rest);
     Ok(out)
+}
+
+/// The environment variable scout reads a manifest header (or a header's variable) from:
+/// its name upper-cased, each character other than a letter or digit as `_`
+/// (`X-API-Key` is `X_API_KEY`, `api_key` is `API_KEY`).
+pub fn header_env_name(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The headers a remote declares, filled as the registry's `KeyValueInput` defines them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RemoteHeaders {
+    /// Each header scout can fill, by name. A value from the environment stays a reference
+    /// to the variable, read (and registered with the redactor) only when the target is
+    /// connected, so no secret is ever part of the spec or a report.
+    pub filled: Vec<(String, crate::spec::ValueSource)>,
+    /// The required headers scout cannot fill, at their pointers, each with what would fill it.
+    pub unfilled: Vec<crate::spec::UnfilledHeader>,
+}
+
+/// A remote's `headers`: a header with a `value` takes it, each `{variable}` in it filled
+/// from the variable's own `value`, else the environment (see [`header_env_name`]), else its
+/// `default` (a `{name}` the header does not declare stays as written, as the schema says);
+/// a header without a `value` is read from the environment under its own name, else takes
+/// its `default`. A header that cannot be filled is left out, and named when it is required.
+pub fn remote_headers(
+    remote: &Value,
+    pointer: &str,
+    env: &impl Fn(&str) -> Option<String>,
+) -> RemoteHeaders {
+    use crate::spec::ValueSource;
+    let mut out = RemoteHeaders::default();
+    for (j, h) in array(remote, "headers").iter().enumerate() {
+        let Some(name) = h.get("name").and_then(Value::as_str) else {
+            continue;
+        };
+        let at = format!("{pointer}/headers/{j}");
+        let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).map(str::to_string);
+        let filled = match text(h, "value") {
+            Some(template) => header_template(h, &template, env),
+            None => {
+                let var = header_env_name(name);
+                if env(&var).is_some() {
+                    Ok(ValueSource::Env(var))
+                } else {
+                    text(h, "default").map(ValueSource::Literal).ok_or(var)
+                }
+            }
+        };
+        match filled {
+            Ok(v) => out.filled.push((name.to_string(), v)),
+            Err(var) => {
+                if h.get("isRequired").and_then(Value::as_bool) == Some(true) {
+                    out.unfilled.push(crate::spec::UnfilledHeader {
+                        pointer: at,
+                        name: name.to_string(),
+                        env: var,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A header's `value` template filled; `Err` with the environment variable that would have
+/// filled the first variable that has no value.
+fn header_template(
+    header: &Value,
+    template: &str,
+    env: &impl Fn(&str) -> Option<String>,
+) -> Result<crate::spec::ValueSource, String> {
+    use crate::spec::ValueSource;
+    let vars = header.get("variables");
+    let mut parts = Vec::new();
+    let mut literal = String::new();
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(len) = rest[open..].find('}') else {
+            break;
+        };
+        literal.push_str(&rest[..open]);
+        let var = &rest[open + 1..open + len];
+        let whole = &rest[open..=open + len];
+        rest = &rest[open + len + 1..];
+        let Some(decl) = vars.and_then(|v| v.get(var)) else {
+            literal.push_str(whole);
+            continue;
+        };
+        let text = |key: &str| decl.get(key).and_then(Value::as_str).map(str::to_string);
+        let from_env = header_env_name(var);
+        if let Some(fixed) = text("value") {
+            literal.push_str(&fixed);
+        } else if env(&from_env).is_some() {
+            if !literal.is_empty() {
+                parts.push(ValueSource::Literal(std::mem::take(&mut literal)));
+            }
+            parts.push(ValueSource::Env(from_env));
+        } else if let Some(default) = text("default") {
+            literal.push_str(&default);
+        } else {
+            return Err(from_env);
+        }
+    }
+    literal.push_str(rest);
+    if !literal.is_empty() {
+        parts.push(ValueSource::Literal(literal));
+    }
+    Ok(match parts.len() {
+        0 => ValueSource::Literal(String::new()),
+        1 => parts.remove(0),
+        _ => ValueSource::Joined(parts),
+    })
 }
 
 /// The manifest's problems that concern the entry at `entry` (`/remotes/0`): those at its
@@ -424,7 +615,7 @@ fn package_command(
                 c.push("-e".into());
                 c.push(name.clone());
             }
-            let image = if identifier.contains(':') {
+            let image = if identifier.contains(':') || version.is_empty() {
                 identifier.to_string()
             } else {
                 format!("{identifier}:{version}")
@@ -459,25 +650,29 @@ pub fn derive(
             .and_then(Value::as_str)
             .map(|v| Claim::new("/version", v)),
         transport: transport.map(|t| Claim::new(pointer, t)),
+        schema_unchecked: schema_unchecked(doc),
         ..ManifestClaims::default()
     };
     let mut out = Vec::new();
     for (i, r) in array(doc, "remotes").iter().enumerate() {
         let url =
             remote_url(r, &format!("/remotes/{i}"), &env).map_err(|e| format!("{source}: {e}"))?;
+        let headers = remote_headers(r, &format!("/remotes/{i}"), &env);
+        let mut claims = base(
+            format!("/remotes/{i}"),
+            format!("/remotes/{i}/type"),
+            r.get("type").and_then(Value::as_str),
+        );
+        claims.unfilled_headers = headers.unfilled;
         out.push(Derived {
             name: format!("{name}/remotes/{i}"),
             target: TargetSpec::Http {
                 url,
-                headers: Vec::new(),
+                headers: headers.filled,
                 auth: Default::default(),
                 start: None,
             },
-            claims: base(
-                format!("/remotes/{i}"),
-                format!("/remotes/{i}/type"),
-                r.get("type").and_then(Value::as_str),
-            ),
+            claims,
         });
     }
     for (i, p) in array(doc, "packages").iter().enumerate() {
@@ -664,8 +859,120 @@ mod tests {
             pointers.contains(&"/packages/0/version".to_string()),
             "{pointers:?}"
         );
+        assert_eq!(schema_unchecked(&doc), None);
+    }
+
+    #[test]
+    fn a_published_schema_scout_does_not_carry_is_said_and_fails_nothing() {
+        let mut doc = two_packages_one_remote();
+        for version in [
+            "2025-07-09",
+            "2025-09-16",
+            "2025-10-11",
+            "2025-10-17",
+            "2025-12-11",
+        ] {
+            doc["$schema"] = json!(format!(
+                "https://static.modelcontextprotocol.io/schemas/{version}/server.schema.json"
+            ));
+            assert_eq!(schema_problems(&doc), Vec::<Claim>::new(), "{version}");
+            let why = schema_unchecked(&doc).expect("not carried");
+            assert!(
+                why.contains(version) && why.contains("does not carry"),
+                "{why}"
+            );
+        }
         doc["$schema"] = json!("https://example.com/other.json");
-        assert_eq!(schema_problems(&doc)[0].pointer, "/$schema");
+        assert_eq!(schema_problems(&doc), Vec::<Claim>::new());
+        let why = schema_unchecked(&doc).expect("no published version");
+        assert!(why.contains("names no server.json schema"), "{why}");
+        // The registry's own rules still hold whatever the schema.
+        doc["description"] = json!("");
+        assert_eq!(semantic_problems(&doc)[0].pointer, "/description");
+    }
+
+    #[test]
+    fn an_image_or_bundle_may_omit_its_version_and_an_npm_package_may_not() {
+        let mut doc = two_packages_one_remote();
+        doc["packages"][1] = json!({"registryType": "oci", "identifier": "ghcr.io/x/y:1.0.0",
+            "transport": {"type": "stdio"}});
+        assert!(
+            semantic_problems(&doc).is_empty(),
+            "{:?}",
+            semantic_problems(&doc)
+        );
+        doc["packages"][0]
+            .as_object_mut()
+            .expect("object")
+            .remove("version");
+        let pointers: Vec<String> = semantic_problems(&doc)
+            .into_iter()
+            .map(|c| c.pointer)
+            .collect();
+        assert_eq!(pointers, ["/packages/0/version"]);
+        assert_eq!(
+            default_command("oci", "ghcr.io/x/y:1.0.0", "", &[], &[]).expect("oci"),
+            ["docker", "run", "-i", "--rm", "ghcr.io/x/y:1.0.0"]
+        );
+    }
+
+    #[test]
+    fn declared_headers_are_filled_from_the_environment_and_never_hold_its_value() {
+        use crate::spec::ValueSource;
+        let remote = json!({"type": "streamable-http", "url": "https://api.example.com/mcp",
+        "headers": [
+            {"name": "X-API-Key", "isRequired": true, "isSecret": true},
+            {"name": "Authorization", "value": "Bearer {api_key}", "isRequired": true,
+             "variables": {"api_key": {"isSecret": true}}},
+            {"name": "X-Region", "value": "{region}",
+             "variables": {"region": {"default": "eu"}}},
+            {"name": "Accept-Version", "value": "2"},
+            {"name": "X-Optional"},
+            {"name": "X-Plan", "default": "free"}
+        ]});
+        let env = |v: &str| matches!(v, "X_API_KEY" | "API_KEY").then(|| "s3cr3t".to_string());
+        let h = remote_headers(&remote, "/remotes/0", &env);
+        assert_eq!(
+            h.filled,
+            [
+                (
+                    "X-API-Key".to_string(),
+                    ValueSource::Env("X_API_KEY".into())
+                ),
+                (
+                    "Authorization".to_string(),
+                    ValueSource::Joined(vec![
+                        ValueSource::Literal("Bearer ".into()),
+                        ValueSource::Env("API_KEY".into())
+                    ])
+                ),
+                ("X-Region".to_string(), ValueSource::Literal("eu".into())),
+                (
+                    "Accept-Version".to_string(),
+                    ValueSource::Literal("2".into())
+                ),
+                ("X-Plan".to_string(), ValueSource::Literal("free".into())),
+            ]
+        );
+        assert!(h.unfilled.is_empty(), "{:?}", h.unfilled);
+        assert!(!format!("{h:?}").contains("s3cr3t"), "{h:?}");
+        // Nothing in the environment: the required ones are named with what fills them,
+        // the optional one is left out.
+        let h = remote_headers(&remote, "/remotes/0", &|_| None);
+        let names: Vec<(&str, &str, &str)> = h
+            .unfilled
+            .iter()
+            .map(|u| (u.pointer.as_str(), u.name.as_str(), u.env.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("/remotes/0/headers/0", "X-API-Key", "X_API_KEY"),
+                ("/remotes/0/headers/1", "Authorization", "API_KEY")
+            ]
+        );
+        assert!(h.filled.iter().all(|(n, _)| n != "X-Optional"));
+        assert_eq!(header_env_name("x-api.key"), "X_API_KEY");
     }
 
     #[test]

@@ -125,16 +125,49 @@ fn plan_manifest(
             }
             TargetSpec::Stdio(p) => {
                 e.command = Some(p.command.clone());
+                // The entry's headers (`headers`, `--header`) are for its remotes.
+                e.headers = None;
                 let mut fwd = e.stdio_env.clone().unwrap_or_default();
                 fwd.extend(p.env_forward.iter().cloned());
                 e.stdio_env = Some(fwd);
             }
         }
         let mut p = plan_one(e, anchor.clone(), merged, settings, flags, base)?;
-        p.spec.manifest = Some(d.claims);
+        let mut claims = d.claims;
+        if let (
+            TargetSpec::Http { headers, .. },
+            TargetSpec::Http {
+                headers: declared, ..
+            },
+        ) = (&mut p.spec.target, &d.target)
+        {
+            with_declared_headers(headers, declared, &mut claims);
+        }
+        p.spec.manifest = Some(claims);
         out.push(p);
     }
     Ok(out)
+}
+
+/// A remote's headers: those the user gave (`headers`, `--header`), then those the manifest
+/// declares that the user did not give (a header name is case-insensitive). A required header
+/// the user gave is filled, whatever the manifest's variables had.
+fn with_declared_headers(
+    given: &mut Vec<(String, ValueSource)>,
+    declared: &[(String, ValueSource)],
+    claims: &mut crate::spec::ManifestClaims,
+) {
+    let is_given = |name: &str, given: &[(String, ValueSource)]| {
+        given.iter().any(|(g, _)| g.eq_ignore_ascii_case(name))
+    };
+    for (name, value) in declared {
+        if !is_given(name, given) {
+            given.push((name.clone(), value.clone()));
+        }
+    }
+    claims
+        .unfilled_headers
+        .retain(|h| !is_given(&h.name, given));
 }
 
 /// The server of the entry's `mcpb` bundle: unpacked (a `.mcpb`) into a temporary folder

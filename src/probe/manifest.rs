@@ -13,14 +13,14 @@ use crate::probe::session::Session;
 use crate::report::exchange::Seq;
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
-use crate::spec::{Compatibility, ManifestClaims};
+use crate::spec::{Compatibility, ManifestClaims, ManifestKind, ServerSpec};
 
 crate::checks! { phase: Manifest;
     SCHEMA = "manifest.schema", Major, "The manifest is valid against its published schema", "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
-        "A server.json is validated against the registry's published schema (the version its $schema names) and the registry's semantic rules (a reverse-DNS name with one slash, a description of at most 100 characters, remotes that are https after variable substitution or http to loopback for a local build under test, package registry base URLs the registry knows); an MCPB bundle's manifest.json against the schema of the manifest_version it names, as published in @anthropic-ai/mcpb. Each violation is a failure naming its JSON pointer; the registry, or the MCPB tooling, refuses such a manifest.",
+        "A server.json is validated against the registry's published schema (the version its $schema names; scout carries 2025-09-29, and a published version it does not carry, or a $schema that names none, is a not_assessed skip of the schema saying so, never a failure of the file, while the semantic rules still apply) and the registry's semantic rules (a reverse-DNS name with one slash, a description of at most 100 characters, remotes that are https after variable substitution or http to loopback for a local build under test, package registry base URLs the registry knows); an MCPB bundle's manifest.json against the schema of the manifest_version it names, as published in @anthropic-ai/mcpb. Each violation is a failure naming its JSON pointer; the registry, or the MCPB tooling, refuses such a manifest.",
         "Fix the field at the pointer named (the registry's publisher validates the same schema), then publish again.";
     VERSION = "manifest.version", Major, "The manifest's version is the version the server reports", "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
-        "The top-level version of server.json is the server's version, \"Equivalent of Implementation.version in MCP specification\": it is compared with serverInfo.version of the handshake (a package's own version is the registry package's and may differ); so is an MCPB manifest's version, the bundle's own. A mismatch fails, citing the handshake exchange and the pointer /version.",
+        "The top-level version of server.json is the server's version, \"Equivalent of Implementation.version in MCP specification\": it is compared with serverInfo.version of the handshake (a package's own version is the registry package's and may differ); a mismatch fails, citing the handshake exchange and the pointer /version. An MCPB manifest's version is only the \"Semantic version of your extension\", which the format does not tie to serverInfo.version: the two are reported side by side as an observation, never graded.",
         "Publish the manifest from the same build that sets serverInfo.version (derive both from one source), or correct /version.";
     TRANSPORT = "manifest.transport", Major, "The declared transport is the one that answered", "https://static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json",
         "Each package and remote declares its transport (stdio, streamable-http, sse). A host connects the way the manifest says; when the transport that answered scout is another one, the entry fails, citing the handshake exchange and the entry's pointer.",
@@ -60,6 +60,31 @@ pub async fn run(s: &mut Session) {
         found.extend(judge_compatibility(&c.0, c.1.as_deref(), &versions));
     }
     s.add_all(found);
+}
+
+/// Why a target derived from a manifest is not checked at all: a header its manifest declares
+/// required that scout could not fill. scout sends nothing rather than judge the server's
+/// answer to a request without a credential scout chose not to send; the reason names each
+/// header, its pointer and the variable that fills it.
+pub fn unfilled_headers(spec: &ServerSpec) -> Option<String> {
+    let m = spec.manifest.as_ref()?;
+    if m.unfilled_headers.is_empty() {
+        return None;
+    }
+    let named: Vec<String> = m
+        .unfilled_headers
+        .iter()
+        .map(|h| {
+            format!(
+                "{} ({} {}; set {} in the environment)",
+                h.name, m.source, h.pointer, h.env
+            )
+        })
+        .collect();
+    Some(format!(
+        "not checked: the manifest declares required headers scout has no value for: {}; or give each with --header NAME=env:VAR (a server entry's headers)",
+        named.join(", ")
+    ))
 }
 
 /// How long a runtime may take to say its version.
@@ -432,7 +457,13 @@ fn judge_user_config(m: &ManifestClaims) -> FindingBuilder {
 }
 
 fn judge_schema(m: &ManifestClaims) -> FindingBuilder {
-    let f = if m.problems.is_empty() {
+    let f = if let (true, Some(why)) = (m.problems.is_empty(), &m.schema_unchecked) {
+        // scout's own gap (a schema it does not carry) is no fault of the file.
+        SCHEMA.skip(
+            SkipReason::NotAssessed,
+            format!("{}: {why}; they hold", m.source),
+        )
+    } else if m.problems.is_empty() {
         SCHEMA.pass(format!(
             "{} is valid against its published schema and rules",
             m.source
@@ -472,6 +503,22 @@ fn judge_version(
             "the server reported no serverInfo.version to compare with",
         );
     };
+    if m.kind == ManifestKind::Mcpb {
+        // The MCPB format says only "Semantic version of your extension": a bundle may be
+        // versioned apart from the server it carries, so the two are reported, not judged.
+        let same = if live == declared.value {
+            "the same"
+        } else {
+            "different; the MCPB format does not tie them"
+        };
+        return cite(
+            VERSION.info(format!(
+                "{} {} (the bundle's version) is {:?}; the server reported serverInfo.version {live:?}: {same}",
+                m.source, declared.pointer, declared.value
+            )),
+            ev,
+        );
+    }
     let f = if live == declared.value {
         VERSION.pass(format!(
             "{} {} = {live}, the serverInfo.version the server reported",

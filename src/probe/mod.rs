@@ -271,6 +271,9 @@ pub async fn run_server_exposing(
     let deadline = tokio::time::Instant::now() + spec.deadline;
     let mut s = Session::in_run(spec, ctx);
     s.deadline = Some(deadline);
+    if let Some(why) = manifest::unfilled_headers(&s.spec) {
+        s.block(why);
+    }
     let mut main = Branch::new(deadline, cancel);
 
     // 1. In order.

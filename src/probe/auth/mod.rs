@@ -256,9 +256,23 @@ fn how_to_get_a_token(s: &Session) -> String {
         ),
         _ => "scout found no authorization server (no protected resource metadata); ".to_string(),
     };
-    format!(
-        "{found}a ready token works too: token_env / token_file (--token-env VAR / --token-file PATH), or a header with --header NAME=env:VAR"
-    )
+    // A flag that was given is not advised again: the headers that were sent are named.
+    let sent: Vec<&str> = match &s.spec.target {
+        crate::spec::TargetSpec::Http { headers, .. } => {
+            headers.iter().map(|(n, _)| n.as_str()).collect()
+        }
+        crate::spec::TargetSpec::Stdio(_) => Vec::new(),
+    };
+    if sent.is_empty() {
+        format!(
+            "{found}a ready token works too: token_env / token_file (--token-env VAR / --token-file PATH), or a header with --header NAME=env:VAR"
+        )
+    } else {
+        format!(
+            "{found}a ready token works too: token_env / token_file (--token-env VAR / --token-file PATH); the headers given ({}) were sent",
+            sent.join(", ")
+        )
+    }
 }
 
 /// Judges `auth.open` for an open remote server once the catalogue is known: tools that are

@@ -27,7 +27,7 @@ use crate::probe::auth::{
 use crate::report::check::Check;
 use crate::report::exchange::{ExchangeKind, Seq};
 use crate::report::finding::{Era, FindingBuilder, Severity, SkipReason, Status};
-use crate::spec::{TargetSpec, ValueSource};
+use crate::spec::TargetSpec;
 use crate::transport::{Probe, Reply};
 
 /// The first request, as recorded, to send again.
@@ -125,7 +125,7 @@ fn credential_headers(s: &Session) -> Vec<(String, String)> {
     let names: Vec<&String> = headers
         .iter()
         .filter(|(name, value)| {
-            matches!(value, ValueSource::Env(_))
+            value.reads_env()
                 || crate::telemetry::redact::is_secret_header(name)
                 || name.eq_ignore_ascii_case("authorization")
         })

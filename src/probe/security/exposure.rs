@@ -8,7 +8,7 @@ use super::{TRANSPORT, UNAUTHENTICATED_DESTRUCTIVE};
 use crate::probe::Session;
 use crate::report::exchange::{ExchangeKind, Seq};
 use crate::report::finding::{FindingBuilder, Severity, SkipReason};
-use crate::spec::{TargetSpec, ValueSource};
+use crate::spec::TargetSpec;
 
 /// How many tool names a detail lists before "and N more".
 const LISTED: usize = 8;
@@ -202,8 +202,7 @@ fn credential_names(s: &Session) -> Vec<String> {
     let mut names = vec!["Authorization".to_string()];
     if let TargetSpec::Http { headers, .. } = &s.spec.target {
         for (name, value) in headers {
-            if (matches!(value, ValueSource::Env(_))
-                || crate::telemetry::redact::is_secret_header(name))
+            if (value.reads_env() || crate::telemetry::redact::is_secret_header(name))
                 && !names.iter().any(|n| n.eq_ignore_ascii_case(name))
             {
                 names.push(name.clone());
