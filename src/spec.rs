@@ -487,7 +487,11 @@ impl ServerSpec {
 
     /// True when the host profile `p` was selected (`compat`, `--compat`; none named = all).
     pub fn judges(&self, p: crate::report::host::HostProfile) -> bool {
-        self.compat.is_empty() || self.compat.contains(&p)
+        if self.compat.is_empty() {
+            p.is_default()
+        } else {
+            self.compat.contains(&p)
+        }
     }
 
     /// True when scout treats this server as remote (docs/safety.md): an HTTP target whose host is

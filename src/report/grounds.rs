@@ -733,7 +733,13 @@ pub static GROUNDS: &[Ground] = &[
     g(
         "compat.openai",
         Heuristic,
-        "OpenAI API docs, Structured Outputs: supported schemas (platform.openai.com/docs/guides/structured-outputs)",
+        "OpenAI API reference, Create chat completion: tools and tools[].function.name (platform.openai.com/docs/api-reference/chat/create)",
+        "The name of the function to be called. Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64. … A list of tools the model may call. … A max of 128 functions are supported.",
+    ),
+    g(
+        "compat.openai_strict",
+        Heuristic,
+        "OpenAI API docs, Structured Outputs: supported schemas (platform.openai.com/docs/guides/structured-outputs), for a function with strict: true",
         "The name of the function to be called. Must be a-z, A-Z, 0-9, or contain underscores and dashes, with a maximum length of 64. … To use Structured Outputs, all fields or function parameters must be specified as required. … additionalProperties: false must always be set in objects",
     ),
     g(
@@ -759,7 +765,7 @@ pub static GROUNDS: &[Ground] = &[
         "manifest.version",
         Assertion,
         "/definitions/Server/properties/version of static.modelcontextprotocol.io/schemas/2025-09-29/server.schema.json, the MCP Registry's server.json schema",
-        "Version string for this server. SHOULD follow semantic versioning (e.g., '1.0.2', '2.1.0-alpha'). Equivalent of Implementation.version in MCP specification.",
+        "Version string for this server. SHOULD follow semantic versioning (e.g., '1.0.2', '2.1.0-alpha'). Equivalent of Implementation.version in MCP specification. (An MCPB manifest's version is only the \"Semantic version of your extension\": reported, not judged.)",
     ),
     g(
         "manifest.transport",

@@ -9,9 +9,13 @@ pub enum HostProfile {
     /// The Claude API (Messages API tool definitions).
     #[serde(rename = "anthropic")]
     Anthropic,
-    /// OpenAI function calling with strict mode (Structured Outputs).
+    /// OpenAI function calling, as OpenAI applies it to every function.
     #[serde(rename = "openai")]
     Openai,
+    /// OpenAI function calling with strict mode (`"strict": true`, Structured Outputs): an
+    /// opt-in of the function's author, so judged only when selected.
+    #[serde(rename = "openai-strict")]
+    OpenaiStrict,
     /// The Gemini API's function declarations.
     #[serde(rename = "gemini")]
     Gemini,
@@ -22,9 +26,10 @@ pub enum HostProfile {
 
 impl HostProfile {
     /// Every profile, in report order.
-    pub const ALL: [HostProfile; 4] = [
+    pub const ALL: [HostProfile; 5] = [
         HostProfile::Anthropic,
         HostProfile::Openai,
+        HostProfile::OpenaiStrict,
         HostProfile::Gemini,
         HostProfile::FirstPage,
     ];
@@ -34,9 +39,17 @@ impl HostProfile {
         match self {
             HostProfile::Anthropic => "anthropic",
             HostProfile::Openai => "openai",
+            HostProfile::OpenaiStrict => "openai-strict",
             HostProfile::Gemini => "gemini",
             HostProfile::FirstPage => "first-page",
         }
+    }
+
+    /// Judged when no profile is selected: a profile whose rules the host applies without
+    /// an opt-in. Strict mode is one (`"strict": true` on a function), so `openai-strict` is
+    /// judged only when selected.
+    pub fn is_default(self) -> bool {
+        self != HostProfile::OpenaiStrict
     }
 
     /// Parses a profile name.
@@ -68,5 +81,15 @@ mod tests {
             assert_eq!(HostProfile::parse(p.as_str()), Some(p));
         }
         assert_eq!(HostProfile::parse("claude-desktop"), None);
+    }
+
+    #[test]
+    fn only_an_opt_in_profile_is_left_out_by_default() {
+        let defaults: Vec<&str> = HostProfile::ALL
+            .into_iter()
+            .filter(|p| p.is_default())
+            .map(HostProfile::as_str)
+            .collect();
+        assert_eq!(defaults, ["anthropic", "openai", "gemini", "first-page"]);
     }
 }

@@ -10,8 +10,14 @@ use scout::report::model::ServerReport;
 use crate::common::{Scout, workspace};
 use crate::phase_fixtures::{all, expect, fixture, run};
 
-/// `host_rules.py` with the catalogue `which`, through the catalog and compat phases.
+/// `host_rules.py` with the catalogue `which`, through the catalog and compat phases, every
+/// profile selected (the opt-in `openai-strict` too).
 async fn host_rules(which: &str) -> ServerReport {
+    host_rules_with(which, HostProfile::ALL.to_vec()).await
+}
+
+/// [`host_rules`] with the profiles `compat` selected (empty: the default ones).
+async fn host_rules_with(which: &str, compat: Vec<HostProfile>) -> ServerReport {
     let mut spec = fixture("host_rules.py", &[("HOST_RULES", which.to_string())]);
     spec.only = vec![
         Phase::Discovery,
@@ -19,6 +25,7 @@ async fn host_rules(which: &str) -> ServerReport {
         Phase::Catalog,
         Phase::Compat,
     ];
+    spec.compat = compat;
     run(spec).await
 }
 
@@ -120,12 +127,45 @@ async fn openai_strict_schema_rules_each_warn() {
         ("root_any_of", "the root must not use anyOf", "/anyOf"),
     ] {
         let r = host_rules(which).await;
-        let d = warns(&r, "compat.openai", &["`search`", rule, at]);
+        let d = warns(&r, "compat.openai_strict", &["`search`", rule, at]);
         assert!(
             !d.contains("`get_weather`"),
             "{which}: the fitting tool is not named: {d}"
         );
+        // Strict mode is an opt-in: OpenAI's own rules for every function still hold.
+        keeps(&r, "compat.openai");
     }
+}
+
+/// Previously compat.openai held every tool to strict mode's subset and warned on nearly
+/// every real server. The correct twin: ordinary schemas (an open object, an optional
+/// property) and good names keep OpenAI's default rules, and the strict profile is not
+/// judged unless selected.
+#[tokio::test]
+async fn a_plain_tool_list_keeps_openais_default_rules() {
+    let r = host_rules_with("plain", Vec::new()).await;
+    keeps(&r, "compat.openai");
+    keeps(&r, "compat.anthropic");
+    let f = expect(&r, "compat.openai_strict", None, Status::Skip);
+    assert!(
+        f.detail.contains("opt-in") && f.detail.contains("--compat openai-strict"),
+        "{}",
+        f.detail
+    );
+    // Selected, the strict subset is judged and refuses the open objects.
+    let r = host_rules_with("plain", vec![HostProfile::OpenaiStrict]).await;
+    warns(
+        &r,
+        "compat.openai_strict",
+        &["`get_weather`", "additionalProperties: false"],
+    );
+}
+
+#[tokio::test]
+async fn more_tools_than_a_request_takes_warn_for_openai() {
+    let r = host_rules_with("too_many", Vec::new()).await;
+    warns(&r, "compat.openai", &["at most 128 functions", "129 tools"]);
+    keeps(&r, "compat.anthropic");
 }
 
 #[tokio::test]
@@ -133,6 +173,7 @@ async fn the_strict_twin_keeps_anthropic_openai_and_first_page() {
     let r = host_rules("strict_clean").await;
     keeps(&r, "compat.anthropic");
     keeps(&r, "compat.openai");
+    keeps(&r, "compat.openai_strict");
     keeps(&r, "compat.first_page");
     // No schema fits both: OpenAI strict wants additionalProperties, Gemini's subset has none.
     warns(&r, "compat.gemini", &["/additionalProperties"]);
@@ -199,7 +240,7 @@ async fn only_the_selected_profiles_are_judged() {
     let r = run(spec).await;
     warns(&r, "compat.anthropic", &["`files.read`"]);
     warns(&r, "compat.openai", &["`files.read`"]);
-    for id in ["compat.gemini", "compat.first_page"] {
+    for id in ["compat.gemini", "compat.first_page", "compat.openai_strict"] {
         let f = expect(&r, id, None, Status::Skip);
         assert!(f.detail.contains("not selected"), "{id}: {}", f.detail);
     }
@@ -218,7 +259,8 @@ fn an_unknown_profile_is_a_one_line_usage_error() {
     assert_eq!(r.code, Some(2), "{}", r.stderr);
     assert!(
         r.stderr.contains("claude-desktop")
-            && r.stderr.contains("anthropic, openai, gemini, first-page"),
+            && r.stderr
+                .contains("anthropic, openai, openai-strict, gemini, first-page"),
         "{}",
         r.stderr
     );
@@ -231,7 +273,7 @@ fn an_unknown_profile_is_a_one_line_usage_error() {
     assert_eq!(r.stderr.trim().lines().count(), 1, "one line: {}", r.stderr);
     assert!(
         r.stderr.contains(
-            "`bard` is not a host profile; expected one of anthropic, openai, gemini, first-page"
+            "`bard` is not a host profile; expected one of anthropic, openai, openai-strict, gemini, first-page"
         ),
         "{}",
         r.stderr
@@ -337,8 +379,9 @@ fn the_demo_server_is_judged_and_its_score_ignores_compat() {
 }
 
 /// A real server from PyPI, `mcp-server-time`: its two tools' input schemas leave their
-/// objects open (no `additionalProperties: false`), which OpenAI's strict mode refuses; its
-/// names and schemas fit the Claude API and the Gemini Schema, on one page.
+/// objects open (no `additionalProperties: false`), which OpenAI's strict mode (selected
+/// here) refuses; its names fit OpenAI's default rules and the Claude API, its schemas the
+/// Gemini Schema, on one page.
 #[test]
 fn mcp_server_time_is_open_for_openai_strict_mode() {
     crate::servers::require_setup();
@@ -348,6 +391,8 @@ fn mcp_server_time_is_open_for_openai_strict_mode() {
         .args([
             "-q",
             "check",
+            "--compat",
+            "anthropic,openai,openai-strict,gemini,first-page",
             "--only",
             "discovery,handshake,catalog,compat",
             "--stdio",
@@ -366,7 +411,7 @@ fn mcp_server_time_is_open_for_openai_strict_mode() {
     let of = |id: &str| -> Vec<&serde_json::Value> {
         findings.iter().filter(|f| f["id"] == id).collect()
     };
-    let openai = of("compat.openai");
+    let openai = of("compat.openai_strict");
     assert!(!openai.is_empty());
     for f in &openai {
         assert_eq!(f["status"], "warn", "{f:#}");
@@ -379,7 +424,12 @@ fn mcp_server_time_is_open_for_openai_strict_mode() {
             assert!(d.contains(named), "{named}: {d}");
         }
     }
-    for id in ["compat.anthropic", "compat.gemini", "compat.first_page"] {
+    for id in [
+        "compat.anthropic",
+        "compat.openai",
+        "compat.gemini",
+        "compat.first_page",
+    ] {
         let found = of(id);
         assert!(!found.is_empty(), "{id}");
         assert!(
@@ -391,7 +441,7 @@ fn mcp_server_time_is_open_for_openai_strict_mode() {
 
 /// `--fail-under-category compat=100` gates on the selected profiles only: the demo server's
 /// names fit the Claude API and its tools are on one page, but its schemas leave objects open
-/// for OpenAI's strict mode.
+/// for OpenAI's strict mode (selected).
 #[test]
 fn the_compat_category_gates_only_when_asked() {
     let demo = crate::servers::demo_stdio();
@@ -410,7 +460,12 @@ fn the_compat_category_gates_only_when_asked() {
         "compat=100",
     ]);
     assert_eq!(kept.code, Some(0), "{}", kept.stderr);
-    let gated = check(&["--fail-under-category", "compat=100"]);
+    let gated = check(&[
+        "--compat",
+        "openai-strict",
+        "--fail-under-category",
+        "compat=100",
+    ]);
     assert_eq!(gated.code, Some(1), "{}{}", gated.stdout, gated.stderr);
     assert!(
         format!("{}{}", gated.stdout, gated.stderr).contains("compat score"),
@@ -419,6 +474,6 @@ fn the_compat_category_gates_only_when_asked() {
         gated.stderr
     );
     // Without the threshold the same warnings gate nothing.
-    let free = check(&[]);
+    let free = check(&["--compat", "openai-strict"]);
     assert_eq!(free.code, Some(0), "{}", free.stderr);
 }

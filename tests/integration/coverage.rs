@@ -260,6 +260,7 @@ const COVERED: &[(&str, Cover)] = &[
     ),
     ("compat.anthropic", Judged(StdioMinimal)),
     ("compat.openai", Judged(StdioMinimal)),
+    ("compat.openai_strict", Judged(StdioMinimal)),
     ("compat.gemini", Judged(StdioMinimal)),
     ("compat.first_page", Judged(StdioMinimal)),
     ("manifest.schema", Judged(StdioMinimal)),
@@ -298,6 +299,8 @@ async fn scenario(which: Scenario) -> ServerReport {
         StdioMinimal => {
             let mut spec = every_phase(fixture("minimal_server.py", &[]));
             spec.manifest = Some(crate::manifest::faithful_claims());
+            // Every host profile, the opt-in one too.
+            spec.compat = scout::report::host::HostProfile::ALL.to_vec();
             spec
         }
         HttpMinimal => {

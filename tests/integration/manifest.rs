@@ -43,6 +43,9 @@ pub(crate) fn faithful_claims() -> ManifestClaims {
             }],
             clients: Vec::new(),
         })),
+        kind: scout::spec::ManifestKind::ServerJson,
+        schema_unchecked: None,
+        unfilled_headers: Vec::new(),
     }
 }
 
@@ -727,5 +730,175 @@ fn argument_variables_reach_the_command_line_a_host_would_run() {
         r.stderr.contains("variables/home: a secret variable"),
         "{}",
         r.stderr
+    );
+}
+
+// ------------------------------------------------- the registry's schema versions
+
+/// `time.server.json` as the registry's CLI writes it today: `$schema` 2025-12-11.
+/// Previously manifest.schema failed major ("not a schema version scout carries").
+#[test]
+fn a_server_json_on_the_2025_12_11_schema_is_not_failed_for_scouts_gap() {
+    let (code, report, err) = check_manifest(
+        &manifest_file("time-2025-12-11.server.json"),
+        &[("mcp-server-time", crate::servers::time_stdio())],
+        &[],
+    );
+    assert_eq!(code, Some(0), "{err}\n{report:#}");
+    let found = statuses_of(&report, "m/packages/0");
+    assert!(
+        found.iter().all(|(_, st, _)| st != "fail" && st != "warn"),
+        "{found:?}"
+    );
+    let schema = found
+        .iter()
+        .find(|(id, _, _)| id == "manifest.schema")
+        .expect("manifest.schema");
+    assert_eq!(schema.1, "skip", "{schema:?}");
+    for part in ["2025-12-11", "does not carry", "they hold"] {
+        assert!(schema.2.contains(part), "{part}: {schema:?}");
+    }
+    let version = found.iter().find(|(id, _, _)| id == "manifest.version");
+    assert_eq!(version.map(|v| v.1.as_str()), Some("pass"), "{found:?}");
+}
+
+/// A schema scout does not carry still leaves the registry's own rules to hold: a name
+/// without its namespace fails at /name whatever the `$schema`.
+#[test]
+fn the_registrys_rules_hold_on_a_schema_scout_does_not_carry() {
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&server_json("0.1.0", "stdio")).expect("JSON");
+    doc["$schema"] = serde_json::json!(
+        "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+    );
+    let good = check_config(&doc.to_string());
+    let found = statuses(&good);
+    let schema = found.iter().find(|(i, _, _)| i == "manifest.schema");
+    assert_eq!(schema.map(|f| f.1.as_str()), Some("skip"), "{found:?}");
+    doc["name"] = serde_json::json!("minimal");
+    let bad = check_config(&doc.to_string());
+    let found = statuses(&bad);
+    let schema = found
+        .iter()
+        .find(|(i, _, _)| i == "manifest.schema")
+        .expect("schema");
+    assert_eq!(schema.1, "fail", "{schema:?}");
+    assert!(schema.2.contains("/name"), "{schema:?}");
+}
+
+// ------------------------------------------------- a remote's declared headers
+
+/// `api-key-remote.server.json`: `api_key_server.py` published as a remote whose
+/// `X-API-Key` header is required and secret; `port` fills its URL.
+fn check_api_key_remote(
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> (Option<i32>, serde_json::Value, String, String) {
+    use crate::common::{HttpFixture, Scout, workspace};
+    let server = HttpFixture::start("api_key_server.py");
+    let port = server
+        .url
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.split('/').next())
+        .expect("a port")
+        .to_string();
+    let dir = workspace(None);
+    let out = dir.path().join("report.json");
+    let manifest = manifest_file("api-key-remote.server.json");
+    let mut scout = Scout::new()
+        .dir(dir.path())
+        .env("port", &port)
+        .args(["check", "--server-json"])
+        .args([manifest.display().to_string()])
+        .args([
+            "--only",
+            "discovery,auth,handshake,manifest",
+            "--json",
+            &out.display().to_string(),
+        ])
+        .args(extra);
+    for (k, v) in env {
+        scout = scout.env(k, v);
+    }
+    let r = scout.run();
+    let text = std::fs::read_to_string(&out).unwrap_or_default();
+    let report = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+    (r.code, report, text, r.stderr)
+}
+
+fn findings_of(report: &serde_json::Value) -> Vec<(String, String, String)> {
+    report["servers"][0]["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap_or("").to_string(),
+                f["status"].as_str().unwrap_or("").to_string(),
+                f["detail"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The correct twin: the key comes from the environment under the documented name
+/// (X_API_KEY), reaches the server, and never the report. Previously the header was
+/// dropped and the run was blocked by HTTP 401.
+#[test]
+fn a_declared_header_is_filled_from_the_environment_and_kept_out_of_the_report() {
+    let (code, report, text, err) = check_api_key_remote(&[("X_API_KEY", "fixture-key-51c7")], &[]);
+    assert!(matches!(code, Some(0 | 1)), "{err}\n{report:#}");
+    assert!(report["servers"][0]["blocked"].is_null(), "{report:#}");
+    let found = findings_of(&report);
+    let era = found.iter().find(|(i, _, _)| i == "handshake.protocol_era");
+    assert_eq!(era.map(|f| f.1.as_str()), Some("pass"), "{found:#?}");
+    assert!(
+        found
+            .iter()
+            .all(|(id, st, _)| !(id.starts_with("auth.") && st == "fail")),
+        "{found:#?}"
+    );
+    assert!(!text.contains("fixture-key-51c7"), "the key is redacted");
+}
+
+/// The header given on the command line reaches a target derived from a manifest, and the
+/// manifest's own declaration does not ask for it again.
+#[test]
+fn header_reaches_a_remote_derived_from_a_manifest() {
+    let (code, report, text, err) = check_api_key_remote(
+        &[("FX_KEY", "fixture-key-51c7")],
+        &["--header", "X-API-Key=env:FX_KEY"],
+    );
+    assert!(matches!(code, Some(0 | 1)), "{err}\n{report:#}");
+    assert!(report["servers"][0]["blocked"].is_null(), "{report:#}");
+    let found = findings_of(&report);
+    let era = found.iter().find(|(i, _, _)| i == "handshake.protocol_era");
+    assert_eq!(era.map(|f| f.1.as_str()), Some("pass"), "{found:#?}");
+    assert!(!text.contains("fixture-key-51c7"), "the key is redacted");
+}
+
+/// The defect's case: no key anywhere. Nothing is sent, nothing about auth is judged, and
+/// the reason names the header, its pointer and the variable that fills it.
+#[test]
+fn a_required_header_scout_cannot_fill_is_named_and_nothing_is_failed() {
+    let (code, report, _, err) = check_api_key_remote(&[], &[]);
+    assert!(matches!(code, Some(1 | 3)), "{err}\n{report:#}");
+    let blocked = report["servers"][0]["blocked"].as_str().unwrap_or_default();
+    for part in ["X-API-Key", "/remotes/0/headers/0", "X_API_KEY"] {
+        assert!(blocked.contains(part), "{part}: {blocked}");
+    }
+    let found = findings_of(&report);
+    assert!(!found.is_empty(), "{report:#}");
+    assert!(
+        found.iter().all(|(_, st, _)| st != "fail" && st != "warn"),
+        "{found:#?}"
+    );
+    assert!(
+        report["exchanges"].as_array().is_none_or(|e| e.is_empty())
+            && report["servers"][0]["exchanges"]
+                .as_array()
+                .is_none_or(|e| e.is_empty()),
+        "nothing is sent: {report:#}"
     );
 }

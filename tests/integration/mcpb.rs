@@ -139,14 +139,15 @@ fn a_bundle_folder_starts_the_server_its_manifest_names() {
     let (code, report, err) = check(bundle.path(), &["--mcpb", "."], tmp.path());
     assert_eq!(code, Some(0), "{err}\n{report:#}");
     let found = manifest_findings(&report);
-    for id in [
-        "manifest.schema",
-        "manifest.version",
-        "manifest.tools",
-        "manifest.prompts",
-    ] {
+    for id in ["manifest.schema", "manifest.tools", "manifest.prompts"] {
         assert_eq!(status_of(&found, id).1, "pass", "{found:#?}");
     }
+    // A bundle's version is reported beside serverInfo.version, never graded.
+    assert_eq!(
+        status_of(&found, "manifest.version").1,
+        "info",
+        "{found:#?}"
+    );
     assert!(found.iter().all(|f| f.1 != "fail"), "{found:#?}");
     // The required setting without a default was started with a placeholder, named.
     let placeholder = status_of(&found, "manifest.user_config");
@@ -175,7 +176,7 @@ fn mcpb_in_the_config_is_relative_to_the_config_file() {
     assert_eq!(report["servers"][0]["name"], "demo", "{report:#}");
     assert_eq!(
         status_of(&manifest_findings(&report), "manifest.version").1,
-        "pass"
+        "info"
     );
 }
 
@@ -248,14 +249,15 @@ fn a_bundle_packed_by_mcpb_pack_is_checked_and_its_folder_removed() {
     assert_eq!(code, Some(0), "{err}\n{report:#}");
     assert_eq!(report["servers"][0]["name"], "demo", "{report:#}");
     let found = manifest_findings(&report);
-    for id in [
-        "manifest.schema",
-        "manifest.version",
-        "manifest.tools",
-        "manifest.prompts",
-    ] {
+    for id in ["manifest.schema", "manifest.tools", "manifest.prompts"] {
         assert_eq!(status_of(&found, id).1, "pass", "{found:#?}");
     }
+    // A bundle's version is reported beside serverInfo.version, never graded.
+    assert_eq!(
+        status_of(&found, "manifest.version").1,
+        "info",
+        "{found:#?}"
+    );
     assert!(found.iter().all(|f| f.1 != "fail"), "{found:#?}");
     nothing_left(tmp.path());
 }
@@ -283,7 +285,6 @@ fn a_drifted_bundle_gets_each_drift_at_its_pointer() {
     let found = manifest_findings(&report);
     let fails: Vec<&(String, String, String)> = found.iter().filter(|f| f.1 == "fail").collect();
     for (id, pointer, names) in [
-        ("manifest.version", "/version", "0.0.9"),
         ("manifest.tools", "/tools/3", "summarise"),
         ("manifest.tools", "/tools ", "forget_all"),
         ("manifest.prompts", "/prompts/1", "farewell"),
@@ -295,7 +296,14 @@ fn a_drifted_bundle_gets_each_drift_at_its_pointer() {
             "no {id} failure at {pointer} naming {names}: {found:#?}"
         );
     }
-    assert_eq!(fails.len(), 4, "{found:#?}");
+    assert_eq!(fails.len(), 3, "{found:#?}");
+    // The stale bundle version is an observation: MCPB does not tie it to serverInfo.version.
+    let version = status_of(&found, "manifest.version");
+    assert_eq!(version.1, "info", "{version:?}");
+    assert!(
+        version.2.contains("0.0.9") && version.2.contains("0.1.0"),
+        "{version:?}"
+    );
     assert_eq!(status_of(&found, "manifest.schema").1, "pass", "{found:#?}");
     // Every drift cites the exchange that showed the live value.
     let findings = report["servers"][0]["findings"]
@@ -311,6 +319,29 @@ fn a_drifted_bundle_gets_each_drift_at_its_pointer() {
         );
     }
     nothing_left(tmp.path());
+}
+
+/// The MCPB manifest says only "Semantic version of your extension": a bundle released on
+/// its own schedule (2.3.0) around a server that reports 0.1.0 is no drift. Previously
+/// manifest.version failed major.
+#[test]
+fn a_bundle_versioned_apart_from_its_server_is_reported_not_failed() {
+    let mut own = demo_manifest();
+    own["version"] = serde_json::json!("2.3.0");
+    let bundle = bundle_folder(&own);
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let (code, report, err) = check(bundle.path(), &["--mcpb", "."], tmp.path());
+    assert_eq!(code, Some(0), "{err}\n{report:#}");
+    let found = manifest_findings(&report);
+    let version = status_of(&found, "manifest.version");
+    assert_eq!(version.1, "info", "{version:?}");
+    for part in ["/version", "\"2.3.0\"", "serverInfo.version \"0.1.0\""] {
+        assert!(version.2.contains(part), "{part}: {version:?}");
+    }
+    assert!(
+        found.iter().all(|f| f.1 != "fail" && f.1 != "warn"),
+        "{found:#?}"
+    );
 }
 
 #[test]
@@ -415,14 +446,15 @@ fn a_node_bundle_around_the_real_memory_server_matches_or_drifts_from_its_manife
     let (code, report, err) = run(&memory_bundle(&MEMORY_TOOLS));
     assert_eq!(code, Some(0), "{err}\n{report:#}");
     let found = manifest_findings(&report);
-    for id in [
-        "manifest.schema",
-        "manifest.version",
-        "manifest.tools",
-        "manifest.prompts",
-    ] {
+    for id in ["manifest.schema", "manifest.tools", "manifest.prompts"] {
         assert_eq!(status_of(&found, id).1, "pass", "{found:#?}");
     }
+    // A bundle's version is reported beside serverInfo.version, never graded.
+    assert_eq!(
+        status_of(&found, "manifest.version").1,
+        "info",
+        "{found:#?}"
+    );
     assert!(
         status_of(&found, "manifest.prompts")
             .2

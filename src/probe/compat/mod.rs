@@ -21,8 +21,11 @@ crate::checks! { phase: Compat;
     ANTHROPIC = "compat.anthropic", Minor, "Tools fit the Claude API's tool definitions", "",
         "The Claude API takes a tool only when its name matches ^[a-zA-Z0-9_-]{1,128}$. A tool whose name breaks that (a `.` or `/` in it, say) cannot be passed to the API as it is: a warning naming the tool.",
         "Rename the tool to letters, digits, `_` and `-` (1-128 characters), or expect hosts on the Claude API to rename or drop it.";
-    OPENAI = "compat.openai", Minor, "Tools fit OpenAI strict function calling", "",
-        "With strict mode on, OpenAI function calling takes a function whose name matches ^[a-zA-Z0-9_-]{1,64}$ and whose parameters schema sets additionalProperties: false on every object, lists every property in required, has no anyOf at the root and uses none of allOf, not, dependentRequired, dependentSchemas, if, then, else. Each tool that breaks a rule is named with the rule: a warning.",
+    OPENAI = "compat.openai", Minor, "Tools fit OpenAI function calling", "",
+        "OpenAI function calling takes a function whose name matches ^[a-zA-Z0-9_-]{1,64}$, and at most 128 functions in one request: the rules it applies to every function. A tool whose name breaks the pattern is named with the rule, and a catalogue of more than 128 tools is counted: a warning. The parameters schema is held to no subset here: that is strict mode, an opt-in (`\"strict\": true`), judged by compat.openai_strict when selected.",
+        "Rename the tool to letters, digits, `_` and `-` (1-64 characters); keep the catalogue to 128 tools, or expect hosts on OpenAI to send only some of them.";
+    OPENAI_STRICT = "compat.openai_strict", Minor, "Tools fit OpenAI strict function calling", "",
+        "Judged only when the openai-strict profile is selected (strict mode is an opt-in of the function's author). With strict mode on, OpenAI function calling takes a function whose name matches ^[a-zA-Z0-9_-]{1,64}$ and whose parameters schema sets additionalProperties: false on every object, lists every property in required, has no anyOf at the root and uses none of allOf, not, dependentRequired, dependentSchemas, if, then, else. Each tool that breaks a rule is named with the rule: a warning.",
         "Close every object (additionalProperties: false), list every property in required (an optional one as a union with null), drop the unsupported keywords and keep names to 64 characters of [A-Za-z0-9_-].";
     GEMINI = "compat.gemini", Minor, "Tool schemas fit the Gemini API's function declarations", "",
         "A Gemini function declaration's parameters are a Schema, a select subset of the OpenAPI 3.0 schema object: the keywords type (one type, not a list), format, title, description, nullable, enum, maxItems, minItems, properties, required, minProperties, maxProperties, minLength, maxLength, pattern, example, anyOf, propertyOrdering, default, items, minimum and maximum. A tool whose input schema uses another keyword, a type list or a boolean subschema is named with what it used: a warning (a host that sends the schema as parametersJsonSchema instead is not bound by the subset).",
@@ -37,6 +40,7 @@ fn check_of(p: HostProfile) -> &'static crate::report::check::Check {
     match p {
         HostProfile::Anthropic => &ANTHROPIC,
         HostProfile::Openai => &OPENAI,
+        HostProfile::OpenaiStrict => &OPENAI_STRICT,
         HostProfile::Gemini => &GEMINI,
         HostProfile::FirstPage => &FIRST_PAGE,
     }
@@ -70,7 +74,14 @@ fn judge_all(s: &Session) -> Vec<FindingBuilder> {
             .is_some_and(|w| crate::probe::catalog::declared(w.capabilities(), "tools"));
         for p in HostProfile::ALL {
             let check = check_of(p);
-            let f = if !s.spec.judges(p) {
+            let f = if !s.spec.judges(p) && s.spec.compat.is_empty() {
+                check.skip(
+                    SkipReason::NotAssessed,
+                    format!(
+                        "profile `{p}` is an opt-in of the host (strict mode, `\"strict\": true` on a function) and is judged only when selected (--compat {p})"
+                    ),
+                )
+            } else if !s.spec.judges(p) {
                 check.skip(
                     SkipReason::NotAssessed,
                     format!(
@@ -114,6 +125,7 @@ fn judge(p: HostProfile, catalog: &Catalog) -> FindingBuilder {
     match p {
         HostProfile::Anthropic => anthropic(&catalog.tools, &catalog.tool_pages),
         HostProfile::Openai => openai(&catalog.tools, &catalog.tool_pages),
+        HostProfile::OpenaiStrict => openai_strict(&catalog.tools, &catalog.tool_pages),
         HostProfile::Gemini => gemini(&catalog.tools, &catalog.tool_pages),
         HostProfile::FirstPage => first_page(&catalog.tools, &catalog.tool_pages),
     }
@@ -131,14 +143,35 @@ pub fn anthropic(tools: &[Value], pages: &[(usize, Vec<Seq>)]) -> FindingBuilder
     )
 }
 
-/// `compat.openai`: OpenAI strict function calling (name and parameters schema).
+/// `compat.openai`: what OpenAI function calling applies to every function: the name
+/// pattern of each, and at most 128 functions in one request.
 pub fn openai(tools: &[Value], pages: &[(usize, Vec<Seq>)]) -> FindingBuilder {
-    verdict(
+    let too_many = (tools.len() > rules::OPENAI_MAX_TOOLS).then(|| {
+        format!(
+            "a request takes at most {} functions: the server lists {} tools, so a host sends only some of them",
+            rules::OPENAI_MAX_TOOLS,
+            tools.len()
+        )
+    });
+    verdict_with(
         &OPENAI,
-        "OpenAI strict function calling",
+        "OpenAI function calling",
         tools,
         pages,
         rules::openai,
+        "every name matches ^[a-zA-Z0-9_-]{1,64}$, and the catalogue is within 128 functions",
+        too_many,
+    )
+}
+
+/// `compat.openai_strict`: OpenAI strict function calling (name and parameters schema).
+pub fn openai_strict(tools: &[Value], pages: &[(usize, Vec<Seq>)]) -> FindingBuilder {
+    verdict(
+        &OPENAI_STRICT,
+        "OpenAI strict function calling",
+        tools,
+        pages,
+        rules::openai_strict,
         "every name matches ^[a-zA-Z0-9_-]{1,64}$ and every input schema closes its objects, requires every property and uses only supported keywords",
     )
 }
@@ -218,6 +251,20 @@ fn verdict(
     rule: fn(&Value) -> Vec<rules::Broken>,
     kept: &str,
 ) -> FindingBuilder {
+    verdict_with(check, host, tools, pages, rule, kept, None)
+}
+
+/// [`verdict`], with a rule over the whole catalogue that it breaks (`list`, the sentence
+/// saying how), which cites every page.
+fn verdict_with(
+    check: &'static crate::report::check::Check,
+    host: &str,
+    tools: &[Value],
+    pages: &[(usize, Vec<Seq>)],
+    rule: fn(&Value) -> Vec<rules::Broken>,
+    kept: &str,
+    list: Option<String>,
+) -> FindingBuilder {
     // Rule → the tools that break it (with what each did), in first-seen order.
     let mut broken: Vec<(&'static str, Vec<String>)> = Vec::new();
     let mut evidence: Vec<Seq> = Vec::new();
@@ -238,22 +285,31 @@ fn verdict(
             }
         }
     }
-    if broken.is_empty() {
-        let all: Vec<Seq> = pages.iter().flat_map(|(_, e)| e.iter().copied()).collect();
+    let all: Vec<Seq> = pages.iter().flat_map(|(_, e)| e.iter().copied()).collect();
+    if broken.is_empty() && list.is_none() {
         return check
             .pass(format!("{} tools fit {host}: {kept}", tools.len()))
             .evidence(all);
     }
+    if list.is_some() {
+        evidence.extend(all);
+    }
     evidence.sort_unstable();
     evidence.dedup();
-    let rules: Vec<String> = broken
+    let mut rules: Vec<String> = broken
         .iter()
         .map(|(rule, list)| format!("{rule}: {}", named(list)))
         .collect();
+    rules.extend(list);
     check
         .warn(format!(
-            "{tools_breaking} of {} tools break rules of {host} (a host's rule, not MCP's): {}",
+            "{tools_breaking} of {} tools break rules of {host} (a host's rule, not MCP's){}: {}",
             tools.len(),
+            if tools_breaking == 0 {
+                ", and the catalogue breaks one"
+            } else {
+                ""
+            },
             rules.join("; ")
         ))
         .evidence(evidence)
@@ -286,6 +342,33 @@ mod tests {
         assert_eq!(f.evidence, vec![3, 5]);
         let one = built(first_page(&tools, &[(3, vec![3])]));
         assert_eq!(one.status, Status::Pass);
+    }
+
+    #[test]
+    fn openai_judges_names_and_the_list_and_leaves_schemas_to_strict_mode() {
+        let open = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        let plain = vec![json!({"name": "search", "inputSchema": open})];
+        assert_eq!(built(openai(&plain, &[(1, vec![4])])).status, Status::Pass);
+        let strict = built(openai_strict(&plain, &[(1, vec![4])]));
+        assert_eq!(strict.status, Status::Warn);
+        assert!(
+            strict.detail.contains("additionalProperties"),
+            "{}",
+            strict.detail
+        );
+        let many: Vec<Value> = (0..129)
+            .map(|i| json!({"name": format!("t{i}"), "inputSchema": open}))
+            .collect();
+        let f = built(openai(&many, &[(129, vec![4])]));
+        assert_eq!(f.status, Status::Warn);
+        assert!(
+            f.detail.contains("at most 128 functions") && f.detail.contains("129 tools"),
+            "{}",
+            f.detail
+        );
+        assert_eq!(f.evidence, vec![4]);
+        let f = built(openai(&many[..128], &[(128, vec![4])]));
+        assert_eq!(f.status, Status::Pass, "{}", f.detail);
     }
 
     #[test]

@@ -7,9 +7,13 @@ use serde_json::{Map, Value};
 /// Where the Claude API documents its tool definitions.
 pub const ANTHROPIC_URL: &str =
     "https://platform.claude.com/docs/agents-and-tools/tool-use/define-tools";
+/// Where OpenAI documents a function's name and the tool list of a request.
+pub const OPENAI_URL: &str = "https://platform.openai.com/docs/api-reference/chat/create";
 /// Where OpenAI documents strict mode's schema rules.
-pub const OPENAI_URL: &str =
+pub const OPENAI_STRICT_URL: &str =
     "https://platform.openai.com/docs/guides/structured-outputs#supported-schemas";
+/// OpenAI's limit on the functions of one request: "A max of 128 functions are supported."
+pub const OPENAI_MAX_TOOLS: usize = 128;
 /// Where the Gemini API (`google.ai.generativelanguage.v1beta`) lists the fields of the
 /// Schema a function declaration's parameters are.
 pub const GEMINI_URL: &str = "https://docs.cloud.google.com/nodejs/docs/reference/generativelanguage/latest/generativelanguage/protos.google.ai.generativelanguage.v1beta.ischema";
@@ -86,16 +90,24 @@ const OPENAI_UNSUPPORTED: &[&str] = &[
     "else",
 ];
 
-/// OpenAI strict function calling: the name pattern and the parameters schema's rules.
+/// OpenAI function calling as applied to every function: the name pattern. The parameters
+/// are "described as a JSON Schema object"; no subset applies without strict mode.
 pub fn openai(tool: &Value) -> Vec<Broken> {
-    let mut out = Vec::new();
     let name = name_of(tool);
-    if !name_fits(name, 64) {
-        out.push(broken(
+    if name_fits(name, 64) {
+        Vec::new()
+    } else {
+        vec![broken(
             "name must match ^[a-zA-Z0-9_-]{1,64}$",
             describe_name(name),
-        ));
+        )]
     }
+}
+
+/// OpenAI strict function calling (opt-in): the name pattern and the parameters schema's
+/// rules.
+pub fn openai_strict(tool: &Value) -> Vec<Broken> {
+    let mut out = openai(tool);
     let Some(schema) = schema_of(tool) else {
         return out;
     };
