@@ -476,7 +476,7 @@ pub struct SettingsArgs {
     #[arg(long, value_name = "PHASE,…", value_delimiter = ',', value_parser = parse_phase, help_heading = "Run")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skip: Vec<Phase>,
-    /// Judge only these host profiles in the compat category (comma-separated: anthropic, openai, gemini, first-page)
+    /// Judge only these host profiles in the compat category (comma-separated: anthropic, openai, openai-strict, gemini, first-page; default: all but openai-strict)
     #[arg(long, value_name = "PROFILE,…", value_delimiter = ',', value_parser = parse_host_profile, help_heading = "Run")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub compat: Vec<crate::report::host::HostProfile>,

@@ -292,12 +292,19 @@ fn an_mcpb_input_starts_the_bundles_server_and_compares_it() {
     let report = step.report(&outputs["json"]);
     assert_eq!(report["servers"][0]["name"], "notes", "{report:#}");
     let found = manifest_statuses(&report);
-    for id in ["manifest.version", "manifest.tools", "manifest.prompts"] {
+    for id in ["manifest.tools", "manifest.prompts"] {
         assert!(
             found.iter().any(|(_, i, st)| i == id && st == "pass"),
             "{id}: {found:?}"
         );
     }
+    // A bundle's version is reported beside serverInfo.version, never graded.
+    assert!(
+        found
+            .iter()
+            .any(|(_, i, st)| i == "manifest.version" && st == "info"),
+        "{found:?}"
+    );
 }
 
 #[test]
