@@ -902,3 +902,18 @@ fn a_required_header_scout_cannot_fill_is_named_and_nothing_is_failed() {
         "nothing is sent: {report:#}"
     );
 }
+
+/// A header that was given and refused: the blocked reason names the headers sent and does
+/// not advise the `--header` flag that was given.
+#[test]
+fn a_refused_header_is_not_advised_again() {
+    let (_, report, text, err) = check_api_key_remote(
+        &[("FX_KEY", "not-the-key-9f2a")],
+        &["--header", "X-API-Key=env:FX_KEY"],
+    );
+    let blocked = report["servers"][0]["blocked"].as_str().unwrap_or_default();
+    assert!(!blocked.is_empty(), "{err}\n{report:#}");
+    assert!(!blocked.contains("--header NAME"), "{blocked}");
+    assert!(blocked.contains("X-API-Key"), "{blocked}");
+    assert!(!text.contains("not-the-key-9f2a"), "the value is redacted");
+}
