@@ -871,6 +871,29 @@ impl Connector {
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_joined_value_is_a_secret_whole_and_by_part() {
+        // PATH is set wherever the tests run: a stand-in for a key from the environment.
+        let path = std::env::var("PATH").expect("PATH");
+        let joined = ValueSource::Joined(vec![
+            ValueSource::Literal("Bearer ".into()),
+            ValueSource::Env("PATH".into()),
+        ]);
+        let (value, secrets) = resolve(&joined, "header Authorization").expect("resolved");
+        assert_eq!(value, format!("Bearer {path}"));
+        assert!(
+            secrets.contains(&path) && secrets.contains(&value),
+            "{secrets:?}"
+        );
+        let literal = ValueSource::Joined(vec![ValueSource::Literal("2".into())]);
+        assert_eq!(
+            resolve(&literal, "h").expect("resolved").1,
+            Vec::<String>::new()
+        );
+        let missing = ValueSource::Joined(vec![ValueSource::Env("SCOUT_UNSET_9F2A".into())]);
+        assert!(resolve(&missing, "header X").is_err());
+    }
+
     fn http_spec(url: &str) -> ServerSpec {
         ServerSpec::new(
             "s",

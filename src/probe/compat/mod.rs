@@ -78,7 +78,7 @@ fn judge_all(s: &Session) -> Vec<FindingBuilder> {
                 check.skip(
                     SkipReason::NotAssessed,
                     format!(
-                        "profile `{p}` is an opt-in of the host (strict mode, `\"strict\": true` on a function) and is judged only when selected (--compat {p})"
+                        "profile `{p}` is an opt-in (strict mode: `\"strict\": true` on a function, set by its author) and is judged only when selected (--compat {p})"
                     ),
                 )
             } else if !s.spec.judges(p) {
