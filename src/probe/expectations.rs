@@ -24,7 +24,7 @@ use crate::transport::Reply;
 
 crate::checks! { phase: Expectations;
     EXPECTATION = "expect.expectation", Major, "An expectation of the config holds", "",
-        "Each [[servers.expect]] of the config is one finding with the id expect.<slug of its name>: its setup steps run first (capturing values for later arguments), then its call is made `trials` times, and every trial must give what the expectation says (is_error, contains, json, schema, max_ms). A tool that is not read-only is called only when the expectation says allow = \"mutations\" or \"destructive\" and the run has the matching flag; otherwise the expectation is skipped by policy. See docs/expectations.md.",
+        "Each [[servers.expect]] of the config is one finding with the id expect.<slug of its name>: a tool, prompt or resource it names that the server does not list fails it, citing the lists; its setup steps run first (capturing values for later arguments), then its call is made `trials` times, and every trial must give what the expectation says (is_error, contains, json, schema, max_ms; on an expected error each applies to the error that came). A tool that is not read-only is called only when the expectation says allow = \"mutations\" or \"destructive\" and the run has the matching flag; otherwise the expectation is skipped by policy. See docs/expectations.md.",
         "The server no longer does what the expectation says: fix the server, or update the expectation if the change was meant.";
 }
 

@@ -33,7 +33,7 @@ use crate::spec::SnapshotSpec;
 
 crate::checks! { phase: Expectations;
     SNAPSHOT = "expect.snapshot", Major, "The server answers as its snapshots say", "",
-        "With --snapshots DIR, the catalogue (tools, prompts, resources, resource templates) and the result of every read-only tool call of the run are written one file per item and compared with the files of an earlier run, after masking the config's ignore patterns, UUIDs and ISO-8601 date-times. A difference is a fail with a unified diff; a missing snapshot is written as a pending .new file. See docs/expectations.md.",
+        "With --snapshots DIR, the catalogue (tools, prompts, resources, resource templates) and the result of every read-only tool call of the run are written one file per item and compared with the files of an earlier run, after masking the config's ignore patterns, UUIDs and ISO-8601 date-times. A difference is a fail with a unified diff, and so is a stored file that no item of this run maps to (marked .gone); a missing snapshot is written as a pending .new file. See docs/expectations.md.",
         "Review the diff: fix the server, or accept the new state with --update-snapshots (or scout snapshots accept).";
 }
 
