@@ -550,20 +550,21 @@ fn assertions(x: &Expectation, answer: &Answer) -> Vec<String> {
     problems
 }
 
-/// What `path` selects in `doc`, with its JSON pointer. A singular query (RFC 9535: names
-/// and indexes only) yields the one value it selects; any other (a wildcard, slice, filter
-/// or descendant segment) yields the list of the nodes it selects, as an array however many
-/// there are, so `$.tags[*] = ["noun"]` holds for one tag as for several. `None`: nothing
-/// was selected.
+/// What `path` selects in `doc`, with where, for a detail. A singular query (RFC 9535: names
+/// and indexes only) yields the one value it selects, at its JSON pointer; any other (a
+/// wildcard, slice, filter or descendant segment, several selectors) yields the list of the
+/// nodes it selects, as an array however many there are, so `$.tags[*] = ["noun"]` holds for
+/// one tag as for several; it is shown under the path as written. `None`: nothing was
+/// selected.
 fn select(path: &str, doc: &Value) -> Option<(String, Value)> {
     let parsed = crate::spec::parse_path(path).ok()?;
     let nodes = parsed.query_located(doc).all();
-    let pointer = nodes.first()?.location().to_json_pointer();
-    if singular(path) && nodes.len() == 1 {
-        return Some((pointer, nodes[0].node().clone()));
+    let first = nodes.first()?;
+    if singular(path) {
+        return Some((first.location().to_json_pointer(), first.node().clone()));
     }
     Some((
-        pointer,
+        path.to_string(),
         Value::Array(nodes.iter().map(|n| n.node().clone()).collect()),
     ))
 }
@@ -675,8 +676,8 @@ mod tests {
             Some(("/structuredContent/count".into(), json!(2)))
         );
         assert_eq!(
-            select("$.structuredContent.items[*].n", &doc).map(|x| x.1),
-            Some(json!([1, 2]))
+            select("$.structuredContent.items[*].n", &doc),
+            Some(("$.structuredContent.items[*].n".into(), json!([1, 2])))
         );
         assert_eq!(select("$.nothing", &doc), None);
     }
