@@ -170,12 +170,13 @@ pub struct Expectation {
     pub arguments: Value,
     /// Whether the result must be an error (`isError`, or a JSON-RPC error).
     pub is_error: bool,
-    /// Substrings that must each occur in the text of some content block.
+    /// Substrings that must each occur in the text of the content blocks (of a JSON-RPC
+    /// error: its message and data).
     pub contains: Vec<String>,
     /// JSON path → the value it must select, in config order.
     pub json: Vec<(String, Value)>,
     /// The JSON Schema (as written, and as read) that structuredContent, else the whole
-    /// result, must validate against.
+    /// result (of a JSON-RPC error: the error object), must validate against.
     pub schema: Option<(String, Value)>,
     /// The slowest a trial may answer, in milliseconds.
     pub max_ms: Option<u64>,

@@ -1,22 +1,24 @@
 //! `scout snapshots review|accept|reject [DIR]`: the pending snapshots that `scout check
 //! --snapshots DIR` wrote as `.new` files, listed with their diffs, accepted (moved over the
-//! stored file) or rejected (removed). Non-interactive, for CI and for a terminal alike.
+//! stored file) or rejected (removed), and the pending removals it marked with `.gone` (a
+//! stored snapshot no item of the run maps to), listed with why, accepted (the stored file is
+//! removed) or rejected (it stays). Non-interactive, for CI and for a terminal alike.
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, Subcommand};
 
 use crate::cli::CliError;
-use crate::probe::snapshots::{PENDING, unified};
+use crate::probe::snapshots::{GONE, PENDING, unified};
 
 /// `scout snapshots …`.
 #[derive(Debug, Subcommand)]
 pub enum SnapshotsCommand {
-    /// List the pending .new snapshots under DIR, each with its diff against the stored one
+    /// List the pending .new snapshots under DIR, each with its diff against the stored one, and the pending removals (.gone)
     Review(DirArgs),
-    /// Accept every pending snapshot under DIR (it replaces the stored file)
+    /// Accept every pending snapshot under DIR (it replaces the stored file) and every pending removal (the stored file is removed)
     Accept(DirArgs),
-    /// Reject every pending snapshot under DIR (the .new file is removed)
+    /// Reject every pending snapshot under DIR (the .new file is removed) and every pending removal (the stored file stays)
     Reject(DirArgs),
 }
 
@@ -47,14 +49,18 @@ pub fn run(cmd: SnapshotsCommand) -> Result<u8, CliError> {
     pending.sort();
     let mut out = String::new();
     for new in &pending {
+        let io = |e: std::io::Error, p: &Path| {
+            CliError::Internal(format!("could not update {}: {e}", p.display()))
+        };
+        if let Some(stored) = new.to_string_lossy().strip_suffix(GONE) {
+            out.push_str(&settle_gone(new, Path::new(stored), action).map_err(|e| io(e, new))?);
+            continue;
+        }
         let stored = PathBuf::from(
             new.to_string_lossy()
                 .strip_suffix(PENDING)
                 .unwrap_or_default(),
         );
-        let io = |e: std::io::Error, p: &Path| {
-            CliError::Internal(format!("could not update {}: {e}", p.display()))
-        };
         match action {
             "review" => {
                 let text = std::fs::read_to_string(new).map_err(|e| io(e, new))?;
@@ -91,14 +97,40 @@ pub fn run(cmd: SnapshotsCommand) -> Result<u8, CliError> {
     Ok(crate::exit::PASSED)
 }
 
-/// Every `.new` file under `dir`.
+/// One pending removal (`marker` beside `stored`): listed with why, accepted by removing
+/// the stored file, or rejected by keeping it.
+fn settle_gone(marker: &Path, stored: &Path, action: &str) -> std::io::Result<String> {
+    let gone = |p: &Path| match std::fs::remove_file(p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    };
+    Ok(match action {
+        "review" => {
+            let why = std::fs::read_to_string(marker)?;
+            format!("gone: {} ({})\n", stored.display(), why.trim())
+        }
+        "accept" => {
+            gone(stored)?;
+            gone(marker)?;
+            format!("removed: {}\n", stored.display())
+        }
+        _ => {
+            gone(marker)?;
+            format!("kept: {}\n", stored.display())
+        }
+    })
+}
+
+/// Every `.new` and `.gone` file under `dir`.
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let path = entry.path();
         if entry.file_type()?.is_dir() {
             walk(&path, out)?;
-        } else if path.to_string_lossy().ends_with(PENDING) {
+        } else if path.to_string_lossy().ends_with(PENDING)
+            || path.to_string_lossy().ends_with(GONE)
+        {
             out.push(path);
         }
     }

@@ -179,7 +179,12 @@ impl Connection {
     /// scout answers its input requests and sends the request again with a new id. The
     /// reply returned is the last one, citing every round; the rounds are kept for
     /// [`Connection::input_chains`]. Any other wire, method or answer: one plain send.
+    ///
+    /// The reply's `elapsed` is the request's whole time, from the first send to the final
+    /// result (every round and a followed task included): what an agent waits, and what a
+    /// time budget such as an expectation's `max_ms` holds to.
     pub async fn send_completing(&self, probe: Probe) -> Reply {
+        let started = std::time::Instant::now();
         let method = probe.method.clone().unwrap_or_default();
         let mut reply = self.send(probe.clone()).await;
         if self.era != Era::Modern || !INPUT_METHODS.contains(&method.as_str()) {
@@ -237,11 +242,13 @@ impl Connection {
         {
             let task = self.follow_task(&subject, &reply).await;
             reply.evidence.extend(task.evidence());
+            reply.elapsed = started.elapsed();
             self.chains.push_task(task);
         }
         if rounds.is_empty() {
             return reply;
         }
+        reply.elapsed = started.elapsed();
         let chain = InputChain {
             probe,
             method,

@@ -10,18 +10,21 @@
 //! expectation. Leaking a `&'static Check` per expectation would have put run-time data in
 //! the registry that nothing else can list.
 
+use std::collections::BTreeMap;
+
 use serde_json::{Map, Value, json};
 
 use crate::client::Connection;
 use crate::policy::{self, Decision, Hints};
 use crate::probe::session::{Catalog, Session};
+use crate::report::exchange::{Seq, jsonrpc_messages};
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::spec::{ExpectAllow, ExpectTarget, Expectation, PolicySpec};
 use crate::transport::Reply;
 
 crate::checks! { phase: Expectations;
     EXPECTATION = "expect.expectation", Major, "An expectation of the config holds", "",
-        "Each [[servers.expect]] of the config is one finding with the id expect.<slug of its name>: its setup steps run first (capturing values for later arguments), then its call is made `trials` times, and every trial must give what the expectation says (is_error, contains, json, schema, max_ms). A tool that is not read-only is called only when the expectation says allow = \"mutations\" or \"destructive\" and the run has the matching flag; otherwise the expectation is skipped by policy. See docs/expectations.md.",
+        "Each [[servers.expect]] of the config is one finding with the id expect.<slug of its name>: a tool, prompt or resource it names that the server does not list fails it, citing the lists; its setup steps run first (capturing values for later arguments), then its call is made `trials` times, and every trial must give what the expectation says (is_error, contains, json, schema, max_ms; on an expected error each applies to the error that came). A tool that is not read-only is called only when the expectation says allow = \"mutations\" or \"destructive\" and the run has the matching flag; otherwise the expectation is skipped by policy. See docs/expectations.md.",
         "The server no longer does what the expectation says: fix the server, or update the expectation if the change was meant.";
 }
 
@@ -52,19 +55,29 @@ pub async fn run(s: &mut Session) {
         );
         return;
     };
-    let catalog = s
+    let Some(catalog) = s
         .catalogs
         .iter()
         .find(|c| c.era == Some(wire.era()))
         .cloned()
-        .unwrap_or_default();
+    else {
+        // Whether the server still offers what an expectation names is read off its lists;
+        // without them a call could be neither judged nor safely made.
+        skip_all(
+            s,
+            SkipReason::NotAssessed,
+            "the server's tools, prompts and resources were not listed, so what the expectations name could not be looked up",
+        );
+        return;
+    };
+    let lists = ListExchanges::of(s, &catalog);
     for x in s.spec.expect.clone() {
         let f = match crate::probe::liveness::death(s) {
             Some(d) => EXPECTATION.skip(
                 SkipReason::NotAssessed,
                 crate::probe::liveness::not_assessed(&d),
             ),
-            None => expectation(&wire, &catalog, &s.spec.policy, &x).await,
+            None => expectation(&wire, &catalog, &lists, &s.spec.policy, &x).await,
         };
         s.add(
             f.named(&x.id, &x.name)
@@ -78,11 +91,25 @@ pub async fn run(s: &mut Session) {
 async fn expectation(
     wire: &Connection,
     catalog: &Catalog,
+    lists: &ListExchanges,
     policy: &PolicySpec,
     x: &Expectation,
 ) -> FindingBuilder {
-    let targets = x.setup.iter().map(|s| &s.target).chain([&x.target]);
-    for t in targets {
+    let steps = x
+        .setup
+        .iter()
+        .enumerate()
+        .map(|(n, s)| (Some(n + 1), &s.target));
+    for (step, t) in steps.clone().chain([(None, &x.target)]) {
+        if let Some(missing) = unlisted(catalog, lists, t) {
+            return match step {
+                Some(n) => missing.prefixed(&format!("setup step {n}: ")),
+                None => missing,
+            }
+            .finding();
+        }
+    }
+    for (_, t) in steps.chain([(None, &x.target)]) {
         if let ExpectTarget::Call(name) = t
             && let Some(refused) = permitted(catalog, policy, x.allow, name)
         {
@@ -158,6 +185,156 @@ fn verdict(trials: u32, failed: &[(u32, Vec<String>)]) -> FindingBuilder {
     }
 }
 
+/// The exchanges of the catalogue's lists, by method (`tools/list`, …): the requests and
+/// the answers to them, for a finding about what the server does not list to cite.
+struct ListExchanges {
+    by_method: BTreeMap<String, Vec<Seq>>,
+    all: Vec<Seq>,
+}
+
+impl ListExchanges {
+    fn of(s: &Session, catalog: &Catalog) -> Self {
+        let mut by_method: BTreeMap<String, Vec<Seq>> = BTreeMap::new();
+        let mut asked: Vec<(Value, String)> = Vec::new();
+        let exchanges = s.recorder.shared();
+        for e in exchanges
+            .iter()
+            .filter(|e| catalog.evidence.contains(&e.seq))
+        {
+            for m in jsonrpc_messages(e) {
+                let method = match m.get("method").and_then(Value::as_str) {
+                    Some(method) => {
+                        if let Some(id) = m.get("id") {
+                            asked.push((id.clone(), method.to_string()));
+                        }
+                        Some(method.to_string())
+                    }
+                    // An answer (a stdio line of its own) belongs to the list it answers.
+                    None => m
+                        .get("id")
+                        .and_then(|id| asked.iter().find(|(a, _)| a == id).map(|(_, m)| m.clone())),
+                };
+                if let Some(method) = method {
+                    let seqs = by_method.entry(method).or_default();
+                    if !seqs.contains(&e.seq) {
+                        seqs.push(e.seq);
+                    }
+                }
+            }
+        }
+        ListExchanges {
+            by_method,
+            all: catalog.evidence.clone(),
+        }
+    }
+
+    /// The exchanges of `methods`; every list's when none of them was sent (a list the
+    /// server declared no capability for), so the finding still cites what it saw.
+    fn cited(&self, methods: &[&str]) -> Vec<Seq> {
+        let seqs: Vec<Seq> = methods
+            .iter()
+            .filter_map(|m| self.by_method.get(*m))
+            .flatten()
+            .copied()
+            .collect();
+        if seqs.is_empty() {
+            self.all.clone()
+        } else {
+            seqs
+        }
+    }
+}
+
+/// An expectation naming what the server does not list.
+struct Missing {
+    detail: String,
+    evidence: Vec<Seq>,
+}
+
+impl Missing {
+    fn prefixed(mut self, prefix: &str) -> Self {
+        self.detail.insert_str(0, prefix);
+        self
+    }
+
+    fn finding(self) -> FindingBuilder {
+        let f = EXPECTATION.fail(self.detail);
+        if self.evidence.is_empty() {
+            // Nothing was listed at all: the server declared none of the lists.
+            f.without_exchange()
+        } else {
+            f.evidence(self.evidence)
+        }
+    }
+}
+
+/// `Some` when `target` names a tool, prompt or resource the server does not list: the
+/// expectation is about something the server no longer offers, which is a fail (what the
+/// author gates on is gone), never a call of an unknown name or a skip.
+fn unlisted(catalog: &Catalog, lists: &ListExchanges, target: &ExpectTarget) -> Option<Missing> {
+    let named = |entries: &[Value], key: &str, wanted: &str| {
+        entries
+            .iter()
+            .any(|e| e.get(key).and_then(Value::as_str) == Some(wanted))
+    };
+    match target {
+        ExpectTarget::Call(name) => (!named(&catalog.tools, "name", name)).then(|| Missing {
+            detail: format!(
+                "{name} is not in tools/list ({})",
+                listed_count(catalog.tools.len(), "tool")
+            ),
+            evidence: lists.cited(&["tools/list"]),
+        }),
+        ExpectTarget::Prompt(name) => (!named(&catalog.prompts, "name", name)).then(|| Missing {
+            detail: format!(
+                "{name} is not in prompts/list ({})",
+                listed_count(catalog.prompts.len(), "prompt")
+            ),
+            evidence: lists.cited(&["prompts/list"]),
+        }),
+        ExpectTarget::Resource(uri) => {
+            let templated = catalog.resource_templates.iter().any(|t| {
+                t.get("uriTemplate")
+                    .and_then(Value::as_str)
+                    .is_some_and(|tpl| template_matches(tpl, uri))
+            });
+            (!named(&catalog.resources, "uri", uri) && !templated).then(|| Missing {
+                detail: format!(
+                    "{uri} is not in resources/list ({}) and matches none of resources/templates/list ({})",
+                    listed_count(catalog.resources.len(), "resource"),
+                    listed_count(catalog.resource_templates.len(), "template")
+                ),
+                evidence: lists.cited(&["resources/list", "resources/templates/list"]),
+            })
+        }
+    }
+}
+
+/// "12 tools listed", "1 tool listed".
+fn listed_count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{} listed", if n == 1 { "" } else { "s" })
+}
+
+/// Whether `uri` is an instance of the RFC 6570 `template`: its literal text in order, any
+/// text where an expression stands. Lenient on purpose: it only tells a URI a template
+/// describes from one no list offers, and must not fail an author's URI that a stricter
+/// expansion rule would have spelled differently.
+fn template_matches(template: &str, uri: &str) -> bool {
+    let mut pattern = String::from("^");
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        pattern.push_str(&regex::escape(&rest[..open]));
+        pattern.push_str(".*");
+        rest = &rest[open + close + 1..];
+    }
+    pattern.push_str(&regex::escape(rest));
+    pattern.push('$');
+    regex::Regex::new(&pattern).is_ok_and(|re| re.is_match(uri))
+}
+
 /// `None` when every call of the expectation may be made; else the policy skip, with what
 /// would allow it. A tool that is not read-only needs both the expectation's `allow` and
 /// the run's flag: the author's word alone does not let a run change a server, nor does a
@@ -168,15 +345,14 @@ fn permitted(
     allow: ExpectAllow,
     name: &str,
 ) -> Option<FindingBuilder> {
+    // A tool the server does not list failed the expectation before this (`unlisted`): the
+    // policy judges only annotations the server declared, never the defaults of a tool that
+    // is not there.
     let tool = catalog
         .tools
         .iter()
-        .find(|t| policy::tool_name(t) == name)
-        .cloned()
-        // A tool the server does not list has no annotations: the spec's defaults make it
-        // destructive, so it is called only as a destructive one would be.
-        .unwrap_or_else(|| json!({ "name": name }));
-    let hints = Hints::of(&tool);
+        .find(|t| policy::tool_name(t) == name)?;
+    let hints = Hints::of(tool);
     let needs = if hints.read_only {
         ExpectAllow::ReadOnly
     } else if hints.destructive {
@@ -205,7 +381,7 @@ fn permitted(
     }
     // The expectation allows what the tool is: the run's own policy (its flags, allow and
     // deny lists) decides as it does for scout's probes.
-    match policy::decide(&tool, policy) {
+    match policy::decide(tool, policy) {
         Decision::Call => None,
         d => Some(EXPECTATION.skip(SkipReason::Policy, format!("tool {name}: {}", d.explain()))),
     }
@@ -236,44 +412,127 @@ async fn send(wire: &Connection, catalog: &Catalog, target: &ExpectTarget, args:
     }
 }
 
-/// What one trial got wrong, each as "expected … received …" (empty: it held).
+/// What one trial got wrong, each as "expected … received …" (empty: it held). Every
+/// assertion applies to what came back, an error included: a result's content, or a
+/// JSON-RPC error's message and data (see [`Answer`]).
 pub fn judge(x: &Expectation, reply: &Reply) -> Vec<String> {
     let mut problems = Vec::new();
-    let Some(result) = reply.result() else {
-        // A JSON-RPC error is the error an `is_error = true` expectation asks for.
-        if x.is_error && reply.error_code().is_some() {
-            return problems;
-        }
-        problems.push(format!("expected a result, received {}", reply.describe()));
-        return problems;
-    };
-    let is_error = result.get("isError").and_then(Value::as_bool) == Some(true);
-    if is_error != x.is_error {
-        problems.push(format!(
-            "expected isError {}, received isError {is_error}{}",
-            x.is_error,
-            if is_error {
-                format!(": {}", excerpt(&texts(result).join(" ")))
-            } else {
-                String::new()
+    match Answer::of(reply) {
+        None => problems.push(format!("expected a result, received {}", reply.describe())),
+        Some(answer) => {
+            if answer.is_error != x.is_error {
+                problems.push(answer.error_mismatch(x.is_error, reply));
             }
-        ));
+            // An expectation of a result that got a JSON-RPC error has nothing its other
+            // assertions were written for; one of an error, or of a result, has.
+            if x.is_error || answer.rpc_error.is_none() {
+                problems.extend(assertions(x, &answer));
+            }
+        }
     }
-    let text = texts(result).join("\n");
+    if let Some(max) = x.max_ms {
+        // A reply that never came has no time to hold to the budget; it failed above.
+        let ms = reply.elapsed.as_millis();
+        if reply.response.is_some() && ms > u128::from(max) {
+            problems.push(format!(
+                "expected an answer within {max} ms, received one after {ms} ms"
+            ));
+        }
+    }
+    problems
+}
+
+/// What came back, as the assertions read it: a result (its content blocks, messages or
+/// contents; `structuredContent` or the whole result for a schema), or a JSON-RPC error
+/// (its message and data as text; the error object `{code, message, data}` for `json` paths
+/// and the schema).
+struct Answer<'a> {
+    is_error: bool,
+    /// The error object, when the answer is a JSON-RPC error.
+    rpc_error: Option<&'a Value>,
+    /// What `json` paths are evaluated in.
+    doc: &'a Value,
+    /// What the `schema` validates.
+    instance: &'a Value,
+    texts: Vec<String>,
+}
+
+impl<'a> Answer<'a> {
+    fn of(reply: &'a Reply) -> Option<Self> {
+        if let Some(result) = reply.result() {
+            return Some(Answer {
+                is_error: result.get("isError").and_then(Value::as_bool) == Some(true),
+                rpc_error: None,
+                doc: result,
+                instance: result.get("structuredContent").unwrap_or(result),
+                texts: texts(result),
+            });
+        }
+        let error = reply.response.as_ref()?.get("error")?;
+        let mut texts: Vec<String> = error
+            .get("message")
+            .and_then(Value::as_str)
+            .filter(|m| !m.is_empty())
+            .map(str::to_string)
+            .into_iter()
+            .collect();
+        match error.get("data") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(d)) => texts.push(d.clone()),
+            Some(other) => texts.push(other.to_string()),
+        }
+        Some(Answer {
+            is_error: true,
+            rpc_error: Some(error),
+            doc: error,
+            instance: error,
+            texts,
+        })
+    }
+
+    /// Where the text was read, for a detail.
+    fn text_source(&self) -> &'static str {
+        if self.rpc_error.is_some() {
+            "the JSON-RPC error's message and data"
+        } else {
+            "the content blocks"
+        }
+    }
+
+    fn error_mismatch(&self, wanted: bool, reply: &Reply) -> String {
+        match (self.rpc_error, wanted) {
+            (Some(_), _) => format!("expected a result, received {}", reply.describe()),
+            (None, true) => "expected isError true, received isError false".to_string(),
+            (None, false) => format!(
+                "expected isError false, received isError true: {}",
+                excerpt(&self.texts.join(" "))
+            ),
+        }
+    }
+}
+
+/// The `contains`, `json` and `schema` assertions against one answer.
+fn assertions(x: &Expectation, answer: &Answer) -> Vec<String> {
+    let mut problems = Vec::new();
+    let text = answer.texts.join("\n");
     for want in &x.contains {
         if !text.contains(want.as_str()) {
-            problems.push(format!(
-                "missing text \"{want}\" in the content blocks, which read {}",
-                if text.is_empty() {
-                    "nothing (no text block)".to_string()
-                } else {
-                    format!("\"{}\"", excerpt(&text))
+            let read = match (text.is_empty(), answer.rpc_error.is_some()) {
+                (false, _) => format!("\"{}\"", excerpt(&text)),
+                (true, true) => "nothing (the error has no message and no data)".to_string(),
+                (true, false) if answer.is_error => {
+                    "nothing (the error result has no text content)".to_string()
                 }
+                (true, false) => "nothing (no text block)".to_string(),
+            };
+            problems.push(format!(
+                "missing text \"{want}\" in {}, which read {read}",
+                answer.text_source()
             ));
         }
     }
     for (path, want) in &x.json {
-        match select(path, result) {
+        match select(path, answer.doc) {
             None => problems.push(format!(
                 "{path}: expected {want}, received nothing (the path selects no value)"
             )),
@@ -283,36 +542,39 @@ pub fn judge(x: &Expectation, reply: &Reply) -> Vec<String> {
             Some(_) => {}
         }
     }
-    if let Some((file, schema)) = &x.schema {
-        let instance = result.get("structuredContent").unwrap_or(result);
-        if let Err(e) = policy::schema::validate(schema, instance) {
-            problems.push(format!("does not validate against {file}: {e}"));
-        }
-    }
-    if let Some(max) = x.max_ms {
-        let ms = reply.elapsed.as_millis();
-        if ms > u128::from(max) {
-            problems.push(format!(
-                "expected an answer within {max} ms, received one after {ms} ms"
-            ));
-        }
+    if let Some((file, schema)) = &x.schema
+        && let Err(e) = policy::schema::validate(schema, answer.instance)
+    {
+        problems.push(format!("does not validate against {file}: {e}"));
     }
     problems
 }
 
-/// The value `path` selects in `doc`, with its JSON pointer: one node as itself, several as
-/// an array of them (pointing at the first), none as `None`.
+/// What `path` selects in `doc`, with where, for a detail. A singular query (RFC 9535: names
+/// and indexes only) yields the one value it selects, at its JSON pointer; any other (a
+/// wildcard, slice, filter or descendant segment, several selectors) yields the list of the
+/// nodes it selects, as an array however many there are, so `$.tags[*] = ["noun"]` holds for
+/// one tag as for several; it is shown under the path as written. `None`: nothing was
+/// selected.
 fn select(path: &str, doc: &Value) -> Option<(String, Value)> {
-    let path = crate::spec::parse_path(path).ok()?;
-    let nodes = path.query_located(doc).all();
-    match nodes.as_slice() {
-        [] => None,
-        [one] => Some((one.location().to_json_pointer(), one.node().clone())),
-        [first, ..] => Some((
-            first.location().to_json_pointer(),
-            Value::Array(nodes.iter().map(|n| n.node().clone()).collect()),
-        )),
+    let parsed = crate::spec::parse_path(path).ok()?;
+    let nodes = parsed.query_located(doc).all();
+    let first = nodes.first()?;
+    if singular(path) {
+        return Some((first.location().to_json_pointer(), first.node().clone()));
     }
+    Some((
+        path.to_string(),
+        Value::Array(nodes.iter().map(|n| n.node().clone()).collect()),
+    ))
+}
+
+/// Whether `path` is a singular query. RFC 9535 lets only a singular query stand as an
+/// operand of a comparison in a filter, and the JSONPath parser enforces it; the parser
+/// does not expose the property itself, so the path is tried in that place.
+fn singular(path: &str) -> bool {
+    path.trim_start().starts_with('$')
+        && crate::spec::parse_path(&format!("$[?{} == null]", path.trim())).is_ok()
 }
 
 /// The text of a result's content: a tool's text blocks, a prompt's text messages, a
@@ -414,10 +676,149 @@ mod tests {
             Some(("/structuredContent/count".into(), json!(2)))
         );
         assert_eq!(
-            select("$.structuredContent.items[*].n", &doc).map(|x| x.1),
-            Some(json!([1, 2]))
+            select("$.structuredContent.items[*].n", &doc),
+            Some(("$.structuredContent.items[*].n".into(), json!([1, 2])))
         );
         assert_eq!(select("$.nothing", &doc), None);
+    }
+
+    #[test]
+    fn only_a_singular_query_yields_a_scalar() {
+        for path in ["$.a", "$.a.b", "$['a'][0]", "$.a[-1]", "$"] {
+            assert!(singular(path), "{path}");
+        }
+        for path in [
+            "$.a[*]",
+            "$.a.*",
+            "$.a[0:1]",
+            "$.a[?@ == 1]",
+            "$..a",
+            "$.a[0,1]",
+        ] {
+            assert!(!singular(path), "{path}");
+        }
+        let one = json!({"structuredContent": {"tags": ["noun"]}});
+        assert_eq!(
+            select("$.structuredContent.tags[*]", &one).map(|x| x.1),
+            Some(json!(["noun"]))
+        );
+        assert_eq!(
+            select("$.structuredContent.tags[0]", &one).map(|x| x.1),
+            Some(json!("noun"))
+        );
+        assert_eq!(
+            select("$..tags", &one).map(|x| x.1),
+            Some(json!([["noun"]]))
+        );
+    }
+
+    fn expecting(is_error: bool) -> Expectation {
+        Expectation {
+            name: "x".into(),
+            id: "expect.x".into(),
+            target: ExpectTarget::Call("charge".into()),
+            arguments: json!({}),
+            is_error,
+            contains: Vec::new(),
+            json: Vec::new(),
+            schema: None,
+            max_ms: None,
+            trials: 1,
+            allow: ExpectAllow::ReadOnly,
+            setup: Vec::new(),
+        }
+    }
+
+    fn answered(response: Value, ms: u64) -> Reply {
+        Reply {
+            outcome: crate::transport::Outcome::Answered,
+            response: Some(response),
+            elapsed: std::time::Duration::from_millis(ms),
+            ..Reply::default()
+        }
+    }
+
+    #[test]
+    fn an_error_expectation_applies_every_assertion_to_the_error() {
+        let crashed = answered(
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "database crashed", "data": {"table": "users"}}}),
+            1500,
+        );
+        let mut x = expecting(true);
+        assert!(
+            judge(&x, &crashed).is_empty(),
+            "any error, nothing more asked"
+        );
+        x.contains = vec!["quota exceeded".into()];
+        let problems = judge(&x, &crashed);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].contains("missing text \"quota exceeded\" in the JSON-RPC error's message and data, which read \"database crashed")
+                && problems[0].contains("users"),
+            "{problems:?}"
+        );
+        x.contains = vec!["database crashed".into(), "users".into()];
+        x.json = vec![
+            ("$.code".into(), json!(-32603)),
+            ("$.data.table".into(), json!("users")),
+        ];
+        assert!(judge(&x, &crashed).is_empty());
+        x.json = vec![("$.code".into(), json!(-32000))];
+        assert_eq!(
+            judge(&x, &crashed),
+            vec!["/code: expected -32000, received -32603".to_string()]
+        );
+        x.json.clear();
+        x.max_ms = Some(1000);
+        let slow = judge(&x, &crashed);
+        assert!(
+            slow.len() == 1 && slow[0].contains("within 1000 ms, received one after 1500 ms"),
+            "{slow:?}"
+        );
+    }
+
+    #[test]
+    fn contains_on_an_error_without_text_says_so() {
+        let mut x = expecting(true);
+        x.contains = vec!["quota".into()];
+        let bare = answered(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": true}}),
+            1,
+        );
+        let p = judge(&x, &bare);
+        assert!(
+            p.len() == 1 && p[0].contains("nothing (the error result has no text content)"),
+            "{p:?}"
+        );
+        let silent = answered(
+            json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": ""}}),
+            1,
+        );
+        let p = judge(&x, &silent);
+        assert!(
+            p.len() == 1 && p[0].contains("nothing (the error has no message and no data)"),
+            "{p:?}"
+        );
+        // An expectation of a result that gets an error is told so once, not once per key.
+        let mut ok = expecting(false);
+        ok.contains = vec!["quota".into()];
+        let p = judge(&ok, &silent);
+        assert!(
+            p.len() == 1 && p[0].starts_with("expected a result, received JSON-RPC error -32603"),
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn a_uri_a_template_describes_matches_it() {
+        assert!(template_matches("notes://{id}", "notes://42"));
+        assert!(template_matches("file:///{+path}", "file:///a/b.txt"));
+        assert!(template_matches(
+            "x://items{?page,size}",
+            "x://items?page=2"
+        ));
+        assert!(!template_matches("notes://{id}", "files://42"));
+        assert!(!template_matches("notes://list", "notes://list/2"));
     }
 
     #[test]

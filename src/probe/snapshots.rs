@@ -3,7 +3,7 @@
 //! as insta does for a test's output (docs/expectations.md, "Snapshots").
 //!
 //! Layout: `DIR/<server>/<kind>/<name>.json` with kind `tools`, `prompts`, `resources`,
-//! `resource_templates` or `calls`. A catalogue entry is written in `scout pin`'s canonical
+//! `resource_templates` or `calls`, one file per name ([`file_name`]). A catalogue entry is written in `scout pin`'s canonical
 //! form (`pin::agent_view` then `pin::json_text`), so a snapshot and the lock never disagree
 //! on what the server offered. A call file holds the arguments sent and the result.
 //!
@@ -12,7 +12,13 @@
 //! ISO-8601 / RFC 3339 date-times (`[timestamp]`). A missing snapshot is written as a pending
 //! `<name>.json.new` and is not a failure; a different one is a fail with a unified diff and a
 //! `.new` beside it; `--update-snapshots` writes every file and removes the `.new` ones.
+//!
+//! What is gone counts as much as what changed: every stored file of the server's folder
+//! that no item of this run maps to (a tool removed, a list now empty) is a difference, as
+//! insta reports unreferenced snapshots. It is marked `<name>.json.gone` for review, and
+//! removed by `--update-snapshots` or `scout snapshots accept`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
 
@@ -27,7 +33,7 @@ use crate::spec::SnapshotSpec;
 
 crate::checks! { phase: Expectations;
     SNAPSHOT = "expect.snapshot", Major, "The server answers as its snapshots say", "",
-        "With --snapshots DIR, the catalogue (tools, prompts, resources, resource templates) and the result of every read-only tool call of the run are written one file per item and compared with the files of an earlier run, after masking the config's ignore patterns, UUIDs and ISO-8601 date-times. A difference is a fail with a unified diff; a missing snapshot is written as a pending .new file. See docs/expectations.md.",
+        "With --snapshots DIR, the catalogue (tools, prompts, resources, resource templates) and the result of every read-only tool call of the run are written one file per item and compared with the files of an earlier run, after masking the config's ignore patterns, UUIDs and ISO-8601 date-times. A difference is a fail with a unified diff, and so is a stored file that no item of this run maps to (marked .gone); a missing snapshot is written as a pending .new file. See docs/expectations.md.",
         "Review the diff: fix the server, or accept the new state with --update-snapshots (or scout snapshots accept).";
 }
 
@@ -84,16 +90,53 @@ pub fn text_of(v: &Value) -> String {
     format!("{}\n", pin::json_text(v, true))
 }
 
-/// A file name for an item: every character outside `[A-Za-z0-9._-]` becomes `_`, and a
-/// name that is empty or only dots becomes `_`.
-pub fn file_name(name: &str) -> String {
+/// The suffix of a pending removal: a stored snapshot that no item of the run maps to gets
+/// `<name>.json.gone` beside it, saying why; `scout snapshots accept` removes both.
+pub const GONE: &str = ".gone";
+
+/// The name an item was stored under before names were made one-to-one: every character
+/// outside `[A-Za-z0-9._-]` replaced by `_` (a name that is empty or only dots: `_`).
+fn replaced_name(name: &str) -> String {
     crate::report::file::safe_file_name(name, "_")
+}
+
+/// A file name for an item, one per name: the name itself when it is made only of ASCII
+/// letters, digits, `.`, `_` and `-` (and is not only dots); otherwise the name with every
+/// other character replaced by `_`, then `@` and the first 8 hexadecimal digits of the
+/// name's SHA-256. A name kept as it is has no `@`, so it never meets a replaced one, and
+/// two replaced names that read alike (`x://item/1`, `x://item:1`) differ in their hash.
+pub fn file_name(name: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let replaced = replaced_name(name);
+    if replaced == name {
+        return replaced;
+    }
+    let hash: String = Sha256::digest(name.as_bytes())
+        .iter()
+        .take(4)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{replaced}@{hash}")
 }
 
 /// One item to snapshot: its path under the server's folder and its unmasked value.
 struct Item {
     rel: PathBuf,
+    /// The path the item had before names were one-to-one (`None`: the same as `rel`).
+    legacy: Option<PathBuf>,
     value: Value,
+}
+
+impl Item {
+    fn new(kind: &str, name: &str, value: Value) -> Self {
+        let rel = Path::new(kind).join(format!("{}.json", file_name(name)));
+        let legacy = Path::new(kind).join(format!("{}.json", replaced_name(name)));
+        Item {
+            legacy: (legacy != rel).then_some(legacy),
+            rel,
+            value,
+        }
+    }
 }
 
 /// The catalogue entries of one list, in pin's canonical view.
@@ -113,10 +156,7 @@ fn listed(kind: &str, pinned: Option<EntryKind>, entries: &[Value]) -> Vec<Item>
                 Some(k) => pin::agent_view(k, e),
                 None => e.clone(),
             };
-            Item {
-                rel: Path::new(kind).join(format!("{}.json", file_name(name))),
-                value,
-            }
+            Item::new(kind, name, value)
         })
         .collect()
 }
@@ -162,10 +202,11 @@ fn calls(s: &Session, read_only: &[&str]) -> (Vec<Item>, Vec<Seq>) {
             continue;
         }
         evidence.extend([at, back]);
-        items.push(Item {
-            rel: Path::new("calls").join(format!("{}.json", file_name(&tool))),
-            value: json!({"tool": tool, "arguments": arguments, "result": result}),
-        });
+        items.push(Item::new(
+            "calls",
+            &tool,
+            json!({"tool": tool, "arguments": arguments, "result": result}),
+        ));
         seen.push(tool);
     }
     evidence.sort_unstable();
@@ -184,6 +225,8 @@ enum Outcome {
 /// Compares (or writes) one snapshot file.
 fn settle(path: &Path, text: &str, update: bool) -> Result<Outcome, String> {
     let pending = pending_of(path);
+    // The item is back: a removal pending from an earlier run no longer applies.
+    let _ = std::fs::remove_file(suffixed(path, GONE));
     let old = std::fs::read_to_string(path).ok();
     let io = |e: std::io::Error, p: &Path| format!("could not write {}: {e}", p.display());
     if let Some(dir) = path.parent() {
@@ -207,8 +250,13 @@ fn settle(path: &Path, text: &str, update: bool) -> Result<Outcome, String> {
 
 /// `path` with the pending suffix.
 pub fn pending_of(path: &Path) -> PathBuf {
+    suffixed(path, PENDING)
+}
+
+/// `path` with `suffix` appended to its file name.
+pub fn suffixed(path: &Path, suffix: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
-    s.push(PENDING);
+    s.push(suffix);
     PathBuf::from(s)
 }
 
@@ -265,14 +313,18 @@ pub fn run(s: &mut Session) {
 fn settle_all(
     spec: &SnapshotSpec,
     server: &str,
-    items: Vec<Item>,
+    mut items: Vec<Item>,
 ) -> crate::report::finding::FindingBuilder {
     let base = spec.dir.join(server);
+    adopt_legacy(&base, &mut items);
     let (mut same, mut pending, mut written) = (0, Vec::new(), 0);
     let mut changed = Vec::new();
     let mut errors = Vec::new();
+    let mut referenced = BTreeSet::new();
+    let legacy: Vec<PathBuf> = items.iter().filter_map(|i| i.legacy.clone()).collect();
     for item in items {
         let path = base.join(&item.rel);
+        referenced.insert(item.rel.clone());
         let text = text_of(&masked(item.value, &spec.ignore));
         match settle(&path, &text, spec.update) {
             Ok(Outcome::Same) => same += 1,
@@ -282,17 +334,66 @@ fn settle_all(
             Err(e) => errors.push(e),
         }
     }
+    let orphans = match unreferenced(&base, &referenced) {
+        Ok(o) => o,
+        Err(e) => {
+            errors.push(e);
+            Vec::new()
+        }
+    };
+    let mut gone = Vec::new();
+    for rel in orphans {
+        let why = why_gone(&rel, &legacy);
+        match settle_gone(&base.join(&rel), &why, spec.update) {
+            Ok(()) => gone.push(format!("{} ({why})", rel.display())),
+            Err(e) => errors.push(e),
+        }
+    }
     if !errors.is_empty() {
         return SNAPSHOT.skip(SkipReason::NotAssessed, errors.join("; "));
     }
-    if !changed.is_empty() {
-        let names: Vec<&str> = changed.iter().map(|(n, _)| n.as_str()).collect();
+    if spec.update {
+        let removed = if gone.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", {} removed (no item in this run): {}",
+                gone.len(),
+                gone.join(", ")
+            )
+        };
+        if written > 0 || !gone.is_empty() {
+            return SNAPSHOT.pass(format!(
+                "{written} snapshot(s) written (--update-snapshots), {same} unchanged{removed}"
+            ));
+        }
+    }
+    if !changed.is_empty() || !gone.is_empty() {
+        let mut parts = Vec::new();
+        if !changed.is_empty() {
+            let names: Vec<&str> = changed.iter().map(|(n, _)| n.as_str()).collect();
+            parts.push(format!(
+                "{} snapshot(s) differ: {}",
+                changed.len(),
+                names.join(", ")
+            ));
+        }
+        if !gone.is_empty() {
+            parts.push(format!(
+                "{} stored snapshot(s) have no item in this run: {}",
+                gone.len(),
+                gone.join(", ")
+            ));
+        }
         let diffs: Vec<&str> = changed.iter().map(|(_, d)| d.as_str()).collect();
         return SNAPSHOT.fail(format!(
-            "{} snapshot(s) differ: {}; review with `scout snapshots review`, accept with --update-snapshots\n{}",
-            changed.len(),
-            names.join(", "),
-            diffs.join("\n")
+            "{}; review with `scout snapshots review`, accept with --update-snapshots{}",
+            parts.join("; "),
+            if diffs.is_empty() {
+                String::new()
+            } else {
+                format!("\n{}", diffs.join("\n"))
+            }
         ));
     }
     if !pending.is_empty() {
@@ -303,12 +404,101 @@ fn settle_all(
             pending.join(", ")
         ));
     }
-    if written > 0 {
-        return SNAPSHOT.pass(format!(
-            "{written} snapshot(s) written (--update-snapshots), {same} unchanged"
-        ));
-    }
     SNAPSHOT.pass(format!("all {same} snapshots match"))
+}
+
+/// Folders written before file names were one-to-one keep their files: an item whose name
+/// the old rule changed (a resource URI, a tool name with a space) uses the file stored under
+/// that old name, when it has no file under its own yet, no item of the run is named that
+/// old name, and no other item of the run had the same old name (then the stored file was
+/// one of theirs, overwritten in turn, and belongs to none of them: it is reported as gone).
+fn adopt_legacy(base: &Path, items: &mut [Item]) {
+    let own: BTreeSet<PathBuf> = items.iter().map(|i| i.rel.clone()).collect();
+    let mut shared: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    for l in items.iter().filter_map(|i| i.legacy.as_ref()) {
+        *shared.entry(l.clone()).or_default() += 1;
+    }
+    for item in items.iter_mut() {
+        let Some(legacy) = &item.legacy else {
+            continue;
+        };
+        if shared.get(legacy) == Some(&1)
+            && !own.contains(legacy)
+            && !base.join(&item.rel).exists()
+            && base.join(legacy).is_file()
+        {
+            item.rel = legacy.clone();
+        }
+    }
+}
+
+/// Every stored snapshot (`*.json`) under `base` that no item of this run maps to, relative
+/// to `base`, sorted. A folder that does not exist yet holds none.
+fn unreferenced(base: &Path, referenced: &BTreeSet<PathBuf>) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, base: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let path = entry.path();
+            if entry.file_type()?.is_dir() {
+                walk(&path, base, out)?;
+            } else if path.extension().is_some_and(|e| e == "json")
+                && let Ok(rel) = path.strip_prefix(base)
+            {
+                out.push(rel.to_path_buf());
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    if base.is_dir() {
+        walk(base, base, &mut out)
+            .map_err(|e| format!("could not read {}: {e}", base.display()))?;
+    }
+    out.retain(|rel| !referenced.contains(rel));
+    out.sort();
+    Ok(out)
+}
+
+/// Why a stored snapshot has no item in this run, for the finding and the `.gone` file.
+fn why_gone(rel: &Path, legacy: &[PathBuf]) -> String {
+    let sharing = legacy.iter().filter(|l| l.as_path() == rel).count();
+    if sharing > 1 {
+        return format!(
+            "{sharing} items of this run had this one file name, so it held only the last written; each now has a file of its own"
+        );
+    }
+    let kind = rel
+        .components()
+        .next()
+        .and_then(|c| c.as_os_str().to_str())
+        .unwrap_or_default();
+    match kind {
+        "tools" => "no such tool in this run",
+        "prompts" => "no such prompt in this run",
+        "resources" => "no such resource in this run",
+        "resource_templates" => "no such resource template in this run",
+        "calls" => "no answered call of this read-only tool in this run",
+        _ => "no item of this run maps to it",
+    }
+    .to_string()
+}
+
+/// A stored snapshot without an item: removed with `--update-snapshots` (its pending files
+/// too), else marked as a pending removal (`.gone`, holding why) for review and accept.
+fn settle_gone(path: &Path, why: &str, update: bool) -> Result<(), String> {
+    let marker = suffixed(path, GONE);
+    if update {
+        for p in [path.to_path_buf(), pending_of(path), marker] {
+            match std::fs::remove_file(&p) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(format!("could not remove {}: {e}", p.display())),
+            }
+        }
+        return Ok(());
+    }
+    crate::report::file::write_atomic(&marker, format!("{why}\n").as_bytes())
+        .map_err(|e| format!("could not write {}: {e}", marker.display()))
 }
 
 #[cfg(test)]
@@ -327,9 +517,56 @@ mod tests {
 
     #[test]
     fn file_names_stay_inside_their_folder() {
-        assert_eq!(file_name("../etc/passwd"), ".._etc_passwd");
-        assert_eq!(file_name(".."), "_");
-        assert_eq!(file_name("notes://{id}"), "notes____id_");
+        for (name, replaced) in [
+            ("../etc/passwd", ".._etc_passwd@"),
+            ("..", "_@"),
+            ("notes://{id}", "notes____id_@"),
+        ] {
+            let f = file_name(name);
+            assert!(
+                f.starts_with(replaced) && f.len() == replaced.len() + 8,
+                "{name}: {f}"
+            );
+            assert!(!f.contains('/') && f != ".." && f != ".", "{f}");
+        }
+    }
+
+    #[test]
+    fn file_names_are_one_per_name_and_plain_names_keep_theirs() {
+        for plain in ["echo", "get_weather", "a-b.c", "_"] {
+            assert_eq!(file_name(plain), plain);
+        }
+        let names = ["x://item/1", "x://item:1", "a b", "a_b", "a@b", "", "."];
+        let files: BTreeSet<String> = names.iter().map(|n| file_name(n)).collect();
+        assert_eq!(files.len(), names.len(), "{files:?}");
+        assert_eq!(file_name("x://item/1"), file_name("x://item/1"), "stable");
+    }
+
+    #[test]
+    fn a_stored_file_under_the_old_name_is_kept_unless_two_items_shared_it() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let base = dir.path();
+        std::fs::create_dir_all(base.join("resources")).expect("mkdir");
+        for old in ["demo___readme.json", "x___item_1.json"] {
+            std::fs::write(base.join("resources").join(old), "{}\n").expect("write");
+        }
+        let mut items: Vec<Item> = ["demo://readme", "x://item/1", "x://item:1"]
+            .into_iter()
+            .map(|uri| Item::new("resources", uri, json!({"uri": uri})))
+            .collect();
+        adopt_legacy(base, &mut items);
+        assert_eq!(items[0].rel, Path::new("resources/demo___readme.json"));
+        assert_ne!(items[1].rel, items[2].rel);
+        assert!(items[1].rel.to_string_lossy().contains('@'));
+        let referenced: BTreeSet<PathBuf> = items.iter().map(|i| i.rel.clone()).collect();
+        let legacy: Vec<PathBuf> = items.iter().filter_map(|i| i.legacy.clone()).collect();
+        let orphans = unreferenced(base, &referenced).expect("readable");
+        assert_eq!(orphans, vec![PathBuf::from("resources/x___item_1.json")]);
+        assert!(why_gone(&orphans[0], &legacy).starts_with("2 items of this run"));
+        assert_eq!(
+            why_gone(Path::new("tools/lookup.json"), &legacy),
+            "no such tool in this run"
+        );
     }
 
     #[test]

@@ -397,3 +397,216 @@ fn expect_init_writes_starter_expectations_that_hold_on_the_next_run() {
     assert_eq!(found.len(), 2, "{found:#?}");
     assert!(found.iter().all(|f| f["status"] == "pass"), "{found:#?}");
 }
+
+/// The phases an expectation needs (the connection, the lists it is looked up in, and the
+/// expectations themselves): the rest of a check would only slow these tests.
+const EXPECT_ONLY: &[&str] = &["--only", "discovery,handshake,catalog,expectations"];
+
+/// `scout check` of `config` (a scout.toml) with the expectations gate: the exit code and
+/// the expectations' findings by id.
+fn gate(config: &str) -> (Option<i32>, Vec<Value>, String) {
+    let dir = workspace(Some(config));
+    let run = Scout::new()
+        .dir(dir.path())
+        .args(["-q", "check", "--out-dir", "out"])
+        .args(EXPECT_ONLY)
+        .args(["--fail-under-category", "expectations=100"])
+        .run();
+    let found = expectations(&report(&dir.path().join("out")));
+    (run.code, found, format!("{}\n{}", run.stdout, run.stderr))
+}
+
+fn by_id<'a>(found: &'a [Value], id: &str) -> &'a Value {
+    found
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}: {found:#?}"))
+}
+
+fn detail(f: &Value) -> String {
+    f["detail"].as_str().unwrap_or_default().to_lowercase()
+}
+
+/// `error_answers.py` as a server entry, with `set` as its environment and `expect` after it.
+fn error_answers(set: &str, expect: &str) -> String {
+    format!(
+        "[[default.servers]]\nname = \"errors\"\ncommand = [\"python3\", {:?}, \"stdio\"]\n\
+         stdio_set = {{ {set} }}\n\n{expect}",
+        fixture("error_answers.py").display().to_string()
+    )
+}
+
+/// An expectation of an error pins *which* error: before, any JSON-RPC error satisfied
+/// `is_error = true` and its `contains`, `json` and `max_ms` were never read, so a tool that
+/// crashed passed an expectation of "quota exceeded". Now every assertion applies to the
+/// error's message and data (and `json` to the error object), and the twin that names the
+/// error that came holds.
+#[test]
+fn an_error_expectation_holds_only_for_the_error_it_names() {
+    let expect = "[[default.servers.expect]]\nname = \"charge reports the quota\"\n\
+         call = \"charge\"\nis_error = true\ncontains = [\"quota exceeded\"]\n\n\
+         [[default.servers.expect]]\nname = \"charge reports the crash\"\ncall = \"charge\"\n\
+         is_error = true\ncontains = [\"database crashed\", \"users\"]\n\
+         json = { \"$.code\" = -32603, \"$.data.table\" = \"users\" }\n\n\
+         [[default.servers.expect]]\nname = \"quota says it is exceeded\"\ncall = \"quota\"\n\
+         is_error = true\ncontains = [\"quota exceeded\"]\n\n\
+         [[default.servers.expect]]\nname = \"silent failure says why\"\n\
+         call = \"silent_failure\"\nis_error = true\ncontains = [\"because\"]\n";
+    let (code, found, out) = gate(&error_answers("", expect));
+    assert_eq!(code, Some(1), "{out}");
+    let wrong = by_id(&found, "expect.charge_reports_the_quota");
+    assert_eq!(wrong["status"], "fail", "{wrong:#}");
+    assert!(
+        detail(wrong).contains("missing text \"quota exceeded\" in the json-rpc error's message and data, which read \"database crashed"),
+        "{wrong:#}"
+    );
+    assert!(
+        !wrong["evidence"].as_array().expect("evidence").is_empty(),
+        "{wrong:#}"
+    );
+    let silent = by_id(&found, "expect.silent_failure_says_why");
+    assert_eq!(silent["status"], "fail", "{silent:#}");
+    assert!(
+        detail(silent).contains("nothing (the error result has no text content)"),
+        "{silent:#}"
+    );
+    for twin in [
+        "expect.charge_reports_the_crash",
+        "expect.quota_says_it_is_exceeded",
+    ] {
+        assert_eq!(by_id(&found, twin)["status"], "pass", "{found:#?}");
+    }
+}
+
+/// `max_ms` holds for an error as for a result: an error after 1.5 s misses a 1000 ms
+/// budget; the same error at once meets it.
+#[test]
+fn max_ms_holds_for_an_error_answer() {
+    let expect = "[[default.servers.expect]]\nname = \"charge fails fast\"\ncall = \"charge\"\n\
+         is_error = true\ncontains = [\"database crashed\"]\nmax_ms = 1000\n";
+    let (code, found, out) = gate(&error_answers("ERROR_DELAY_MS = \"1500\"", expect));
+    assert_eq!(code, Some(1), "{out}");
+    let slow = by_id(&found, "expect.charge_fails_fast");
+    assert_eq!(slow["status"], "fail", "{slow:#}");
+    assert!(
+        detail(slow).contains("expected an answer within 1000 ms"),
+        "{slow:#}"
+    );
+    let (code, found, out) = gate(&error_answers("ERROR_DELAY_MS = \"0\"", expect));
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(by_id(&found, "expect.charge_fails_fast")["status"], "pass");
+}
+
+/// An expectation of a tool, prompt or resource the server does not list fails, citing the
+/// lists: before, a missing tool was looked up as an unannotated (so destructive) one and
+/// skipped "by policy", and the expectations gate passed. A skip by policy stays for a tool
+/// that is listed with annotations the policy refuses; a URI a listed template describes is
+/// listed.
+#[test]
+fn an_expectation_of_an_item_the_server_does_not_list_fails_citing_the_lists() {
+    let expect = "[[default.servers.expect]]\nname = \"lookup finds\"\ncall = \"lookup\"\n\n\
+         [[default.servers.expect]]\nname = \"summary prompt\"\nprompt = \"summary\"\n\n\
+         [[default.servers.expect]]\nname = \"gone resource\"\nresource = \"fixture://gone\"\n\n\
+         [[default.servers.expect]]\nname = \"a note reads\"\nresource = \"fixture://notes/7\"\n\
+         contains = [\"note 7\"]\n\n\
+         [[default.servers.expect]]\nname = \"echo answers\"\ncall = \"echo\"\n\
+         arguments = { message = \"hi\" }\ncontains = [\"hi\"]\n\n\
+         [[default.servers.expect]]\nname = \"drop the table\"\ncall = \"drop_table\"\n";
+    let (code, found, out) = gate(&error_answers("", expect));
+    assert_eq!(code, Some(1), "the gate fails: {out}");
+    for (id, said) in [
+        (
+            "expect.lookup_finds",
+            "lookup is not in tools/list (7 tools listed)",
+        ),
+        (
+            "expect.summary_prompt",
+            "summary is not in prompts/list (1 prompt listed)",
+        ),
+        (
+            "expect.gone_resource",
+            "fixture://gone` is not in resources/list (1 resource listed) and matches none of resources/templates/list (1 template listed)",
+        ),
+    ] {
+        let f = by_id(&found, id);
+        assert_eq!(f["status"], "fail", "{f:#}");
+        assert!(detail(f).contains(said), "{f:#}");
+        assert!(
+            !f["evidence"].as_array().expect("evidence").is_empty(),
+            "the list exchanges are cited: {f:#}"
+        );
+    }
+    for twin in ["expect.a_note_reads", "expect.echo_answers"] {
+        assert_eq!(by_id(&found, twin)["status"], "pass", "{found:#?}");
+    }
+    let refused = by_id(&found, "expect.drop_the_table");
+    assert_eq!(refused["status"], "skip", "{refused:#}");
+    assert_eq!(refused["skip_reason"], "policy", "{refused:#}");
+    assert!(detail(refused).contains("destructive"), "{refused:#}");
+}
+
+/// A JSONPath query that is not singular (here a wildcard) yields a node list, compared as
+/// an array however many nodes it selects: before, one tag was compared as a scalar and
+/// `tags[*] = ["noun"]` failed a server that returned exactly that. A singular query
+/// (`tags[0]`) yields the value itself.
+#[test]
+fn a_wildcard_path_is_compared_as_an_array_even_for_one_value() {
+    let expect = "[[default.servers.expect]]\nname = \"tags as a list\"\ncall = \"tags\"\n\
+         json = { \"$.structuredContent.tags[*]\" = [\"noun\"] }\n\n\
+         [[default.servers.expect]]\nname = \"first tag\"\ncall = \"tags\"\n\
+         json = { \"$.structuredContent.tags[0]\" = \"noun\" }\n\n\
+         [[default.servers.expect]]\nname = \"tags as a scalar\"\ncall = \"tags\"\n\
+         json = { \"$.structuredContent.tags[*]\" = \"noun\" }\n";
+    let (_, found, out) = gate(&error_answers("", expect));
+    assert_eq!(
+        by_id(&found, "expect.tags_as_a_list")["status"],
+        "pass",
+        "{found:#?}\n{out}"
+    );
+    assert_eq!(by_id(&found, "expect.first_tag")["status"], "pass");
+    let scalar = by_id(&found, "expect.tags_as_a_scalar");
+    assert_eq!(scalar["status"], "fail", "{scalar:#}");
+    assert!(
+        detail(scalar).contains("expected \"noun\", received [\"noun\"]"),
+        "{scalar:#}"
+    );
+    // Two tags: the same list expectation compares the whole list.
+    let (_, found, _) = gate(&error_answers("TAGS = \"noun,verb\"", expect));
+    let two = by_id(&found, "expect.tags_as_a_list");
+    assert_eq!(two["status"], "fail", "{two:#}");
+    assert!(
+        detail(two).contains("expected [\"noun\"], received [\"noun\",\"verb\"]"),
+        "{two:#}"
+    );
+}
+
+/// A request that takes several round trips (2026-07-28 `input_required`) is timed from its
+/// first send to its final result: before, only the last round was, so a tool that took
+/// 1.5 s before asking for input passed a 1000 ms budget. The quick twin holds.
+#[test]
+fn max_ms_times_a_multi_round_request_from_its_first_send() {
+    let config = |delay: &str| {
+        format!(
+            "[[default.servers]]\nname = \"rounds\"\ncommand = [\"python3\", {:?}, \"stdio\"]\n\
+             stdio_set = {{ INPUT_FIRST_DELAY_MS = \"{delay}\" }}\n\n\
+             [[default.servers.expect]]\nname = \"counting stays within a second\"\n\
+             call = \"count_to_three\"\ncontains = [\"three\"]\nmax_ms = 1000\n",
+            fixture("input_required.py").display().to_string()
+        )
+    };
+    let (code, found, out) = gate(&config("1500"));
+    assert_eq!(code, Some(1), "{out}");
+    let slow = by_id(&found, "expect.counting_stays_within_a_second");
+    assert_eq!(slow["status"], "fail", "{slow:#}");
+    assert_eq!(slow["era"], "modern", "the multi-round wire: {slow:#}");
+    assert!(
+        detail(slow).contains("expected an answer within 1000 ms"),
+        "{slow:#}"
+    );
+    let (code, found, out) = gate(&config("0"));
+    assert_eq!(code, Some(0), "{out}");
+    assert_eq!(
+        by_id(&found, "expect.counting_stays_within_a_second")["status"],
+        "pass"
+    );
+}

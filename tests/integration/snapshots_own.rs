@@ -414,3 +414,180 @@ fn the_snapshots_flag_overrides_the_file_and_bad_snapshot_keys_are_usage_errors(
         assert_eq!(run.stderr.trim().lines().count(), 1, "{}", run.stderr);
     }
 }
+
+/// `scout check --snapshots snaps` of `snapshot_items.py` in `dir`, with `set` as the
+/// server's environment and `extra` flags: the exit code and the snapshot finding.
+fn check_items(dir: &Path, set: &str, extra: &[&str]) -> (Option<i32>, Value, String) {
+    std::fs::write(
+        dir.join("scout.toml"),
+        format!(
+            "[[default.servers]]\nname = \"items\"\ncommand = [\"python3\", {:?}, \"stdio\"]\n\
+             stdio_set = {{ {set} }}\n",
+            fixture("snapshot_items.py").display().to_string()
+        ),
+    )
+    .expect("config");
+    let run = Scout::new()
+        .dir(dir)
+        .args(["-q", "check", "--out-dir", "out", "--snapshots", "snaps"])
+        .args([
+            "--only",
+            "discovery,handshake,catalog,execution,expectations",
+        ])
+        .args(extra)
+        .run();
+    let text = std::fs::read_to_string(dir.join("out/scout.json")).expect("scout.json");
+    let report: Value = serde_json::from_str(&text).expect("JSON");
+    let f = report["servers"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["id"] == "expect.snapshot")
+        .cloned()
+        .unwrap_or(Value::Null);
+    (run.code, f, format!("{}\n{}", run.stdout, run.stderr))
+}
+
+/// The stored snapshot files under `dir` (no pending ones), relative to it, sorted.
+fn stored(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    fn walk(d: &Path, base: &Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, base, out);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                let rel = p.strip_prefix(base).expect("under base");
+                out.push(rel.display().to_string());
+            }
+        }
+    }
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// Tools `a b` and `a_b`, and resources `x://item/1` and `x://item:1`, read alike once
+/// every character outside `[A-Za-z0-9._-]` is `_`: before, each pair shared one file, one
+/// overwrote the other, and every later run of the unchanged server failed. Each item now
+/// has a file of its own, a name that needed no change keeps it, and the unchanged server
+/// passes. A file stored under the old name of an item that shared it with nobody
+/// (`x___solo.json`) is still that item's.
+#[test]
+fn items_whose_names_read_alike_get_files_of_their_own_and_old_names_are_kept() {
+    let dir = workspace(None);
+    let (code, f, out) = check_items(dir.path(), "", &["--update-snapshots"]);
+    assert_eq!(code, Some(0), "{f:#}\n{out}");
+    let snaps = dir.path().join("snaps/items");
+    let files = stored(&snaps);
+    for plain in ["tools/a_b.json", "calls/a_b.json", "tools/lookup.json"] {
+        assert!(files.iter().any(|f| f == plain), "{plain}: {files:?}");
+    }
+    let spaced = files.iter().filter(|f| f.starts_with("tools/a_b@")).count();
+    let items = files
+        .iter()
+        .filter(|f| f.starts_with("resources/x___item_1@"))
+        .count();
+    assert_eq!((spaced, items), (1, 2), "{files:?}");
+
+    let (code, f, out) = check_items(dir.path(), "", GATE);
+    assert_eq!(f["status"], "pass", "{f:#}\n{out}");
+    assert_eq!(code, Some(0), "{out}");
+
+    // A folder written before names were one to one: x://solo under its old name.
+    let solo = files
+        .iter()
+        .find(|f| f.starts_with("resources/x___solo@"))
+        .expect("x://solo's file");
+    std::fs::rename(snaps.join(solo), snaps.join("resources/x___solo.json")).expect("rename");
+    let (code, f, out) = check_items(dir.path(), "", GATE);
+    assert_eq!(f["status"], "pass", "{f:#}\n{out}");
+    assert_eq!(code, Some(0), "{out}");
+    let files = stored(&snaps);
+    assert!(
+        files.iter().any(|f| f == "resources/x___solo.json")
+            && !files.iter().any(|f| f.starts_with("resources/x___solo@")),
+        "the old name is kept: {files:?}"
+    );
+    assert!(pending(&snaps).is_empty(), "{:?}", pending(&snaps));
+}
+
+/// What is gone is a difference: a tool the server no longer lists (and its call) fails,
+/// naming each stored file and why, until the removal is accepted; a server whose lists
+/// are now empty fails for every stored file. Before, only this run's items were compared,
+/// and both passed.
+#[test]
+fn a_stored_snapshot_without_an_item_fails_until_its_removal_is_accepted() {
+    let dir = workspace(None);
+    let (code, _, out) = check_items(dir.path(), "", &["--update-snapshots"]);
+    assert_eq!(code, Some(0), "{out}");
+    let snaps = dir.path().join("snaps/items");
+    let before = stored(&snaps);
+
+    // `lookup` removed.
+    let (code, f, out) = check_items(dir.path(), "SNAPSHOT_DROP = \"lookup\"", GATE);
+    assert_eq!(f["status"], "fail", "{f:#}\n{out}");
+    assert_eq!(code, Some(1), "{out}");
+    let detail = f["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("tools/lookup.json (no such tool in this run)")
+            && detail.contains("calls/lookup.json (no answered call of this read-only tool"),
+        "{detail}"
+    );
+    let review = Scout::new()
+        .dir(dir.path())
+        .args(["snapshots", "review", "snaps"])
+        .run();
+    assert!(
+        review.stdout.contains("gone: ") && review.stdout.contains("no such tool in this run"),
+        "{}",
+        review.stdout
+    );
+    // Rejecting keeps the file, and the next run still fails; accepting removes it.
+    let reject = Scout::new()
+        .dir(dir.path())
+        .args(["snapshots", "reject", "snaps"])
+        .run();
+    assert_eq!(reject.code, Some(0), "{}", reject.stderr);
+    assert_eq!(stored(&snaps), before);
+    let (code, f, _) = check_items(dir.path(), "SNAPSHOT_DROP = \"lookup\"", GATE);
+    assert_eq!(
+        (code, f["status"].as_str()),
+        (Some(1), Some("fail")),
+        "{f:#}"
+    );
+    let accept = Scout::new()
+        .dir(dir.path())
+        .args(["snapshots", "accept", "snaps"])
+        .run();
+    assert_eq!(accept.code, Some(0), "{}", accept.stderr);
+    assert!(accept.stdout.contains("removed: "), "{}", accept.stdout);
+    let after = stored(&snaps);
+    assert!(
+        !after.iter().any(|f| f.contains("lookup")),
+        "removed: {after:?}"
+    );
+    assert!(pending(&snaps).is_empty(), "{:?}", pending(&snaps));
+    let (code, f, out) = check_items(dir.path(), "SNAPSHOT_DROP = \"lookup\"", GATE);
+    assert_eq!(f["status"], "pass", "{f:#}\n{out}");
+    assert_eq!(code, Some(0), "{out}");
+
+    // Every list empty: every stored file is gone, and --update-snapshots removes them.
+    let (code, f, out) = check_items(dir.path(), "SNAPSHOT_EMPTY = \"1\"", GATE);
+    assert_eq!(f["status"], "fail", "{f:#}\n{out}");
+    assert_eq!(code, Some(1), "{out}");
+    let detail = f["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains(&format!("{} stored snapshot(s) have no item", after.len()))
+            && detail.contains("prompts/greet.json (no such prompt in this run)"),
+        "{detail}"
+    );
+    let (code, f, out) = check_items(
+        dir.path(),
+        "SNAPSHOT_EMPTY = \"1\"",
+        &["--update-snapshots", GATE[0], GATE[1]],
+    );
+    assert_eq!(code, Some(0), "{f:#}\n{out}");
+    assert!(stored(&snaps).is_empty(), "{:?}", stored(&snaps));
+    assert!(pending(&snaps).is_empty(), "{:?}", pending(&snaps));
+}
