@@ -244,6 +244,48 @@ async fn server_ignoring_shutdown_is_killed_and_reaped() {
     assert!(gone_soon(pid).await, "process {pid} is still alive");
 }
 
+/// Previously every process of the run was closed at once, so a server whose processes
+/// share something on the way out (slow_exit.py: one lock, held 800 ms each) exited late
+/// behind the others and stdio.shutdown warned, depending on the order they got the lock.
+/// The run's own process is now shut down alone and timed; the others only have to exit.
+/// The same server holding the lock past scout's grace still warns, alone.
+#[tokio::test]
+async fn shutdown_is_timed_on_the_runs_own_process_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = |hold: &str| {
+        let mut spec = stdio_spec("slow_exit.py");
+        spec.only = vec![
+            scout::report::finding::Phase::Discovery,
+            scout::report::finding::Phase::Handshake,
+            scout::report::finding::Phase::Protocol,
+            scout::report::finding::Phase::Resilience,
+        ];
+        let TargetSpec::Stdio(p) = &mut spec.target else {
+            unreachable!("a stdio spec")
+        };
+        let lock = dir.path().join(format!("lock-{hold}"));
+        let pids = dir.path().join(format!("pids-{hold}"));
+        p.env_set = vec![
+            ("SLOW_EXIT_LOCK".into(), lock.display().to_string()),
+            ("EXIT_HOLD_MS".into(), hold.into()),
+            ("SCOUT_TEST_PID_FILE".into(), pids.display().to_string()),
+        ];
+        spec
+    };
+    let good = run(spec("800")).await;
+    let processes = std::fs::read_to_string(dir.path().join("pids-800")).expect("pids");
+    assert!(
+        processes.lines().count() >= 3,
+        "the run starts several processes, which share the lock: {processes}"
+    );
+    let f = finding(&good, "stdio.shutdown");
+    assert_eq!(f.status, Status::Pass, "{}", f.detail);
+    let slow = run(spec("2600")).await;
+    let f = finding(&slow, "stdio.shutdown");
+    assert_eq!(f.status, Status::Warn, "{}", f.detail);
+    assert!(f.detail.contains("SIGTERM"), "{}", f.detail);
+}
+
 #[tokio::test]
 async fn grandchild_holding_stdout_does_not_hang_the_run() {
     let started = std::time::Instant::now();

@@ -83,6 +83,9 @@ pub struct State {
     /// The requests that carried a made-up credential (a random bearer token, a garbled
     /// API key): they show how the server treats a bad credential, and handed over none.
     pub made_up: Vec<Seq>,
+    /// The server asks for a bearer token but shows no sign of OAuth (no metadata named or
+    /// served, none at its origin): a fixed token it checks itself.
+    pub static_token: bool,
 }
 
 /// The discovery phase's first contact: the first POST, made on the bare client.

@@ -647,13 +647,17 @@ async fn read_resources(
     );
     let mut ev = Vec::new();
     let mut problems = Vec::new();
+    let mut refused = Vec::new();
     for (uri, reply) in uris.iter().zip(&replies) {
         ev.extend(reply.evidence.iter().copied());
-        problems.extend(read_problems(uri, reply));
+        let (hard, soft) = reads::listed_read(uri, reply);
+        problems.extend(hard);
+        refused.extend(soft);
     }
     resource_read(
         catalog.resources.len().min(MAX_READS),
         &problems,
+        &refused,
         ev,
         era,
         &missing,
