@@ -21,7 +21,7 @@ crate::checks! { phase: Protocol;
         "After every probe the process must still be running; a server that died mid-run is reported with its exit status and stderr.",
         "Look at the stderr kept in this report to see why the process exited.";
     SHUTDOWN = "stdio.shutdown", Minor, "The server exits when its stdin closes", spec_url::S26,
-        "scout closes stdin and waits; a server should exit promptly. One that needs SIGTERM or SIGKILL, or whose stdout stays open through a child process, is reported.",
+        "scout closes the stdin of the run's own process, alone, and waits; a server should exit promptly. One that needs SIGTERM or SIGKILL, or whose stdout stays open through a child process, is reported. The run's other processes (second connections, the revision matrix) are closed together after it and are not timed: one that ignores stdin closing and SIGTERM alike (killed with SIGKILL) is a warning.",
         "Exit when stdin reaches end of file, and do not leave child processes holding stdout.";
     ORDERING = "stdio.ordering", Minor, "How scout knew that a message got no answer", spec_url::S26,
         "A statement, not a judgement. Over stdio a message that may get no answer (a notification, a line that is not JSON-RPC) is followed by a `ping` of scout's own; stdio is one ordered stream, so once the ping is answered, whatever the message provoked has come. A server that answers a message after the ping behind it, or leaves a ping unanswered, cannot be asked this way: from then on scout waits a bounded quiet window instead, and the 'no answer' verdicts after that rest on the window.",
