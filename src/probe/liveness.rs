@@ -12,7 +12,7 @@ use std::sync::Arc;
 use crate::client::{Connection, Death};
 use crate::probe::Session;
 use crate::probe::resilience::{MALFORMED_SURVIVAL, OVERSIZED_REQUEST};
-use crate::report::exchange::{Exchange, ExchangeKind, Seq, jsonrpc_messages};
+use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq, jsonrpc_messages};
 use crate::report::finding::{Era, Finding, Phase, SkipReason, Status};
 use crate::transport::{Outcome, Reply};
 
@@ -65,12 +65,21 @@ fn asks(era: Era) -> [&'static str; 5] {
 }
 
 /// Which of `asks` got a JSON-RPC result in `exchanges`: requests are matched to results by
-/// id, in order (over HTTP both are in one exchange; over stdio the answer is a later line).
+/// id, in order (over HTTP both are in one exchange; over stdio the answer is a later line,
+/// and only scout's lines are requests of its own and only the server's are answers to them).
 fn answered(exchanges: &[Arc<Exchange>], asks: &[&'static str]) -> Vec<&'static str> {
     let mut pending: HashMap<String, &'static str> = HashMap::new();
     let mut out = Vec::new();
     for e in exchanges {
+        let sent = match &e.kind {
+            ExchangeKind::Stdio(m) => Some(m.direction == Direction::Sent),
+            ExchangeKind::Http(_) => None,
+        };
         for m in jsonrpc_messages(e) {
+            let request = m.get("method").is_some();
+            if sent.is_some_and(|by_scout| by_scout != request) {
+                continue;
+            }
             let Some(id) = m
                 .get("id")
                 .filter(|id| !id.is_null())
@@ -385,6 +394,55 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
         );
         assert_eq!(answered(&[served_ping], &LEGACY_ASKS), vec!["ping"]);
+        // Over stdio a request of the server's own (here with the id of scout's pending
+        // ping) is no answer, and scout's reply to it is no result of the server's.
+        let line = |seq: Seq, direction: Direction, line: &str| {
+            Arc::new(Exchange {
+                seq,
+                started_at: time::OffsetDateTime::UNIX_EPOCH,
+                duration_ms: 0.0,
+                era: None,
+                kind: ExchangeKind::Stdio(crate::report::exchange::StdioMessage {
+                    direction,
+                    method: None,
+                    line: line.into(),
+                    not_jsonrpc: false,
+                }),
+            })
+        };
+        let stdio = [
+            line(
+                1,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            ),
+            line(
+                2,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":7,"method":"roots/list"}"#,
+            ),
+            line(
+                3,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":7,"result":{"roots":[]}}"#,
+            ),
+            line(
+                4,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"x"}}"#,
+            ),
+            line(
+                5,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#,
+            ),
+            line(
+                6,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":8,"result":{"tools":[]}}"#,
+            ),
+        ];
+        assert_eq!(answered(&stdio, &LEGACY_ASKS), vec!["tools/list"]);
     }
 
     #[test]
