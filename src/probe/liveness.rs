@@ -1,13 +1,116 @@
-//! A server that stopped during the run: nothing scout sent after that can say how the
-//! server behaves, so every verdict resting on such an exchange becomes "not assessed", and
-//! the stop itself is reported once, by the check whose message the server died of (and by
-//! resilience when that message was broken input).
+//! Whether the server is still there. Asking: the request that shows a wire still serves
+//! is one the server already answered in this run ([`liveness_request`]), and any
+//! well-formed JSON-RPC answer to it counts ([`alive`]). A server that stopped during the
+//! run: nothing scout sent after that can say how the server behaves, so every verdict
+//! resting on such an exchange becomes "not assessed", and the stop itself is reported once,
+//! by the check whose message the server died of (and by resilience when that message was
+//! broken input).
 
-use crate::client::Death;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::client::{Connection, Death};
 use crate::probe::Session;
 use crate::probe::resilience::{MALFORMED_SURVIVAL, OVERSIZED_REQUEST};
-use crate::report::exchange::{ExchangeKind, Seq};
-use crate::report::finding::{Finding, Phase, SkipReason, Status};
+use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq, jsonrpc_messages};
+use crate::report::finding::{Era, Finding, Phase, SkipReason, Status};
+use crate::transport::{Outcome, Reply};
+
+/// Requests that read nothing and need no params, in the order liveness prefers them on a
+/// handshake-era wire: `ping` is the cheapest, but a server may not implement it (its
+/// absence is `handshake.ping`'s to report, not a sign the server stopped).
+const LEGACY_ASKS: [&str; 5] = [
+    "ping",
+    "tools/list",
+    "resources/list",
+    "prompts/list",
+    "resources/templates/list",
+];
+
+/// The same on a 2026-07-28 wire, where `ping` does not exist and `server/discover` is
+/// what every server serves.
+const MODERN_ASKS: [&str; 5] = [
+    "server/discover",
+    "tools/list",
+    "resources/list",
+    "prompts/list",
+    "resources/templates/list",
+];
+
+/// The request that shows `w` still serves: the first of the era's param-free, read-only
+/// requests the server answered with a result earlier in this run, on this wire's era
+/// (the revision matrix's own handshakes left out). A server that answered none of them
+/// gets the era's baseline request (`ping`, or `server/discover` on 2026-07-28).
+pub fn liveness_request(s: &Session, w: &Connection) -> &'static str {
+    let dual = s.wires.len() > 1;
+    let exchanges: Vec<Arc<Exchange>> = s
+        .recorder
+        .shared()
+        .into_iter()
+        .filter(|e| !s.matrix_seqs.contains(&e.seq))
+        .filter(|e| !dual || e.era.is_none_or(|era| era == w.era()))
+        .collect();
+    let asks = asks(w.era());
+    let answered = answered(&exchanges, &asks);
+    asks.into_iter()
+        .find(|m| answered.contains(m))
+        .unwrap_or(asks[0])
+}
+
+fn asks(era: Era) -> [&'static str; 5] {
+    match era {
+        Era::Modern => MODERN_ASKS,
+        Era::Legacy => LEGACY_ASKS,
+    }
+}
+
+/// Which of `asks` got a JSON-RPC result in `exchanges`: requests are matched to results by
+/// id, in order (over HTTP both are in one exchange; over stdio the answer is a later line,
+/// and only scout's lines are requests of its own and only the server's are answers to them).
+fn answered(exchanges: &[Arc<Exchange>], asks: &[&'static str]) -> Vec<&'static str> {
+    let mut pending: HashMap<String, &'static str> = HashMap::new();
+    let mut out = Vec::new();
+    for e in exchanges {
+        let sent = match &e.kind {
+            ExchangeKind::Stdio(m) => Some(m.direction == Direction::Sent),
+            ExchangeKind::Http(_) => None,
+        };
+        for m in jsonrpc_messages(e) {
+            let request = m.get("method").is_some();
+            if sent.is_some_and(|by_scout| by_scout != request) {
+                continue;
+            }
+            let Some(id) = m
+                .get("id")
+                .filter(|id| !id.is_null())
+                .map(|id| id.to_string())
+            else {
+                continue;
+            };
+            if let Some(method) = m.get("method").and_then(serde_json::Value::as_str) {
+                match asks.iter().find(|a| **a == method) {
+                    Some(a) => pending.insert(id, a),
+                    None => pending.remove(&id),
+                };
+            } else if m.get("result").is_some()
+                && let Some(a) = pending.remove(&id)
+                && !out.contains(&a)
+            {
+                out.push(a);
+            }
+        }
+    }
+    out
+}
+
+/// True when `r` is a well-formed JSON-RPC answer, a result or an error: whatever it says,
+/// the server read the request and answered it, so it is still serving.
+pub fn alive(r: &Reply) -> bool {
+    r.outcome == Outcome::Answered
+        && r.response
+            .as_ref()
+            .is_some_and(|v| v.get("result").is_some() || v.get("error").is_some())
+}
 
 /// Whether the run's server stopped, and after which message.
 pub fn death(s: &Session) -> Option<Death> {
@@ -237,6 +340,134 @@ mod tests {
         let mut alive = finding(Status::Fail, vec![12]);
         alive.id = "stdio.alive".into();
         assert!(!after_the_stop(&alive, 10));
+    }
+
+    fn http(seq: Seq, request: &str, response: &str) -> Arc<Exchange> {
+        Arc::new(Exchange {
+            seq,
+            started_at: time::OffsetDateTime::UNIX_EPOCH,
+            duration_ms: 0.0,
+            era: None,
+            kind: ExchangeKind::Http(crate::report::exchange::HttpExchange {
+                method: "POST".into(),
+                url: "http://x/mcp".into(),
+                request_headers: vec![],
+                request_body: Some(request.into()),
+                status: Some(200),
+                response_headers: vec![],
+                response_body: Some(response.into()),
+                truncated: false,
+                error: None,
+            }),
+        })
+    }
+
+    #[test]
+    fn liveness_asks_what_the_server_already_answered() {
+        // Previously every resilience probe asked `ping`, and a server without it (-32601)
+        // was read as one that stopped serving.
+        let run = [
+            http(
+                1,
+                r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+                r#"{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"nope"}}"#,
+            ),
+            http(
+                2,
+                r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#,
+                r#"{"jsonrpc":"2.0","id":3,"result":{"tools":[]}}"#,
+            ),
+            // An event stream's answer counts too.
+            http(
+                3,
+                r#"{"jsonrpc":"2.0","id":4,"method":"prompts/list"}"#,
+                "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"prompts\":[]}}\n\n",
+            ),
+        ];
+        assert_eq!(
+            answered(&run, &LEGACY_ASKS),
+            vec!["tools/list", "prompts/list"]
+        );
+        let served_ping = http(
+            4,
+            r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":5,"result":{}}"#,
+        );
+        assert_eq!(answered(&[served_ping], &LEGACY_ASKS), vec!["ping"]);
+        // Over stdio a request of the server's own (here with the id of scout's pending
+        // ping) is no answer, and scout's reply to it is no result of the server's.
+        let line = |seq: Seq, direction: Direction, line: &str| {
+            Arc::new(Exchange {
+                seq,
+                started_at: time::OffsetDateTime::UNIX_EPOCH,
+                duration_ms: 0.0,
+                era: None,
+                kind: ExchangeKind::Stdio(crate::report::exchange::StdioMessage {
+                    direction,
+                    method: None,
+                    line: line.into(),
+                    not_jsonrpc: false,
+                }),
+            })
+        };
+        let stdio = [
+            line(
+                1,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#,
+            ),
+            line(
+                2,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":7,"method":"roots/list"}"#,
+            ),
+            line(
+                3,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":7,"result":{"roots":[]}}"#,
+            ),
+            line(
+                4,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"x"}}"#,
+            ),
+            line(
+                5,
+                Direction::Sent,
+                r#"{"jsonrpc":"2.0","id":8,"method":"tools/list"}"#,
+            ),
+            line(
+                6,
+                Direction::Received,
+                r#"{"jsonrpc":"2.0","id":8,"result":{"tools":[]}}"#,
+            ),
+        ];
+        assert_eq!(answered(&stdio, &LEGACY_ASKS), vec!["tools/list"]);
+    }
+
+    #[test]
+    fn any_well_formed_answer_is_alive() {
+        let reply = |seq: Seq, outcome: Outcome, response: Option<serde_json::Value>| Reply {
+            evidence: vec![seq],
+            outcome,
+            response,
+            notifications: vec![],
+            server_requests: vec![],
+            http: None,
+            elapsed: std::time::Duration::ZERO,
+            refused: false,
+        };
+        let err = serde_json::json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}});
+        assert!(alive(&reply(1, Outcome::Answered, Some(err))));
+        let ok = serde_json::json!({"jsonrpc":"2.0","id":1,"result":{}});
+        assert!(alive(&reply(2, Outcome::Answered, Some(ok))));
+        assert!(!alive(&reply(3, Outcome::TimedOut, None)));
+        assert!(!alive(&reply(
+            4,
+            Outcome::TransportError("exited".into()),
+            None
+        )));
+        assert!(!alive(&reply(5, Outcome::NoResponse, None)));
     }
 
     #[test]

@@ -13,6 +13,7 @@ use serde_json::json;
 
 use crate::client::Connection;
 use crate::probe::Session;
+use crate::probe::liveness::{alive, liveness_request};
 use crate::report::check::spec_url;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
@@ -21,19 +22,19 @@ use crate::transport::{Outcome, Probe, Reply};
 
 crate::checks! { phase: Resilience;
     MALFORMED_SURVIVAL = "resilience.malformed_survival", Major, "The server still serves after garbage", spec_url::B26,
-        "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request every server serves whatever it declared (ping in the handshake era, server/discover on 2026-07-28 wires), which must still be answered. Over stdio a crash here kills the session an agent depends on.",
+        "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then a request the server already answered in this run (server/discover on 2026-07-28 wires; ping in the handshake era when the server served it, otherwise a list it served), which must still get a JSON-RPC answer (a result or an error). Over stdio a crash here kills the session an agent depends on.",
         "Handle malformed input per message: answer or drop it, never tear down the process or connection.";
     TIMEOUT_RECOVERY = "resilience.timeout_recovery", Major, "The server still serves after an abandoned request", "",
-        "scout sends tools/list and abandons it, as an agent that gives up does (stdio: the line is written and its answer never awaited; Streamable HTTP, http:// and https:// alike, local or remote: the request is written whole on a connection of its own, which is closed unread as soon as the write completed), then sends an ordinary request (server/discover on 2026-07-28 wires, ping otherwise), which must be answered. A request that could not be written leaves the check not assessed.",
+        "scout sends tools/list and abandons it, as an agent that gives up does (stdio: the line is written and its answer never awaited; Streamable HTTP, http:// and https:// alike, local or remote: the request is written whole on a connection of its own, which is closed unread as soon as the write completed), then sends a request the server already answered in this run (as for malformed_survival), which must get a JSON-RPC answer. A request that could not be written leaves the check not assessed.",
         "Do not let one slow or abandoned request block the others: handle requests concurrently, or at least let the next one through once the client has gone.";
     OVERSIZED_REQUEST = "resilience.oversized_request", Major, "An oversized request is refused, not fatal", "",
-        "scout sends one read-only request (server/discover on 2026-07-28 wires, ping otherwise) whose params carry a 4 MiB padding string, then an ordinary request. Refusing the big one (HTTP 413 or another 4xx, a JSON-RPC error, or closing the connection before taking the whole body, as a server does after an early 413 that scout may not get to read) or serving it passes; a 5xx or a connection dropped after the whole body was written is a warning; a crash, a hang, or a next request that is not served fails.",
+        "scout sends one read-only request the server already answered in this run (as for malformed_survival) whose params carry a 4 MiB padding string, then the same request without the padding, which must get a JSON-RPC answer. Refusing the big one (HTTP 413 or another 4xx, a JSON-RPC error, or closing the connection before taking the whole body, as a server does after an early 413 that scout may not get to read) or serving it passes; a 5xx or a connection dropped after the whole body was written is a warning; a crash, a hang, or a next request that is not served fails.",
         "Cap the size of request bodies and answer 413 (HTTP) or a JSON-RPC error above the cap, without tearing down the process or connection.";
     STATELESS = "resilience.stateless", Major, "Answers do not depend on the connection", spec_url::B26,
         "2026-07-28 wires: tools/list is sent first on a fresh, independent connection (a second stdio process, or a new HTTP wire), then twice on the run's own wire with server/discover in between. The tools must be the same every time (cursors and _meta may differ).",
         "Keep no per-connection state: answer every request from its own params and _meta.";
     SESSION_RECOVERY = "resilience.session_recovery", Minor, "A client can start over after its session ended", spec_url::T25C,
-        "Handshake era over Streamable HTTP: scout opens a throw-away session, ends it with DELETE, checks that its id now gets 404, and then sends a new initialize, whose session must serve a ping. Servers that refuse DELETE (405) or keep the ended session are left to protocol.delete.",
+        "Handshake era over Streamable HTTP: scout opens a throw-away session, ends it with DELETE, checks that its id now gets 404, and then sends a new initialize, whose session must answer a request the server already answered in this run (as for malformed_survival). Servers that refuse DELETE (405) or keep the ended session are left to protocol.delete.",
         "After a session ends, accept a new initialize without a session id and issue a new session, as clients re-initialize on 404.";
     CONCURRENT_SESSIONS = "resilience.concurrent_sessions", Major, "Two clients at once stay apart", "",
         "Streamable HTTP: scout opens two clients at once (two sessions in the handshake era, two independent connections on 2026-07-28) and, in 3 rounds, sends from both at the same moment requests with the same id whose answers show whom they were meant for (a list, and server/discover or ping; the clients swap every round). When the execution phase found a read-only tool that reports progress, both also call it at once with the same id and their own progressToken. A response or progress notification of one client reaching the other, or an answer lost, fails. Only read-only requests are sent. stdio: not applicable (each client is its own process).",
@@ -62,19 +63,16 @@ pub fn malformed_survival(
         .chain(std::iter::once(follow_up))
         .flat_map(|r| r.evidence.iter().copied())
         .collect();
-    let mut f = if follow_up.outcome == Outcome::Answered && follow_up.result().is_some() {
+    let mut f = if alive(follow_up) {
         MALFORMED_SURVIVAL.pass(format!(
-            "After {} malformed messages the next request was answered normally.",
+            "After {} malformed messages the next request was answered.",
             garbage.len()
         ))
     } else {
         let what = match &follow_up.outcome {
             Outcome::TimedOut => "timed out".to_string(),
             Outcome::TransportError(e) => format!("failed at the transport ({e})"),
-            _ if follow_up.error_code().is_some() => {
-                format!("got error {}", follow_up.error_code().unwrap_or_default())
-            }
-            _ => "got no result".to_string(),
+            _ => "got no JSON-RPC answer".to_string(),
         };
         MALFORMED_SURVIVAL.fail(format!(
             "After {} malformed messages the next ordinary request {what}.",
@@ -86,20 +84,6 @@ pub fn malformed_survival(
         f = f.era(e);
     }
     f
-}
-
-/// The ordinary read-only request that shows a wire still serves.
-fn follow_up(w: &Connection) -> &'static str {
-    if w.era() == Era::Modern {
-        "server/discover"
-    } else {
-        "ping"
-    }
-}
-
-/// True when the reply is a JSON-RPC result.
-fn served(r: &Reply) -> bool {
-    r.outcome == Outcome::Answered && r.result().is_some()
 }
 
 /// The exchanges of several replies, in order.
@@ -147,7 +131,8 @@ pub async fn run_late(s: &mut Session) {
         return;
     }
     for w in &wires {
-        let (abandoned, next) = recovery::probe_timeout(w).await;
+        let ask = liveness_request(s, w);
+        let (abandoned, next) = recovery::probe_timeout(w, ask).await;
         s.add(tag(
             recovery::timeout_recovery(&abandoned, &next),
             w.era(),
@@ -157,7 +142,7 @@ pub async fn run_late(s: &mut Session) {
             s.add(tag(skip, w.era(), dual));
             continue;
         }
-        let (big, next) = recovery::probe_oversized(w).await;
+        let (big, next) = recovery::probe_oversized(w, ask).await;
         s.add(tag(recovery::oversized_request(&big, &next), w.era(), dual));
     }
     match wires.iter().find(|w| w.era() == Era::Modern) {
@@ -178,13 +163,15 @@ pub async fn run_late(s: &mut Session) {
         )),
     }
     match wires.iter().find(|w| w.era() == Era::Legacy) {
-        Some(w) if w.transport() == TransportKind::Http => match recovery::probe_session(w).await {
-            Ok(run) => s.add(recovery::session_recovery(&run)),
-            Err(e) => s.add(SESSION_RECOVERY.skip(
-                SkipReason::NotAssessed,
-                format!("No second connection could be opened: {e}."),
-            )),
-        },
+        Some(w) if w.transport() == TransportKind::Http => {
+            match recovery::probe_session(w, liveness_request(s, w)).await {
+                Ok(run) => s.add(recovery::session_recovery(&run)),
+                Err(e) => s.add(SESSION_RECOVERY.skip(
+                    SkipReason::NotAssessed,
+                    format!("No second connection could be opened: {e}."),
+                )),
+            }
+        }
         Some(w) => s.add(recovery::session_not_applicable(w.transport())),
         None => s.add(SESSION_RECOVERY.skip(
             SkipReason::NotApplicable,
@@ -244,10 +231,9 @@ async fn malformed(s: &mut Session, wires: &[Connection], dual: bool) {
             })
         }))
         .await;
-        // A request every server must serve whatever it declared: `ping` (handshake era)
-        // or `server/discover` (2026-07-28). `tools/list` is a method only servers that
-        // declare `tools` implement, so its error would say nothing about the garbage.
-        let follow = w.request(follow_up(w), json!({})).await;
+        // A request the server already answered in this run: one it does not implement
+        // (`ping` on a server without it) would say nothing about the garbage.
+        let follow = w.request(liveness_request(s, w), json!({})).await;
         s.add(malformed_survival(
             dual.then_some(w.era()),
             &garbage,
@@ -365,15 +351,16 @@ mod tests {
             .expect("valid");
         assert_eq!(f.status, Status::Fail);
         assert!(f.detail.contains("process exited"), "{}", f.detail);
-        // An error is not "still serving": the ordinary request must get a result.
+        // Any JSON-RPC answer is "still serving": previously an error to the follow-up
+        // (a server without `ping` answering -32601) failed the check.
         let refused = reply(
             7,
             Outcome::Answered,
-            Some(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"x"}})),
+            Some(json!({"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"x"}})),
         );
         assert_eq!(
             malformed_survival(None, &garbage, &refused).status(),
-            Status::Fail
+            Status::Pass
         );
         assert_eq!(
             malformed_survival(None, &garbage, &reply(8, Outcome::TimedOut, None)).status(),

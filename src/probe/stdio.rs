@@ -21,7 +21,7 @@ crate::checks! { phase: Protocol;
         "After every probe the process must still be running; a server that died mid-run is reported with its exit status and stderr.",
         "Look at the stderr kept in this report to see why the process exited.";
     SHUTDOWN = "stdio.shutdown", Minor, "The server exits when its stdin closes", spec_url::S26,
-        "scout closes stdin and waits; a server should exit promptly. One that needs SIGTERM or SIGKILL, or whose stdout stays open through a child process, is reported.",
+        "scout closes the stdin of the run's own process, alone, and waits; a server should exit promptly. One that needs SIGTERM or SIGKILL, or whose stdout stays open through a child process, is reported. The run's other processes (second connections, the revision matrix) are closed together after it and are not timed: one that ignores stdin closing and SIGTERM alike (killed with SIGKILL) is a warning.",
         "Exit when stdin reaches end of file, and do not leave child processes holding stdout.";
     ORDERING = "stdio.ordering", Minor, "How scout knew that a message got no answer", spec_url::S26,
         "A statement, not a judgement. Over stdio a message that may get no answer (a notification, a line that is not JSON-RPC) is followed by a `ping` of scout's own; stdio is one ordered stream, so once the ping is answered, whatever the message provoked has come. A server that answers a message after the ping behind it, or leaves a ping unanswered, cannot be asked this way: from then on scout waits a bounded quiet window instead, and the 'no answer' verdicts after that rest on the window.",
@@ -160,9 +160,13 @@ pub async fn finish(s: &mut Session) {
     alive(s, &primary, grace).await;
     environment(s, &primary);
 
-    // Shut every process down, together (each gets its own grace); the first one is
-    // reported in detail.
-    let endings = futures_util::future::join_all(wires.iter().map(|w| w.close(grace))).await;
+    // The run's own process is shut down alone, and its time is what is judged: closed
+    // together with every other process of the run (up to eight of one server on two
+    // cores), each would take longer to exit than it does alone. The others are closed
+    // together after it (each gets its own grace), and only whether they exit at all counts.
+    let mut endings = vec![primary.close(grace).await];
+    endings
+        .extend(futures_util::future::join_all(wires.iter().skip(1).map(|w| w.close(grace))).await);
     stderr(s, &primary).await;
     shutdown(s, &primary, &endings, grace);
 }
@@ -360,26 +364,20 @@ async fn stderr(s: &mut Session, primary: &StdioWire) {
     }
 }
 
-/// `stdio.shutdown`: how the first process ended when scout closed its stdin (the others
-/// are counted in the detail).
+/// `stdio.shutdown`: how the run's own process ended when scout closed its stdin, closed
+/// alone and timed; the other processes of the run, closed together, count only when one
+/// did not exit at all (it needed SIGKILL): a warning when the run's own process exited.
 fn shutdown(
     s: &mut Session,
     primary: &StdioWire,
     endings: &[crate::transport::stdio::Shutdown],
     grace: Duration,
 ) {
-    let others = endings
-        .iter()
-        .skip(1)
-        .filter(|e| {
-            !matches!(
-                e.ending,
-                Ending::ExitedOnStdinClose(_) | Ending::AlreadyExited(_)
-            ) || e.stdout_held_open
-        })
-        .count();
-    let note = if others > 0 {
-        format!(" ({others} other process(es) of this run needed the same)")
+    let stuck = others_that_did_not_exit(endings);
+    let note = if stuck > 0 {
+        format!(
+            " ({stuck} other process(es) of this run ignored stdin closing and SIGTERM and were killed with SIGKILL)"
+        )
     } else {
         String::new()
     };
@@ -393,6 +391,12 @@ fn shutdown(
     // goes in the detail too, so that the subject stays the same from run to run.
     let cmd = primary.process.command.join(" ");
     let b = match &first.ending {
+        Ending::ExitedOnStdinClose(st) if !first.stdout_held_open && stuck > 0 => {
+            SHUTDOWN.warn(format!(
+                "`{cmd}` exited ({st}) {} ms after stdin was closed{note}",
+                first.elapsed.as_millis()
+            ))
+        }
         Ending::ExitedOnStdinClose(st) if !first.stdout_held_open => SHUTDOWN.pass(format!(
             "`{cmd}` exited ({st}) {} ms after stdin was closed{note}",
             first.elapsed.as_millis()
@@ -416,4 +420,47 @@ fn shutdown(
         }
     };
     s.add(b.without_exchange().subject(cmd));
+}
+
+/// How many of the run's other processes (every ending but the first) did not exit at all:
+/// closed together, under the load of each other, they are not timed; one that ignored both
+/// stdin closing and SIGTERM is a server that does not shut down.
+fn others_that_did_not_exit(endings: &[crate::transport::stdio::Shutdown]) -> usize {
+    endings
+        .iter()
+        .skip(1)
+        .filter(|e| matches!(e.ending, Ending::NeededSigkill(_)))
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::stdio::Shutdown;
+
+    fn ended(ending: Ending) -> Shutdown {
+        Shutdown {
+            ending,
+            stdout_held_open: false,
+            elapsed: Duration::from_millis(1),
+        }
+    }
+
+    #[test]
+    fn the_other_processes_count_only_when_they_did_not_exit() {
+        // Previously every process that needed SIGTERM was counted, and all were closed at
+        // once, so the load of closing them slowed the run's own process too.
+        let endings = [
+            ended(Ending::ExitedOnStdinClose("exit 0".into())),
+            ended(Ending::NeededSigterm("signal 15".into())),
+            ended(Ending::AlreadyExited("exit 0".into())),
+        ];
+        assert_eq!(others_that_did_not_exit(&endings), 0);
+        let stuck = [
+            ended(Ending::NeededSigkill("signal 9".into())),
+            ended(Ending::NeededSigkill("signal 9".into())),
+        ];
+        // The first ending is the run's own process, judged on its own.
+        assert_eq!(others_that_did_not_exit(&stuck), 1);
+    }
 }

@@ -6,7 +6,9 @@ use std::net::TcpListener;
 
 use scout::report::finding::{Era, SkipReason, Status};
 
-use crate::phase_fixtures::{all, expect, expect_era, fixture, never, no_fails, run};
+use crate::phase_fixtures::{
+    all, expect, expect_era, fixture, fixture_http, fixture_http_env, never, no_fails, run,
+};
 
 #[tokio::test]
 async fn correct_fixture_passes_the_catalog() {
@@ -178,6 +180,46 @@ async fn working_but_undeclared_prompts_fail_capabilities() {
     expect(&r, "handshake.capabilities", None, Status::Fail);
     let f = expect(&r, "catalog.prompts", None, Status::Skip);
     assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
+}
+
+/// Previously a server that answered resources/list and prompts/list with empty lists,
+/// declaring neither, failed handshake.capabilities major: the rule it quoted binds the
+/// client that asks, and an empty list offers an agent nothing. A non-empty list for an
+/// undeclared capability (undeclared_prompts.py without the switch) still fails.
+#[tokio::test]
+async fn an_empty_list_of_an_undeclared_capability_is_no_fault() {
+    let empty = || fixture("undeclared_prompts.py", &[("EMPTY_UNDECLARED", "1".into())]);
+    let (stdio, http, offered) = tokio::join!(
+        run(empty()),
+        run(fixture_http_env(
+            "undeclared_prompts.py",
+            &[("EMPTY_UNDECLARED", "1")]
+        )),
+        run(fixture_http("undeclared_prompts.py")),
+    );
+    for r in [&stdio, &http] {
+        never(r, "handshake.capabilities", Status::Fail);
+        never(r, "handshake.capabilities", Status::Warn);
+        let noted: Vec<_> = all(r, "handshake.capabilities")
+            .into_iter()
+            .filter(|f| f.status == Status::Info)
+            .collect();
+        for method in ["resources/list", "prompts/list"] {
+            let f = noted
+                .iter()
+                .find(|f| f.subject.as_deref() == Some(method))
+                .unwrap_or_else(|| panic!("no note for {method}: {noted:#?}"));
+            assert!(f.detail.contains("empty list"), "{}", f.detail);
+            assert!(!f.evidence.is_empty(), "{f:?}");
+        }
+    }
+    let f = expect(
+        &offered,
+        "handshake.capabilities",
+        Some("prompts/list"),
+        Status::Fail,
+    );
+    assert!(f.detail.contains("1 entry"), "{}", f.detail);
 }
 
 #[tokio::test]

@@ -5,7 +5,7 @@ use scout::report::finding::{Era, SkipReason, Status};
 use scout::spec::PolicySpec;
 
 use crate::phase_fixtures::{
-    all, expect, fixture, fixture_http, never, no_fails, run, with_policy,
+    all, expect, expect_era, fixture, fixture_http, never, no_fails, run, with_policy,
 };
 
 #[tokio::test]
@@ -41,8 +41,48 @@ async fn lenient_errors_fail() {
     let f = expect(&r, "execution.unknown_tool", None, Status::Warn);
     assert!(f.detail.contains("isError"), "{}", f.detail);
     expect(&r, "execution.invalid_arguments", None, Status::Fail);
-    expect(&r, "execution.resource_read", None, Status::Fail);
+    // A missing resource read as empty contents: 2026-07-28 forbids it (MUST NOT); the
+    // handshake revisions only ask for -32002 (SHOULD).
+    let f = expect_era(
+        &r,
+        "execution.resource_read",
+        None,
+        Some(Era::Modern),
+        Status::Fail,
+    );
+    assert!(f.detail.contains("empty contents"), "{}", f.detail);
+    expect_era(
+        &r,
+        "execution.resource_read",
+        None,
+        Some(Era::Legacy),
+        Status::Warn,
+    );
     expect(&r, "execution.prompt_get", None, Status::Fail);
+}
+
+/// Previously a listed resource whose read answered -32603 (its backend unreachable) failed
+/// execution.resource_read major, quoting the rule about empty contents for a non-existent
+/// resource. An outage is a warning with the error, on both transports; minimal_server.py,
+/// which serves the same resource, passes.
+#[tokio::test]
+async fn a_read_that_fails_upstream_is_a_warning_not_a_violation() {
+    let (stdio, http, twin) = tokio::join!(
+        run(fixture("read_fails_upstream.py", &[])),
+        run(fixture_http("read_fails_upstream.py")),
+        run(fixture_http("minimal_server.py")),
+    );
+    for r in [&stdio, &http] {
+        let f = expect(r, "execution.resource_read", None, Status::Warn);
+        assert!(f.detail.contains("-32603"), "{}", f.detail);
+        assert!(
+            f.detail.contains("upstream cluster unreachable"),
+            "{}",
+            f.detail
+        );
+        assert!(!f.detail.contains("empty"), "{}", f.detail);
+    }
+    expect(&twin, "execution.resource_read", None, Status::Pass);
 }
 
 #[tokio::test]

@@ -712,6 +712,58 @@ fn sessions_minted_and_deleted(entries: &[Value]) -> (BTreeSet<String>, BTreeSet
 }
 
 /// `scout check` of an API-key fixture, the key sent as `X-API-Key` from the environment.
+/// Previously a server behind a fixed bearer token (401 `Bearer realm="mcp"`, no OAuth
+/// metadata anywhere) failed discovery.protected_resource and auth.challenge major, as if
+/// it were a broken OAuth server. Authorization is optional and HTTP servers SHOULD follow
+/// the OAuth profile: a warning each, and the run goes on with the token. An OAuth server
+/// whose resource metadata is missing (no_protected_resource.py) still fails: it serves
+/// authorization server metadata, so the metadata MUST is its own.
+#[test]
+fn a_static_bearer_token_is_a_scheme_not_broken_oauth() {
+    let fixture = HttpFixture::start("static_bearer.py");
+    let out = tempfile::tempdir().expect("tempdir");
+    let json = out.path().join("r.json");
+    let run = Scout::new()
+        .env("FX_TOKEN", "fixture-token-8e1d")
+        .args([
+            "-q",
+            "check",
+            &fixture.url,
+            "--token-env",
+            "FX_TOKEN",
+            "--only",
+            "discovery,auth,handshake,catalog",
+            "--json",
+        ])
+        .args([&json])
+        .run();
+    assert!(matches!(run.code, Some(0 | 1)), "{}", run.stderr);
+    let server = server_report(&json);
+    for id in ["discovery.protected_resource", "auth.challenge"] {
+        let f = finding(&server, id);
+        assert_eq!(f["status"], "warn", "{id}: {f}");
+        let d = f["detail"].as_str().unwrap_or_default();
+        assert!(d.contains("Bearer realm"), "{id}: {d}");
+        assert!(d.contains("no OAuth"), "{id}: {d}");
+    }
+    let fails: Vec<&Value> = server["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["status"] == "fail")
+        .collect();
+    assert!(fails.is_empty(), "{fails:#?}");
+    assert!(server["blocked"].is_null(), "{server}");
+    // The other phases ran with the token.
+    assert_eq!(finding(&server, "catalog.tools_list")["status"], "pass");
+    assert_eq!(finding(&server, "auth.garbage_token")["status"], "pass");
+
+    let (_, oauth) = check_fixture("no_protected_resource.py", &[], "discovery,auth");
+    let f = finding(&oauth, "discovery.protected_resource");
+    assert_eq!(f["status"], "fail", "{f}");
+    assert_eq!(finding(&oauth, "auth.challenge")["status"], "fail");
+}
+
 fn check_api_key_fixture(name: &str) -> Value {
     let fixture = HttpFixture::start(name);
     let out = tempfile::tempdir().expect("tempdir");

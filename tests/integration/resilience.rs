@@ -4,7 +4,7 @@
 use scout::report::finding::{Phase, Status};
 use scout::spec::ServerSpec;
 
-use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
+use crate::phase_fixtures::{expect, expect_era, fixture, fixture_http, never, run};
 use scout::transport::process::ProcessConfig;
 
 fn resilience(mut spec: ServerSpec) -> ServerSpec {
@@ -354,4 +354,87 @@ async fn an_abandoned_request_is_probed_on_a_remote_target_too() {
         "{h:?}"
     );
     assert!(h.status.is_none(), "nothing was read: {h:?}");
+}
+
+/// Previously every resilience probe followed up with `ping` and read its -32601 as "the
+/// server stopped serving": four false fails on a server whose missing `ping` is
+/// handshake.ping's to report. Liveness is now asked with a request the server already
+/// answered (here tools/list), and any JSON-RPC answer counts; a server that really stops
+/// answering after malformed input (the same fixture, muted by its garbage) still fails.
+#[tokio::test]
+async fn a_server_without_ping_is_not_read_as_broken() {
+    let muted = || fixture("no_ping.py", &[("MUTE_AFTER_GARBAGE", "1".into())]);
+    let (stdio, http, mute_stdio, mute_http) = tokio::join!(
+        run(resilience(fixture("no_ping.py", &[]))),
+        run(resilience(fixture_http("no_ping.py"))),
+        run(resilience(muted())),
+        run(resilience(crate::phase_fixtures::fixture_http_env(
+            "no_ping.py",
+            &[("MUTE_AFTER_GARBAGE", "1")]
+        ))),
+    );
+    for (name, r) in [("stdio", &stdio), ("http", &http)] {
+        let blamed: Vec<String> = r
+            .findings
+            .iter()
+            .filter(|f| f.phase == Phase::Resilience)
+            .filter(|f| matches!(f.status, Status::Fail | Status::Warn))
+            .map(|f| format!("{} {:?}: {}", f.id, f.era, f.detail))
+            .collect();
+        assert!(blamed.is_empty(), "{name}: {blamed:#?}");
+        for id in [
+            "resilience.malformed_survival",
+            "resilience.timeout_recovery",
+            "resilience.oversized_request",
+        ] {
+            expect(r, id, None, Status::Pass);
+        }
+        // The missing ping is reported once, where it belongs.
+        expect_era(
+            r,
+            "handshake.ping",
+            None,
+            Some(scout::report::finding::Era::Legacy),
+            Status::Fail,
+        );
+        // The follow-up after the garbage is a request the server answered before.
+        let f = &r
+            .findings
+            .iter()
+            .find(|f| f.id == "resilience.malformed_survival")
+            .expect("judged");
+        // (Over stdio the garbage is paced by sentinel pings, which any answer serves.)
+        let cited = methods_sent(r, &f.evidence);
+        assert_eq!(
+            cited.last().map(String::as_str),
+            Some("tools/list"),
+            "{name}: {cited:?}"
+        );
+    }
+    expect(&http, "resilience.session_recovery", None, Status::Pass);
+    for (name, r) in [("stdio", &mute_stdio), ("http", &mute_http)] {
+        let f = r
+            .findings
+            .iter()
+            .find(|f| f.id == "resilience.malformed_survival" && f.status == Status::Fail)
+            .unwrap_or_else(|| panic!("{name}: {:#?}", r.findings));
+        assert!(f.detail.contains("timed out"), "{name}: {}", f.detail);
+        never(r, "resilience.malformed_survival", Status::Pass);
+    }
+}
+
+/// The JSON-RPC methods scout sent in `evidence` (stdio lines and HTTP bodies alike).
+fn methods_sent(r: &scout::report::model::ServerReport, evidence: &[u64]) -> Vec<String> {
+    r.exchanges
+        .iter()
+        .filter(|e| evidence.contains(&e.seq))
+        .filter_map(|e| match &e.kind {
+            scout::report::exchange::ExchangeKind::Stdio(m) => m.method.clone(),
+            scout::report::exchange::ExchangeKind::Http(h) => h
+                .request_body
+                .as_deref()
+                .and_then(|b| serde_json::from_str::<serde_json::Value>(b).ok())
+                .and_then(|v| v.get("method").and_then(|m| m.as_str()).map(String::from)),
+        })
+        .collect()
 }

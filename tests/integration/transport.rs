@@ -244,6 +244,48 @@ async fn server_ignoring_shutdown_is_killed_and_reaped() {
     assert!(gone_soon(pid).await, "process {pid} is still alive");
 }
 
+/// Previously every process of the run was closed at once, so a server whose exit slows
+/// down with every other process exiting beside it (slow_exit.py: 700 ms alone, that times
+/// the processes exiting together) needed SIGTERM and stdio.shutdown warned.
+/// The run's own process is now shut down alone and timed; the others only have to exit.
+/// The same server slow to exit even alone still warns.
+#[tokio::test]
+async fn shutdown_is_timed_on_the_runs_own_process_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let spec = |hold: &str| {
+        let mut spec = stdio_spec("slow_exit.py");
+        spec.only = vec![
+            scout::report::finding::Phase::Discovery,
+            scout::report::finding::Phase::Handshake,
+            scout::report::finding::Phase::Protocol,
+            scout::report::finding::Phase::Resilience,
+        ];
+        let TargetSpec::Stdio(p) = &mut spec.target else {
+            unreachable!("a stdio spec")
+        };
+        let exiting = dir.path().join(format!("exiting-{hold}"));
+        let pids = dir.path().join(format!("pids-{hold}"));
+        p.env_set = vec![
+            ("SLOW_EXIT_DIR".into(), exiting.display().to_string()),
+            ("EXIT_HOLD_MS".into(), hold.into()),
+            ("SCOUT_TEST_PID_FILE".into(), pids.display().to_string()),
+        ];
+        spec
+    };
+    let good = run(spec("700")).await;
+    let processes = std::fs::read_to_string(dir.path().join("pids-700")).expect("pids");
+    assert!(
+        processes.lines().count() >= 3,
+        "the run starts at least three processes, too many to exit together in time: {processes}"
+    );
+    let f = finding(&good, "stdio.shutdown");
+    assert_eq!(f.status, Status::Pass, "{}", f.detail);
+    let slow = run(spec("2600")).await;
+    let f = finding(&slow, "stdio.shutdown");
+    assert_eq!(f.status, Status::Warn, "{}", f.detail);
+    assert!(f.detail.contains("SIGTERM"), "{}", f.detail);
+}
+
 #[tokio::test]
 async fn grandchild_holding_stdout_does_not_hang_the_run() {
     let started = std::time::Instant::now();

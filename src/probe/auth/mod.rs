@@ -20,7 +20,7 @@ use crate::spec::TargetSpec;
 
 crate::checks! { phase: Auth;
     CHALLENGE = "auth.challenge", Major, "401 carries a Bearer challenge that points at the metadata", crate::report::check::spec_url::ASD26,
-        "The first request of a protected server, sent without credentials, must get 401 with a `WWW-Authenticate` header (RFC 9110 requires it on every 401); every field line is read, and a line may hold several challenges. A challenge of another scheme only (an API key, Basic) is a warning: authorization is optional, and HTTP servers should follow the spec's OAuth profile. The Bearer challenge's `resource_metadata` parameter (RFC 9728 §5.1) is graded by the revision the server negotiates: 2025-06-18 requires it (a fail without it); from 2025-11-25 the metadata at a well-known URI is enough (a warning without it, a fail when no well-known URI serves it either); 2025-03-26 and older predate it. A missing `scope` parameter (SHOULD from 2025-11-25) and an `error` code on a request that sent no credentials (RFC 6750 §3.1) are warnings.",
+        "The first request of a protected server, sent without credentials, must get 401 with a `WWW-Authenticate` header (RFC 9110 requires it on every 401); every field line is read, and a line may hold several challenges. A challenge of another scheme only (an API key, Basic) is a warning: authorization is optional, and HTTP servers should follow the spec's OAuth profile. The Bearer challenge's `resource_metadata` parameter (RFC 9728 §5.1) is graded by the revision the server negotiates: 2025-06-18 requires it (a fail without it); from 2025-11-25 the metadata at a well-known URI is enough (a warning without it, a fail when no well-known URI serves it either); 2025-03-26 and older predate it. A missing `scope` parameter (SHOULD from 2025-11-25) and an `error` code on a request that sent no credentials (RFC 6750 §3.1) are warnings. A server protected by a fixed bearer token (discovery found no OAuth metadata at all, its origin's included) gets one warning for the OAuth profile it does not follow, whatever it negotiated.",
         "Answer a request without a token with 401 and `WWW-Authenticate: Bearer resource_metadata=\"https://…/.well-known/oauth-protected-resource/…\", scope=\"…\"`, with no `error` parameter when no token was sent.";
     GARBAGE_TOKEN = "auth.garbage_token", Critical, "A made-up token is refused with 401", crate::report::check::spec_url::AU26,
         "Authorization must come with every HTTP request, even inside one session, so the server must check it on every request. scout sends, with a random well-formed bearer token no authorization server issued (and, when a credential header such as an API key is configured, with that header garbled): the first request again; `ping` inside a session it opens with the valid credential (`initialize` first; closed with DELETE afterwards), where it also sends no credential at all; and a list the server declared on the stateless 2026-07-28 wire. Invalid tokens must get 401. Serving any of them (or answering like the valid credential) is critical, a server error (5xx) is major, any other status is minor; the worst decides.",
@@ -83,6 +83,9 @@ pub struct State {
     /// The requests that carried a made-up credential (a random bearer token, a garbled
     /// API key): they show how the server treats a bad credential, and handed over none.
     pub made_up: Vec<Seq>,
+    /// The server asks for a bearer token but shows no sign of OAuth (no metadata named or
+    /// served, none at its origin): a fixed token it checks itself.
+    pub static_token: bool,
 }
 
 /// The discovery phase's first contact: the first POST, made on the bare client.

@@ -438,11 +438,11 @@ pub(super) async fn protected(s: &mut Session, url: &str, first: &BareAnswer, gr
     for w in &contexts.opened {
         let _ = w.close().await;
     }
-    s.add(challenge(
-        first,
-        s.oauth.prm.as_ref(),
-        contexts.revision.as_deref(),
-    ));
+    s.add(if s.oauth.static_token {
+        static_challenge(first)
+    } else {
+        challenge(first, s.oauth.prm.as_ref(), contexts.revision.as_deref())
+    });
     // Fixed headers may be the credentials (an API key): the handshake will tell.
     let headers = matches!(&s.spec.target, TargetSpec::Http { headers, .. } if !headers.is_empty());
     if got.is_none() && s.blocked.is_none() && !headers {
@@ -614,6 +614,21 @@ pub(super) fn challenge(
         CHALLENGE.pass(format!("{summary}{negotiated}."))
     };
     f.evidence(ev)
+}
+
+/// `auth.challenge` for a server protected by a fixed token (discovery found no OAuth
+/// metadata anywhere): the parameters that point an OAuth client at metadata belong to the
+/// spec's OAuth profile, which HTTP servers only SHOULD follow, so their absence is one
+/// warning. A 401 without any challenge still breaks RFC 9110.
+pub(super) fn static_challenge(first: &BareAnswer) -> FindingBuilder {
+    let Some(header) = &first.challenge else {
+        return challenge(first, None, None);
+    };
+    CHALLENGE
+        .warn(format!(
+            "HTTP 401 with `WWW-Authenticate: {header}`: the server asks for a bearer token but advertises no OAuth (no resource_metadata, no metadata at the well-known URIs or its origin), so an agent cannot obtain a token on its own. The spec says HTTP servers should follow its OAuth authorization."
+        ))
+        .evidence([first.seq])
 }
 
 /// `auth.garbage_token` for one request that carried a random bearer token.

@@ -32,6 +32,7 @@ use crate::probe::session::{Catalog, Session};
 use crate::report::check::spec_url;
 use crate::report::exchange::Seq;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
+use crate::transport::Reply;
 use crate::transport::limiter::RateLimiter;
 
 crate::checks! { phase: Catalog;
@@ -135,18 +136,39 @@ async fn gated_list(
     }
     limiter.wait().await;
     let reply = wire.request(method, json!({})).await;
-    if reply.result().is_some() {
-        s.add(
-            CAPABILITIES
-                .fail(format!(
-                    "{method} answered with a result, but the server did not declare the `{capability}` capability; clients will never ask for it"
-                ))
-                .subject(method)
-                .era(era)
-                .evidence(reply.evidence.iter().copied()),
-        );
+    if let Some(f) = undeclared_answer(capability, method, key, &reply) {
+        s.add(f.subject(method).era(era));
     }
     None
+}
+
+/// `handshake.capabilities` for a list asked of a capability the server did not declare.
+/// "Only use capabilities that were successfully negotiated" binds whoever sends the
+/// request — here scout — so answering it is no fault in itself. A list with entries is:
+/// the server offers tools, resources or prompts that no client will ask for, and servers
+/// that support a feature must declare its capability. An empty list offers nothing; it is
+/// noted, not judged. `None` when the request got no result.
+fn undeclared_answer(
+    capability: &str,
+    method: &str,
+    key: &str,
+    reply: &Reply,
+) -> Option<FindingBuilder> {
+    let result = reply.result()?;
+    let n = result.get(key).and_then(Value::as_array).map(Vec::len);
+    let f = match n {
+        Some(0) => CAPABILITIES.info(format!(
+            "{method} answered with an empty list although the server did not declare the `{capability}` capability; it offers nothing there, so nothing is missing"
+        )),
+        Some(n) => CAPABILITIES.fail(format!(
+            "{method} answered with {n} entr{} but the server did not declare the `{capability}` capability; clients will never ask for them",
+            if n == 1 { "y" } else { "ies" }
+        )),
+        None => CAPABILITIES.fail(format!(
+            "{method} answered with a result, but the server did not declare the `{capability}` capability; clients will never ask for it"
+        )),
+    };
+    Some(f.evidence(reply.evidence.iter().copied()))
 }
 
 /// The catalog probes on one wire. Tools, resources and prompts are listed at the same time
@@ -494,6 +516,28 @@ pub(crate) mod tests {
 
     pub(crate) fn built(f: FindingBuilder) -> Finding {
         f.build(|_| true).expect("a valid finding")
+    }
+
+    #[test]
+    fn an_empty_list_of_an_undeclared_capability_is_only_noted() {
+        // Previously: resources/list answered `{"resources": []}` by a server that declared
+        // no resources failed handshake.capabilities major.
+        let f = undeclared_answer(
+            "resources",
+            "resources/list",
+            "resources",
+            &ok(1, json!({"resources": []})),
+        );
+        let f = built(f.expect("answered"));
+        assert_eq!(f.status, Status::Info, "{}", f.detail);
+        assert_eq!(f.evidence, vec![1]);
+        let one = json!({"prompts": [{"name": "p"}]});
+        let f = built(
+            undeclared_answer("prompts", "prompts/list", "prompts", &ok(2, one)).expect("answered"),
+        );
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        assert!(f.detail.contains("1 entry"), "{}", f.detail);
+        assert!(undeclared_answer("prompts", "prompts/list", "prompts", &err(3, -32601)).is_none());
     }
 
     pub(crate) fn statuses(fs: Vec<FindingBuilder>) -> Vec<(Status, Option<String>)> {

@@ -93,13 +93,30 @@ pub async fn run(s: &mut Session, url: &str) {
         metadata::resource_metadata_urls(url, header_url.as_deref()),
     )
     .await;
-    let (finding, issuer) = protected_resource(
-        url,
-        first.seq,
-        header_url.as_deref(),
-        &prm,
-        other_scheme.as_deref(),
-    );
+    // A Bearer challenge (or none) that names no metadata, and no metadata at the
+    // well-known URIs: an OAuth server missing its metadata, or a fixed token checked by
+    // the server itself. The origin's authorization server metadata tells them apart.
+    let oauth_elsewhere = if prm.found.is_none() && header_url.is_none() && other_scheme.is_none() {
+        Some(metadata::discover(&http, metadata::authorization_server_urls(&origin(url))).await)
+    } else {
+        None
+    };
+    let (finding, issuer) = match &oauth_elsewhere {
+        Some(asd) if asd.found.is_none() => {
+            s.oauth.static_token = true;
+            (
+                static_token(first.seq, first.challenge.as_deref(), &prm, asd),
+                None,
+            )
+        }
+        _ => protected_resource(
+            url,
+            first.seq,
+            header_url.as_deref(),
+            &prm,
+            other_scheme.as_deref(),
+        ),
+    };
     s.add(finding);
     let servers = prm
         .found
@@ -242,6 +259,41 @@ pub fn protected_resource(
         PROTECTED_RESOURCE.pass(format!("{summary}."))
     };
     (finding.evidence(evidence), issuer)
+}
+
+/// The origin of `url` (`scheme://host[:port]`), or `url` itself when it does not parse.
+fn origin(url: &str) -> String {
+    url::Url::parse(url).map_or_else(|_| url.to_string(), |u| u.origin().ascii_serialization())
+}
+
+/// `discovery.protected_resource` for a server protected by a fixed token: its 401 asks for a
+/// Bearer token (or names no scheme) and points at no metadata, and neither the protected
+/// resource metadata nor the origin's authorization server metadata exists. Authorization
+/// is optional, and "Implementations using an HTTP-based transport SHOULD conform to this
+/// specification": the MUSTs about metadata bind servers that do OAuth, which nothing here
+/// says this one does. A warning, as for an API key, naming the scheme and what was tried.
+pub fn static_token(
+    first_seq: crate::report::exchange::Seq,
+    challenge: Option<&str>,
+    prm: &Discovery,
+    origin_as: &Discovery,
+) -> FindingBuilder {
+    let mut evidence = prm.evidence();
+    evidence.extend(origin_as.evidence());
+    evidence.push(first_seq);
+    evidence.sort_unstable();
+    evidence.dedup();
+    let scheme = challenge.map_or_else(
+        || "no WWW-Authenticate challenge".to_string(),
+        |c| format!("`WWW-Authenticate: {c}`"),
+    );
+    PROTECTED_RESOURCE
+        .warn(format!(
+            "The server answers 401 with {scheme} and advertises no OAuth: the challenge names no resource_metadata, and neither protected resource metadata (tried {}) nor authorization server metadata at its origin (tried {}) exists. It takes a fixed bearer token, not OAuth; the spec says HTTP servers should follow its OAuth authorization, so an agent could obtain credentials on its own.",
+            prm.tried(),
+            origin_as.tried()
+        ))
+        .evidence(evidence)
 }
 
 /// The resource identifier a metadata document found at `doc.url` must carry (RFC 9728

@@ -58,7 +58,7 @@ crate::checks! { phase: Execution;
         "stdio: a tool call is cancelled 20 ms after it was sent (last in the run, alone on the wire); after notifications/cancelled the server must send no further messages for it. Only a call that will still be running is cancelled: one whose wait argument scout lengthened, or a tool whose first call took at least 200 ms; a quicker tool would only race its answer, so the check is not applicable there. A lengthened wait lasts 0.5 s (longer where the schema's bounds or whole seconds say so). scout then listens for an answer half as long again as the call would run (the wait it asked for, or the first call's time), at most the request timeout: silence passes; an answer after half the call's run (at most 500 ms) came after the server had the cancellation, a warning; an earlier one raced it (an observation). A call answered before the cancellation was due is not cancelled (an observation).",
         "Stop work on cancellation and send nothing more for that request.";
     RESOURCE_READ = "execution.resource_read", Major, "Resources can be read; missing ones are errors", spec_url::R26,
-        "Listed resources are read and must return contents with uri and text or blob. A missing URI must give an error, never a success: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code is a warning). A declared resources capability whose resources/read answers -32601 (Method not found) with nothing listed to read fails.",
+        "Listed resources are read and must return contents with uri and text or blob; a listed resource answered with a JSON-RPC error (an internal error: the backend behind it unreachable) or with an empty contents array is a warning, with the error. A missing URI should get an error: -32002 in the handshake revisions, -32602 in 2026-07-28 (another error code, or a success, is a warning); on 2026-07-28 an empty contents array for it fails (servers MUST NOT return one for a non-existent resource). A declared resources capability whose resources/read answers -32601 (Method not found) fails.",
         "Return contents for listed resources and an error for unknown URIs.";
     PROMPT_GET = "execution.prompt_get", Major, "Prompts can be fetched; unknown ones are errors", spec_url::PR26,
         "Each prompt is fetched with generated string arguments and must return messages; an unknown prompt must get -32602. A server that declares prompts but answers prompts/get with -32601 (Method not found) does not serve the capability it declared: a failure.",
@@ -647,13 +647,17 @@ async fn read_resources(
     );
     let mut ev = Vec::new();
     let mut problems = Vec::new();
+    let mut refused = Vec::new();
     for (uri, reply) in uris.iter().zip(&replies) {
         ev.extend(reply.evidence.iter().copied());
-        problems.extend(read_problems(uri, reply));
+        let (hard, soft) = reads::listed_read(uri, reply);
+        problems.extend(hard);
+        refused.extend(soft);
     }
     resource_read(
         catalog.resources.len().min(MAX_READS),
         &problems,
+        &refused,
         ev,
         era,
         &missing,

@@ -27,18 +27,62 @@ pub fn read_problems(uri: &str, reply: &Reply) -> Vec<String> {
     }
 }
 
+/// What one read of a listed resource showed: the problems that break a rule (fail) and
+/// what only tells an agent the resource could not be had (warn). A JSON-RPC error other
+/// than "Method not found" is the server saying it could not serve the resource now (an
+/// internal error is typically a backend it depends on being down): no rule says a listed
+/// resource must always be readable, and the agent gets an error it can read. An empty
+/// `contents` array for a resource the server itself listed is an empty resource, not the
+/// "non-existent resource" the 2026-07-28 rule is about.
+pub fn listed_read(uri: &str, reply: &Reply) -> (Vec<String>, Vec<String>) {
+    match (reply.error_code(), reply.result()) {
+        (Some(METHOD_NOT_FOUND), _) => (
+            vec![not_served("resources/read", uri, "resources", reply)],
+            Vec::new(),
+        ),
+        (Some(code), _) => (
+            Vec::new(),
+            vec![format!(
+                "reading the listed resource {uri} got error {code}{}: the server lists it but could not serve it",
+                reply
+                    .error_message()
+                    .map(|m| format!(" (\"{m}\")"))
+                    .unwrap_or_default()
+            )],
+        ),
+        (None, Some(r))
+            if r.get("contents")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty) =>
+        {
+            (
+                Vec::new(),
+                vec![format!(
+                    "reading the listed resource {uri} returned an empty contents array"
+                )],
+            )
+        }
+        _ => (read_problems(uri, reply), Vec::new()),
+    }
+}
+
 /// `execution.resource_read`: listed resources read; a missing URI is an error with the
-/// era's code (-32002 in the handshake revisions, -32602 in 2026-07-28).
+/// era's code (-32002 in the handshake revisions, -32602 in 2026-07-28). `problems` fail,
+/// `refused` (listed resources answered with an error) warn. A success for the missing URI
+/// fails only where a rule forbids it: an empty `contents` array on 2026-07-28 ("Servers
+/// MUST NOT return an empty contents array for a non-existent resource"); elsewhere the
+/// error the revision asks for is a SHOULD.
 pub fn resource_read(
     read: usize,
     problems: &[String],
+    refused: &[String],
     mut ev: Vec<u64>,
     era: Era,
     missing: &Reply,
 ) -> FindingBuilder {
     ev.extend(missing.evidence.iter().copied());
     let mut problems = problems.to_vec();
-    let mut soft = Vec::new();
+    let mut soft = refused.to_vec();
     let expected = if era == Era::Modern { -32602 } else { -32002 };
     match (missing.error_code(), missing.result()) {
         (Some(c), _) if c == expected => {}
@@ -62,12 +106,20 @@ pub fn resource_read(
             let empty = r
                 .get("contents")
                 .and_then(Value::as_array)
-                .is_none_or(|c| c.is_empty());
-            problems.push(if empty {
-                format!("the missing resource `{MISSING_URI}` got an empty success instead of an error")
+                .is_some_and(Vec::is_empty);
+            if empty && era == Era::Modern {
+                problems.push(format!(
+                    "the missing resource `{MISSING_URI}` got an empty contents array instead of an error, which 2026-07-28 forbids"
+                ));
+            } else if empty {
+                soft.push(format!(
+                    "the missing resource `{MISSING_URI}` got an empty success instead of error {expected}"
+                ));
             } else {
-                format!("the made-up resource URI `{MISSING_URI}` was answered with contents instead of an error")
-            });
+                soft.push(format!(
+                    "the made-up resource URI `{MISSING_URI}` was answered with contents instead of error {expected}"
+                ));
+            }
         }
         (None, None) => problems.push(format!(
             "reading the missing resource `{MISSING_URI}` got {}",
@@ -201,9 +253,23 @@ mod tests {
 
     #[test]
     fn a_missing_resources_read_fails_when_nothing_showed_the_method() {
-        let f = built(resource_read(0, &[], vec![], Era::Legacy, &err(1, -32601)));
+        let f = built(resource_read(
+            0,
+            &[],
+            &[],
+            vec![],
+            Era::Legacy,
+            &err(1, -32601),
+        ));
         assert_eq!(f.status, Status::Fail, "{}", f.detail);
-        let f = built(resource_read(1, &[], vec![1], Era::Legacy, &err(2, -32601)));
+        let f = built(resource_read(
+            1,
+            &[],
+            &[],
+            vec![1],
+            Era::Legacy,
+            &err(2, -32601),
+        ));
         assert_eq!(f.status, Status::Warn, "{}", f.detail);
     }
 
@@ -221,31 +287,77 @@ mod tests {
     fn resource_read_codes_per_era() {
         let read = || vec![1u64];
         assert_eq!(
-            built(resource_read(1, &[], read(), Era::Legacy, &err(2, -32002))).status,
+            built(resource_read(
+                1,
+                &[],
+                &[],
+                read(),
+                Era::Legacy,
+                &err(2, -32002)
+            ))
+            .status,
             Status::Pass
         );
         assert_eq!(
-            built(resource_read(1, &[], read(), Era::Modern, &err(2, -32602))).status,
+            built(resource_read(
+                1,
+                &[],
+                &[],
+                read(),
+                Era::Modern,
+                &err(2, -32602)
+            ))
+            .status,
             Status::Pass
         );
         assert_eq!(
-            built(resource_read(1, &[], read(), Era::Modern, &err(2, -32002))).status,
-            Status::Warn
-        );
-        assert_eq!(
-            built(resource_read(1, &[], read(), Era::Legacy, &err(2, -32603))).status,
+            built(resource_read(
+                1,
+                &[],
+                &[],
+                read(),
+                Era::Modern,
+                &err(2, -32002)
+            ))
+            .status,
             Status::Warn
         );
         assert_eq!(
             built(resource_read(
                 1,
                 &[],
+                &[],
+                read(),
+                Era::Legacy,
+                &err(2, -32603)
+            ))
+            .status,
+            Status::Warn
+        );
+        assert_eq!(
+            built(resource_read(
+                1,
+                &[],
+                &[],
+                read(),
+                Era::Modern,
+                &ok(2, json!({"contents": []}))
+            ))
+            .status,
+            Status::Fail
+        );
+        // The empty-contents rule is 2026-07-28's: earlier revisions only ask for -32002.
+        assert_eq!(
+            built(resource_read(
+                1,
+                &[],
+                &[],
                 read(),
                 Era::Legacy,
                 &ok(2, json!({"contents": []}))
             ))
             .status,
-            Status::Fail
+            Status::Warn
         );
         assert_eq!(
             read_problems(
@@ -256,6 +368,39 @@ mod tests {
         );
         assert_eq!(
             read_problems("x://", &ok(3, json!({"contents": [{"uri": "x://"}]}))).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_listed_resource_that_fails_upstream_is_a_warning_with_its_error() {
+        // Previously: a listed resource answered -32603 (its backend unreachable) failed
+        // major, quoting the rule about empty contents for a non-existent resource.
+        let outage = Reply {
+            response: Some(json!({"jsonrpc": "2.0", "id": 2,
+                "error": {"code": -32603, "message": "cluster unreachable"}})),
+            ..err(2, -32603)
+        };
+        let (hard, soft) = listed_read("x://a", &outage);
+        assert!(hard.is_empty(), "{hard:?}");
+        assert!(soft[0].contains("-32603"), "{soft:?}");
+        assert!(soft[0].contains("cluster unreachable"), "{soft:?}");
+        let f = built(resource_read(
+            1,
+            &hard,
+            &soft,
+            vec![1],
+            Era::Modern,
+            &err(3, -32602),
+        ));
+        assert_eq!(f.status, Status::Warn, "{}", f.detail);
+        // A listed resource whose read is not a method at all is not served.
+        assert_eq!(listed_read("x://a", &err(2, -32601)).0.len(), 1);
+        // Malformed contents of a listed resource stay a problem.
+        assert_eq!(
+            listed_read("x://a", &ok(3, json!({"contents": [{"uri": "x://a"}]})))
+                .0
+                .len(),
             1
         );
     }

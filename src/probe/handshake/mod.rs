@@ -29,7 +29,7 @@ crate::checks! { phase: Handshake;
         "2026-07-28: the very first request on a fresh connection is served without any prior handshake, and no Mcp-Session-Id is minted or echoed.",
         "Serve each 2026-07-28 request on its own, from what its _meta carries; never require or issue a session.";
     CAPABILITIES = "handshake.capabilities", Major, "Declared capabilities match what works", spec_url::B26,
-        "A server that answers tools/list, resources/list, prompts/list or completion/complete must have declared the matching capability; a declared capability whose list method fails is also reported.",
+        "A server that answers tools/list, resources/list, prompts/list or completion/complete with something to offer must have declared the matching capability; an empty list for an undeclared capability offers nothing and is only noted (info). A declared capability whose list method fails is also reported.",
         "Declare exactly the capabilities you implement; clients skip features that are not declared.";
     PING = "handshake.ping", Minor, "`ping` behaves as the revision says", spec_url::P25,
         "Handshake era: ping must promptly return an empty result {}. 2026-07-28 removed ping, so a modern server answering -32601 (HTTP 404) is correct.",

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::{CONCURRENT_SESSIONS, cite};
 use crate::client::{Connection, lifecycle};
 use crate::probe::Session;
+use crate::probe::liveness::alive;
 use crate::probe::resilience::recovery::describe;
 use crate::report::exchange::ExchangeKind;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
@@ -284,6 +285,9 @@ fn token_of(n: &Value) -> Option<&Value> {
 /// rounds sent beside the progress calls included).
 fn problem(me: &Sent, other: &Sent, theirs: Option<&str>, sessions: bool) -> Option<Problem> {
     let seq = me.reply.evidence.first().copied().unwrap_or_default();
+    if unimplemented_ping(me) {
+        return None;
+    }
     let Some(result) = me.reply.result() else {
         if sessions && ended(&me.reply) {
             return Some(Problem::Ended(format!(
@@ -322,6 +326,14 @@ fn problem(me: &Sent, other: &Sent, theirs: Option<&str>, sessions: bool) -> Opt
         }
     }
     None
+}
+
+/// True when the request was a `ping` answered "Method not found" (-32601): a server
+/// without `ping` (its absence is `handshake.ping`'s to report) answered this client, and
+/// the error names nothing of the other client's request, so the answer was neither lost
+/// nor crossed.
+fn unimplemented_ping(me: &Sent) -> bool {
+    me.method == "ping" && alive(&me.reply) && me.reply.error_code() == Some(-32601)
 }
 
 /// What went wrong for one client.
@@ -631,6 +643,25 @@ mod tests {
             ),
         ));
         assert_eq!(judge(&run).status(), Status::Fail);
+        // A server without `ping` answers it -32601: previously "its answer was lost".
+        let mut no_ping = reply(5, None, vec![]);
+        no_ping.outcome = Outcome::Answered;
+        no_ping.response =
+            Some(json!({"jsonrpc":"2.0","id":"x","error":{"code":-32601,"message":"no"}}));
+        let unimplemented = ConcurrentRun {
+            setup: vec![],
+            pairs: vec![(
+                sent(
+                    'A',
+                    "tools/list",
+                    None,
+                    reply(6, Some(json!({"tools": []})), vec![]),
+                ),
+                sent('B', "ping", None, no_ping),
+            )],
+            clients: SESSIONS,
+        };
+        assert_eq!(judge(&unimplemented).status(), Status::Pass);
         // Without sessions (2026-07-28) a 404 is an answer lost.
         run.pairs.truncate(1);
         run.clients = CONNECTIONS;

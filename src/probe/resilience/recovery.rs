@@ -4,8 +4,9 @@
 
 use serde_json::json;
 
-use super::{OVERSIZED_REQUEST, SESSION_RECOVERY, TIMEOUT_RECOVERY, cite, follow_up, served};
+use super::{OVERSIZED_REQUEST, SESSION_RECOVERY, TIMEOUT_RECOVERY, cite};
 use crate::client::{Connection, lifecycle};
+use crate::probe::liveness::alive;
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::report::model::TransportKind;
 use crate::transport::{IdKind, Outcome, Probe, Reply, SessionMode};
@@ -20,8 +21,8 @@ pub const ABANDONED_ID: &str = "scout-abandoned";
 
 /// Sends `tools/list` and abandons it (stdio: without waiting for its answer; HTTP: written
 /// whole on a connection of its own, `https://` included, which is closed unread once the
-/// write completed), then an ordinary request.
-pub(super) async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
+/// write completed), then `ask`, a request the server already answered.
+pub(super) async fn probe_timeout(w: &Connection, ask: &str) -> (Reply, Reply) {
     let stdio = w.transport() == TransportKind::Stdio;
     let abandoned = w
         .send(Probe {
@@ -34,7 +35,7 @@ pub(super) async fn probe_timeout(w: &Connection) -> (Reply, Reply) {
             ..Probe::request("tools/list", json!({}))
         })
         .await;
-    let next = w.request(follow_up(w), json!({})).await;
+    let next = w.request(ask, json!({})).await;
     (abandoned, next)
 }
 
@@ -66,9 +67,9 @@ pub(super) fn timeout_recovery(abandoned: &Reply, next: &Reply) -> FindingBuilde
             )
             .evidence(ev);
     }
-    if served(next) {
+    if alive(next) {
         TIMEOUT_RECOVERY
-            .pass("After scout gave up on tools/list without waiting for its answer, the next request was answered normally.")
+            .pass("After scout gave up on tools/list without waiting for its answer, the next request was answered.")
             .evidence(ev)
     } else {
         TIMEOUT_RECOVERY
@@ -80,17 +81,17 @@ pub(super) fn timeout_recovery(abandoned: &Reply, next: &Reply) -> FindingBuilde
     }
 }
 
-/// Sends the read-only follow-up request with a [`OVERSIZED_BYTES`] padding string in its
-/// params, then an ordinary request.
-pub(super) async fn probe_oversized(w: &Connection) -> (Reply, Reply) {
+/// Sends `ask` (a read-only request the server already answered) with a
+/// [`OVERSIZED_BYTES`] padding string in its params, then `ask` again, plain.
+pub(super) async fn probe_oversized(w: &Connection, ask: &str) -> (Reply, Reply) {
     // The padding is streamed (over HTTP), never held in memory at once.
     let mut probe = crate::transport::Probe::request(
-        follow_up(w),
+        ask,
         json!({"scoutPadding": crate::transport::PAD_MARKER}),
     );
     probe.pad = Some(OVERSIZED_BYTES);
     let big = w.send(probe).await;
-    let next = w.request(follow_up(w), json!({})).await;
+    let next = w.request(ask, json!({})).await;
     (big, next)
 }
 
@@ -99,7 +100,7 @@ pub(super) async fn probe_oversized(w: &Connection) -> (Reply, Reply) {
 pub(super) fn oversized_request(big: &Reply, next: &Reply) -> FindingBuilder {
     let ev = cite([big, next]);
     let mib = OVERSIZED_BYTES / (1024 * 1024);
-    if !served(next) {
+    if !alive(next) {
         return OVERSIZED_REQUEST
             .fail(format!(
                 "After a request of over {mib} MiB ({}), the next ordinary request {}.",
@@ -170,9 +171,10 @@ impl SessionRun {
     }
 }
 
-/// Opens a throw-away session on a fresh wire, ends it with DELETE, sends a request with
-/// the ended id, then a new `initialize` and a request on the new session.
-pub(super) async fn probe_session(w: &Connection) -> Result<SessionRun, String> {
+/// Opens a throw-away session on a fresh wire, ends it with DELETE, sends `ask` (a request
+/// the server already answered) with the ended id, then a new `initialize` and `ask` on
+/// the new session.
+pub(super) async fn probe_session(w: &Connection, ask: &str) -> Result<SessionRun, String> {
     let fresh = w.fresh().await.map_err(|e| e.to_string())?;
     let version = w.protocol_version().to_string();
     let init = lifecycle::initialize(&fresh, &version).await;
@@ -199,7 +201,7 @@ pub(super) async fn probe_session(w: &Connection) -> Result<SessionRun, String> 
     let stale = fresh
         .send(Probe {
             session: SessionMode::Custom(old),
-            ..Probe::request("ping", json!({}))
+            ..Probe::request(ask, json!({}))
         })
         .await;
     let ended = stale.status() == Some(404);
@@ -212,7 +214,7 @@ pub(super) async fn probe_session(w: &Connection) -> Result<SessionRun, String> 
     run.reinit = Some(reinit);
     if ok {
         let _ = fresh.notify("notifications/initialized", None).await;
-        run.after = Some(fresh.request("ping", json!({})).await);
+        run.after = Some(fresh.request(ask, json!({})).await);
     }
     fresh.close().await;
     Ok(run)
@@ -256,7 +258,7 @@ pub(super) fn session_recovery(run: &SessionRun) -> FindingBuilder {
         );
     }
     match (&run.reinit, &run.after) {
-        (Some(_), Some(a)) if served(a) => SESSION_RECOVERY
+        (Some(_), Some(a)) if served_on_its_session(a) => SESSION_RECOVERY
             .pass("After the ended session's id got 404, a new initialize opened a session that served the next request.")
             .evidence(ev),
         (Some(r), None) => SESSION_RECOVERY
@@ -275,6 +277,12 @@ pub(super) fn session_recovery(run: &SessionRun) -> FindingBuilder {
             .fail("After the ended session's id got 404, no new initialize could be sent.")
             .evidence(ev),
     }
+}
+
+/// True when the new session answered: any JSON-RPC answer, but not one the transport
+/// refused (an HTTP 4xx or 5xx says the session itself was not accepted).
+fn served_on_its_session(r: &Reply) -> bool {
+    alive(r) && r.status().is_none_or(|s| s < 400)
 }
 
 /// Skips `session_recovery` where it does not apply (no handshake-era HTTP wire).
