@@ -351,6 +351,11 @@ pub async fn run_server_exposing(
     // auth.open of an open remote server needed the catalogue.
     auth::finish_open(&mut s);
 
+    // A connection that broke in the last step is asked about as at every step's start:
+    // whether the server stopped must not depend on which step met the stop.
+    if let Some(c) = s.connector.as_ref() {
+        c.confirm_http_stop().await;
+    }
     // Every HTTP session the server issued to scout is ended before the run ends.
     end_sessions(&s).await;
 

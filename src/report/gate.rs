@@ -9,6 +9,10 @@ use crate::report::model::ServerReport;
 /// The check whose failures fail the gate on their own (`security.catalog_pinning`).
 pub const PINNING_CHECK: &str = "security.catalog_pinning";
 
+/// The check that fails when the server stopped answering part-way through the run: what
+/// came after is not assessed, so no threshold can vouch for the run.
+pub const STAYS_UP_CHECK: &str = "resilience.stays_up";
+
 /// The thresholds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateConfig {
@@ -22,7 +26,7 @@ pub struct GateConfig {
 
 /// What every output says when no threshold was set, so that a failing finding under a
 /// passing gate does not read as a bug.
-pub const NO_THRESHOLD: &str = "no threshold set: the gate passes unless scout could not finish (a server blocked, interrupted or not assessed, an internal error) or a catalogue drifted from scout.lock";
+pub const NO_THRESHOLD: &str = "no threshold set: the gate passes unless scout could not finish (a server blocked, interrupted, stopped part-way or not assessed, an internal error) or a catalogue drifted from scout.lock";
 
 impl GateConfig {
     /// The thresholds in words, one per threshold (empty: none set).
@@ -101,6 +105,19 @@ pub fn server_reasons(server: &ServerReport, gate: &GateConfig) -> Vec<String> {
     if drift > 0 {
         reasons.push(format!(
             "{name}: {drift} catalogue change(s) not pinned in scout.lock; review them and run `scout pin --update`"
+        ));
+    }
+    if let Some(f) = server
+        .findings
+        .iter()
+        .find(|f| f.counts() && f.status == Status::Fail && f.id == STAYS_UP_CHECK)
+    {
+        reasons.push(format!(
+            "{name}: the server stopped answering part-way through the run ({STAYS_UP_CHECK}{}); what came after is not assessed",
+            f.evidence
+                .first()
+                .map(|seq| format!(", at req#{seq}"))
+                .unwrap_or_default()
         ));
     }
     if let (Some(min), Some(s)) = (gate.fail_under, server.score)
