@@ -36,6 +36,8 @@ pub fn settle(s: &mut Session) {
     // broken pipe, a reset connection), which says nothing about the rule it judges. A stop
     // on scout's deliberately broken input is that check's finding, and resilience's.
     let on_broken_input = broken_input(s, d.after).is_some();
+    let last_word = last_sign_of_life(s);
+    let cut_off = http_without_answer(s);
     // Over stdio the revision matrix's handshakes are processes of their own, which the
     // run's own process stopping does not stop: what rests on them alone stands.
     let own_process = matches!(s.spec.target, crate::spec::TargetSpec::Stdio(_));
@@ -45,7 +47,16 @@ pub fn settle(s: &mut Session) {
         if own_process && on_the_matrix {
             continue;
         }
-        if after_the_stop(f, d.after) || (!on_broken_input && unanswered_at_the_stop(f, d.after)) {
+        let silent = |e: Seq| e > last_word || cut_off.contains(&e);
+        // A step that met the stop before it was known skipped its checks for the error it
+        // saw (a refused connection): they say why in the stop's words.
+        let skipped_for_it =
+            f.skip_reason == Some(SkipReason::NotAssessed) && f.evidence.iter().any(|e| silent(*e));
+        let lost = !on_broken_input
+            && (unanswered_at_the_stop(f, d.after)
+                || rests_on_silence(f, silent)
+                || skipped_for_it);
+        if after_the_stop(f, d.after) || lost {
             mark_not_assessed(f, &why, d.after);
         }
     }
@@ -63,6 +74,8 @@ fn broken_input(s: &Session, seq: Seq) -> Option<&'static crate::report::check::
     let ex = s.recorder.get(seq)?;
     let body = match &ex.kind {
         ExchangeKind::Stdio(m) => m.line.clone(),
+        // A GET, DELETE or HEAD carries no message: what an agent's client sends too.
+        ExchangeKind::Http(h) if h.method != "POST" => return None,
         ExchangeKind::Http(h) => h.request_body.clone().unwrap_or_default(),
     };
     if body.len() > 1024 * 1024 || body.contains(crate::transport::PAD_MARKER) {
@@ -90,6 +103,43 @@ fn unanswered_at_the_stop(f: &Finding, cause: Seq) -> bool {
         && !f.id.starts_with("stdio.")
         && f.evidence.contains(&cause)
         && matches!(f.status, Status::Fail | Status::Warn)
+}
+
+/// The last exchange in which the run's server showed it was alive: its last stdout line
+/// (stdio), or its last HTTP answer. Requests are written by several tasks at once, so one
+/// numbered before the line the server died on can still meet the closed pipe.
+fn last_sign_of_life(s: &Session) -> Seq {
+    s.recorder
+        .shared()
+        .iter()
+        .filter(|e| !s.matrix_seqs.contains(&e.seq))
+        .filter(|e| match &e.kind {
+            ExchangeKind::Stdio(m) => m.direction == crate::report::exchange::Direction::Received,
+            ExchangeKind::Http(h) => h.status.is_some(),
+        })
+        .map(|e| e.seq)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The HTTP requests of the run that got no HTTP answer at all (the connection broke or was
+/// refused): a server that exits takes the requests it was still working on with it, even
+/// ones sent before its last answer.
+fn http_without_answer(s: &Session) -> Vec<Seq> {
+    s.recorder
+        .shared()
+        .iter()
+        .filter(|e| matches!(&e.kind, ExchangeKind::Http(h) if h.status.is_none()))
+        .map(|e| e.seq)
+        .collect()
+}
+
+/// True when `f` is a verdict against the server that cites an exchange `silent` says the
+/// stop cut off: the silence there was the stop, not an answer.
+fn rests_on_silence(f: &Finding, silent: impl Fn(Seq) -> bool) -> bool {
+    !f.id.starts_with("stdio.")
+        && matches!(f.status, Status::Fail | Status::Warn)
+        && f.evidence.iter().any(|e| silent(*e))
 }
 
 /// `resilience.stays_up`, judged once over the whole run: a stop on an ordinary request fails

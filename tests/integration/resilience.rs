@@ -471,19 +471,18 @@ fn a_server_that_stops_mid_run_fails_the_gate_in_every_run(http: bool) {
             .map(|f| format!("{} {} {}", f["id"], f["status"], f["detail"]))
             .collect();
         assert!(others.is_empty(), "{ctx}: {others:#?}");
-        // What could not be reached says why.
-        let unreached: Vec<_> = findings
+        // What could not be reached says why: the checks of the phases the stop kept from
+        // running name it.
+        let named_skips = findings
             .iter()
             .filter(|f| f["skip_reason"] == "not_assessed")
-            .collect();
-        assert!(!unreached.is_empty(), "{ctx}");
-        for u in unreached {
-            let d = u["detail"].as_str().unwrap_or_default().to_lowercase();
-            assert!(
-                d.contains(&named) || d.contains("exited") || d.contains("blocked"),
-                "{ctx}: {u:#}"
-            );
-        }
+            .filter(|f| {
+                f["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.to_lowercase().contains(&named))
+            })
+            .count();
+        assert!(named_skips > 0, "{ctx}: no skip names the stop");
     }
 }
 
