@@ -397,6 +397,33 @@ mod tests {
     }
 
     #[test]
+    fn a_verdict_on_what_the_stop_cut_off_is_not_its_own() {
+        // Previously: a tools/list numbered before the last line the server read, written
+        // after it exited, failed catalog.tools_list with "Broken pipe".
+        let cut_off = |e: Seq| e > 14;
+        assert!(rests_on_silence(
+            &finding(Status::Fail, vec![3, 15]),
+            cut_off
+        ));
+        assert!(rests_on_silence(&finding(Status::Warn, vec![16]), cut_off));
+        // What the server answered before it stopped stands, and so does a pass.
+        assert!(!rests_on_silence(
+            &finding(Status::Fail, vec![3, 14]),
+            cut_off
+        ));
+        assert!(!rests_on_silence(&finding(Status::Pass, vec![15]), cut_off));
+        let mut alive = finding(Status::Fail, vec![15]);
+        alive.id = "stdio.alive".into();
+        assert!(!rests_on_silence(&alive, cut_off));
+        // The request it stopped at: unanswered, so not the check's own verdict either.
+        assert!(unanswered_at_the_stop(
+            &finding(Status::Fail, vec![3, 6]),
+            6
+        ));
+        assert!(!unanswered_at_the_stop(&finding(Status::Pass, vec![6]), 6));
+    }
+
+    #[test]
     fn a_skipped_verdict_says_after_which_message() {
         let mut f = finding(Status::Fail, vec![12, 13]);
         let d = Death {

@@ -244,6 +244,28 @@ mod tests {
     }
 
     #[test]
+    fn a_server_that_stopped_mid_run_fails_the_gate_without_thresholds() {
+        // Previously: a server that exited part-way passed with score 100 when the only
+        // judged categories were those before the stop.
+        let mut s = server(Status::Pass, false);
+        let mut stop = s.findings[0].clone();
+        stop.id = STAYS_UP_CHECK.into();
+        stop.phase = Phase::Resilience;
+        stop.status = Status::Fail;
+        stop.severity = Some(Severity::Critical);
+        stop.evidence = vec![6];
+        s.findings.push(stop);
+        let r = server_reasons(&s, &GateConfig::default());
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].contains("stopped answering"), "{r:?}");
+        assert!(r[0].contains("req#6"), "{r:?}");
+        // Its pass says nothing to the gate.
+        s.findings[1].status = Status::Pass;
+        s.findings[1].severity = None;
+        assert!(server_reasons(&s, &GateConfig::default()).is_empty());
+    }
+
+    #[test]
     fn internal_errors_fail_the_gate() {
         let mut s = server(Status::Pass, false);
         s.internal_errors
