@@ -35,8 +35,10 @@ pub fn settle(s: &mut Session) {
     // `resilience.stays_up`: the check whose request went unanswered saw only the stop (a
     // broken pipe, a reset connection), which says nothing about the rule it judges. A stop
     // on scout's deliberately broken input is that check's finding, and resilience's.
-    let on_broken_input = broken_input(s, d.after).is_some();
     let last_word = last_sign_of_life(s);
+    // A server that never answered did not stop part-way: what it never said is judged as
+    // before (discovery says it could not be reached).
+    let charged_as_before = broken_input(s, d.after).is_some() || last_word == 0;
     let cut_off = http_without_answer(s);
     // Over stdio the revision matrix's handshakes are processes of their own, which the
     // run's own process stopping does not stop: what rests on them alone stands.
@@ -52,7 +54,7 @@ pub fn settle(s: &mut Session) {
         // saw (a refused connection): they say why in the stop's words.
         let skipped_for_it =
             f.skip_reason == Some(SkipReason::NotAssessed) && f.evidence.iter().any(|e| silent(*e));
-        let lost = !on_broken_input
+        let lost = !charged_as_before
             && (unanswered_at_the_stop(f, d.after)
                 || rests_on_silence(f, silent)
                 || skipped_for_it);
@@ -60,7 +62,7 @@ pub fn settle(s: &mut Session) {
             mark_not_assessed(f, &why, d.after);
         }
     }
-    if on_broken_input {
+    if charged_as_before {
         charge_to_the_cause(s, &d);
         charge_to_resilience(s, &d);
     }
@@ -157,7 +159,7 @@ fn stays_up(s: &mut Session, d: Option<Death>) {
         return;
     }
     match d {
-        Some(d) if d.after == 0 => {}
+        Some(d) if d.after == 0 || last_sign_of_life(s) == 0 => {}
         Some(d) => {
             if let Some(check) = broken_input(s, d.after) {
                 s.add(

@@ -353,7 +353,10 @@ pub async fn run_server_exposing(
 
     // A connection that broke in the last step is asked about as at every step's start:
     // whether the server stopped must not depend on which step met the stop.
-    if let Some(c) = s.connector.as_ref() {
+    // A run blocked before the server answered anything has no stop to find.
+    if let Some(c) = s.connector.as_ref()
+        && s.blocked.is_none()
+    {
         c.confirm_http_stop().await;
     }
     // Every HTTP session the server issued to scout is ended before the run ends.
