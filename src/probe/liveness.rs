@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use crate::client::{Connection, Death};
 use crate::probe::Session;
-use crate::probe::resilience::{MALFORMED_SURVIVAL, OVERSIZED_REQUEST};
+use crate::probe::resilience::{MALFORMED_SURVIVAL, OVERSIZED_REQUEST, STAYS_UP};
 use crate::report::exchange::{Direction, Exchange, ExchangeKind, Seq, jsonrpc_messages};
 use crate::report::finding::{Era, Finding, Phase, SkipReason, Status};
 use crate::transport::{Outcome, Reply};
@@ -130,9 +130,19 @@ pub fn not_assessed(d: &Death) -> String {
 /// the crash is charged to resilience when the message was broken input.
 pub fn settle(s: &mut Session) {
     let Some(d) = death(s) else {
+        stays_up(s, None);
         return;
     };
     let why = not_assessed(&d);
+    // A stop on an ordinary request is the server's own failure, reported once by
+    // `resilience.stays_up`: the check whose request went unanswered saw only the stop (a
+    // broken pipe, a reset connection), which says nothing about the rule it judges. A stop
+    // on scout's deliberately broken input is that check's finding, and resilience's.
+    let last_word = last_sign_of_life(s);
+    // A server that never answered did not stop part-way: what it never said is judged as
+    // before (discovery says it could not be reached).
+    let charged_as_before = broken_input(s, d.after).is_some() || last_word == 0;
+    let cut_off = http_without_answer(s);
     // Over stdio the revision matrix's handshakes are processes of their own, which the
     // run's own process stopping does not stop: what rests on them alone stands.
     let own_process = matches!(s.spec.target, crate::spec::TargetSpec::Stdio(_));
@@ -142,12 +152,168 @@ pub fn settle(s: &mut Session) {
         if own_process && on_the_matrix {
             continue;
         }
-        if after_the_stop(f, d.after) {
+        let silent = |e: Seq| e > last_word || cut_off.contains(&e);
+        // A step that met the stop before it was known skipped its checks for the error it
+        // saw (a refused connection): they say why in the stop's words.
+        let skipped_for_it =
+            f.skip_reason == Some(SkipReason::NotAssessed) && f.evidence.iter().any(|e| silent(*e));
+        let lost = !charged_as_before
+            && (unanswered_at_the_stop(f, d.after)
+                || rests_on_silence(f, silent)
+                || skipped_for_it);
+        if after_the_stop(f, d.after) || lost {
             mark_not_assessed(f, &why, d.after);
         }
     }
-    charge_to_the_cause(s, &d);
-    charge_to_resilience(s, &d);
+    if charged_as_before {
+        charge_to_the_cause(s, &d);
+        charge_to_resilience(s, &d);
+    }
+    stays_up(s, Some(d));
+}
+
+/// What kind of deliberately broken message `seq` was (an oversized one, or one that is not a
+/// JSON-RPC 2.0 message: not JSON, not an object or batch, or a `jsonrpc` other than "2.0"),
+/// or `None` for an ordinary message an agent could send.
+fn broken_input(s: &Session, seq: Seq) -> Option<&'static crate::report::check::Check> {
+    let ex = s.recorder.get(seq)?;
+    let body = match &ex.kind {
+        ExchangeKind::Stdio(m) => m.line.clone(),
+        // A GET, DELETE or HEAD carries no message: what an agent's client sends too.
+        ExchangeKind::Http(h) if h.method != "POST" => return None,
+        ExchangeKind::Http(h) => h.request_body.clone().unwrap_or_default(),
+    };
+    if body.len() > 1024 * 1024 || body.contains(crate::transport::PAD_MARKER) {
+        return Some(&OVERSIZED_REQUEST);
+    }
+    let well_formed = |v: &serde_json::Value| {
+        v.as_object()
+            .is_some_and(|o| o.get("jsonrpc").and_then(|j| j.as_str()) == Some("2.0"))
+    };
+    match serde_json::from_str::<serde_json::Value>(&body) {
+        Ok(v) if well_formed(&v) => None,
+        Ok(serde_json::Value::Array(items))
+            if !items.is_empty() && items.iter().all(well_formed) =>
+        {
+            None
+        }
+        _ => Some(&MALFORMED_SURVIVAL),
+    }
+}
+
+/// True when `f` judged the request the server stopped at, and found it unanswered: a
+/// verdict that rests on a stop (reported by `resilience.stays_up`), not on the rule.
+fn unanswered_at_the_stop(f: &Finding, cause: Seq) -> bool {
+    cause > 0
+        && !f.id.starts_with("stdio.")
+        && f.evidence.contains(&cause)
+        && matches!(f.status, Status::Fail | Status::Warn)
+}
+
+/// The last exchange in which the run's server showed it was alive: its last stdout line
+/// (stdio), or its last HTTP answer. Requests are written by several tasks at once, so one
+/// numbered before the line the server died on can still meet the closed pipe.
+fn last_sign_of_life(s: &Session) -> Seq {
+    s.recorder
+        .shared()
+        .iter()
+        .filter(|e| !s.matrix_seqs.contains(&e.seq))
+        .filter(|e| match &e.kind {
+            ExchangeKind::Stdio(m) => m.direction == crate::report::exchange::Direction::Received,
+            ExchangeKind::Http(h) => h.status.is_some(),
+        })
+        .map(|e| e.seq)
+        .max()
+        .unwrap_or(0)
+}
+
+/// The HTTP requests of the run that got no HTTP answer at all (the connection broke or was
+/// refused): a server that exits takes the requests it was still working on with it, even
+/// ones sent before its last answer.
+fn http_without_answer(s: &Session) -> Vec<Seq> {
+    s.recorder
+        .shared()
+        .iter()
+        .filter(|e| matches!(&e.kind, ExchangeKind::Http(h) if h.status.is_none()))
+        .map(|e| e.seq)
+        .collect()
+}
+
+/// True when `f` is a verdict against the server that cites an exchange `silent` says the
+/// stop cut off: the silence there was the stop, not an answer.
+fn rests_on_silence(f: &Finding, silent: impl Fn(Seq) -> bool) -> bool {
+    !f.id.starts_with("stdio.")
+        && matches!(f.status, Status::Fail | Status::Warn)
+        && f.evidence.iter().any(|e| silent(*e))
+}
+
+/// `resilience.stays_up`, judged once over the whole run: a stop on an ordinary request fails
+/// (critical, naming the request), a stop on scout's broken input is left to the resilience
+/// check that judges it, and a run that ended with the server still serving passes. Nothing
+/// is said of a run that never reached the server, nor of one whose resilience phase was
+/// not run (its skip stands).
+fn stays_up(s: &mut Session, d: Option<Death>) {
+    let judged = |s: &Session| {
+        s.findings
+            .iter()
+            .any(|f| f.id == STAYS_UP.id && f.status != Status::Skip)
+    };
+    if judged(s) {
+        return;
+    }
+    match d {
+        Some(d) if d.after == 0 || last_sign_of_life(s) == 0 => {}
+        Some(d) => {
+            if let Some(check) = broken_input(s, d.after) {
+                s.add(
+                    STAYS_UP
+                        .skip(
+                            SkipReason::NotApplicable,
+                            format!(
+                                "{} scout's own {} message, judged by {}",
+                                d.describe().replacen("after", "on", 1),
+                                if check.id == OVERSIZED_REQUEST.id {
+                                    "oversized"
+                                } else {
+                                    "malformed"
+                                },
+                                check.id
+                            ),
+                        )
+                        .evidence([d.after]),
+                );
+                return;
+            }
+            let how = match d.kind {
+                crate::client::DeathKind::Exited => "its process ended",
+                crate::client::DeathKind::StoppedAnswering => {
+                    "later connections were refused or closed unanswered"
+                }
+            };
+            s.add(
+                STAYS_UP
+                    .fail(format!(
+                        "Part-way through the run {} ({how}), an ordinary request, not scout's broken input: nothing sent after it was answered, so what scout had still to check is not assessed.",
+                        d.describe()
+                    ))
+                    .evidence([d.after]),
+            );
+        }
+        None => {
+            // Only a run whose resilience phase ran (no skip recorded for it) is judged.
+            if s.findings.iter().any(|f| f.id == STAYS_UP.id) || s.blocked.is_some() {
+                return;
+            }
+            let Some(last) = s.recorder.shared().last().map(|e| e.seq) else {
+                return;
+            };
+            s.add(
+                STAYS_UP
+                    .pass("The server was still serving at the end of the run; the last exchange is cited.")
+                    .evidence([last]),
+            );
+        }
+    }
 }
 
 /// The check whose own message the server died of saw the crash: a warning it gave over that
@@ -206,18 +372,15 @@ fn mark_not_assessed(f: &mut Finding, why: &str, cause: Seq) {
     f.evidence = if cause > 0 { vec![cause] } else { Vec::new() };
 }
 
-/// The stop, charged once to resilience: a malformed message (one that is not a JSON
-/// object) that took the server down fails `malformed_survival`, an oversized one
+/// The stop, charged once to resilience: a malformed message (one that is not a JSON-RPC 2.0
+/// message, see [`broken_input`]) that took the server down fails `malformed_survival`, an oversized one
 /// `oversized_request`, on the wire that sent it. The check whose probe sent the message
 /// keeps its own verdict; a resilience check that judged the message itself is left as is.
 fn charge_to_resilience(s: &mut Session, d: &Death) {
     let Some(ex) = s.recorder.get(d.after) else {
         return;
     };
-    let (body, era) = match &ex.kind {
-        ExchangeKind::Stdio(m) => (m.line.clone(), ex.era),
-        ExchangeKind::Http(h) => (h.request_body.clone().unwrap_or_default(), ex.era),
-    };
+    let era = ex.era;
     let already = |id: &str| {
         s.findings.iter().any(|f| {
             f.id == id
@@ -226,14 +389,10 @@ fn charge_to_resilience(s: &mut Session, d: &Death) {
                 && f.evidence.contains(&d.after)
         })
     };
-    let oversized = body.len() > 1024 * 1024 || body.contains(crate::transport::PAD_MARKER);
-    let check = if oversized {
-        &OVERSIZED_REQUEST
-    } else if serde_json::from_str::<serde_json::Value>(&body).map_or(true, |v| !v.is_object()) {
-        &MALFORMED_SURVIVAL
-    } else {
+    let Some(check) = broken_input(s, d.after) else {
         return;
     };
+    let oversized = check.id == OVERSIZED_REQUEST.id;
     if already(check.id) {
         return;
     }
@@ -468,6 +627,33 @@ mod tests {
             None
         )));
         assert!(!alive(&reply(5, Outcome::NoResponse, None)));
+    }
+
+    #[test]
+    fn a_verdict_on_what_the_stop_cut_off_is_not_its_own() {
+        // Previously: a tools/list numbered before the last line the server read, written
+        // after it exited, failed catalog.tools_list with "Broken pipe".
+        let cut_off = |e: Seq| e > 14;
+        assert!(rests_on_silence(
+            &finding(Status::Fail, vec![3, 15]),
+            cut_off
+        ));
+        assert!(rests_on_silence(&finding(Status::Warn, vec![16]), cut_off));
+        // What the server answered before it stopped stands, and so does a pass.
+        assert!(!rests_on_silence(
+            &finding(Status::Fail, vec![3, 14]),
+            cut_off
+        ));
+        assert!(!rests_on_silence(&finding(Status::Pass, vec![15]), cut_off));
+        let mut alive = finding(Status::Fail, vec![15]);
+        alive.id = "stdio.alive".into();
+        assert!(!rests_on_silence(&alive, cut_off));
+        // The request it stopped at: unanswered, so not the check's own verdict either.
+        assert!(unanswered_at_the_stop(
+            &finding(Status::Fail, vec![3, 6]),
+            6
+        ));
+        assert!(!unanswered_at_the_stop(&finding(Status::Pass, vec![6]), 6));
     }
 
     #[test]

@@ -354,6 +354,14 @@ pub async fn run_server_exposing(
     // auth.open of an open remote server needed the catalogue.
     auth::finish_open(&mut s);
 
+    // A connection that broke in the last step is asked about as at every step's start:
+    // whether the server stopped must not depend on which step met the stop.
+    // A run blocked before the server answered anything has no stop to find.
+    if let Some(c) = s.connector.as_ref()
+        && s.blocked.is_none()
+    {
+        c.confirm_http_stop().await;
+    }
     // Every HTTP session the server issued to scout is ended before the run ends.
     end_sessions(&s).await;
 

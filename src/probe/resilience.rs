@@ -42,6 +42,9 @@ crate::checks! { phase: Resilience;
     OUTPUT_VOLUME = "resilience.output_volume", Minor, "The server's output fits in what scout keeps", "",
         "Judged over the whole run, from the spawn or first request to the shutdown. scout keeps at most 20,000 exchanges and 64 MiB of bodies, lines and headers per server. Messages the server sends on its own past that (notifications, stray stdout lines, unmatched replies, HTTP+SSE events) are counted but neither kept nor judged: a server that floods its client this way fails, and checks that read those messages saw only the part before the cap. When only scout's own exchanges pass the byte cap, they are kept with their bodies cut to the first 512 bytes, and this is a warning.",
         "Do not write unsolicited output in bulk: send logs to stderr (stdio) or as occasional logging notifications, and keep results small or paginated.";
+    STAYS_UP = "resilience.stays_up", Critical, "The server keeps answering for the whole run", spec_url::B26,
+        "Judged over the whole run, on every transport: a server that stops answering part-way (the stdio process exits, or the HTTP server refuses connections or drops them unanswered) fails, naming the request it stopped at, and the gate fails with it whatever its thresholds; every verdict scout could no longer make is not assessed, saying why. A stop caused by scout's own malformed or oversized message is charged to resilience.malformed_survival or resilience.oversized_request instead.",
+        "Keep serving for as long as the client is connected: find out from the server's log why it exited or stopped listening part-way through the session.";
 }
 
 /// The garbage sent before the follow-up request.

@@ -9,6 +9,10 @@ use crate::report::model::ServerReport;
 /// The check whose failures fail the gate on their own (`security.catalog_pinning`).
 pub const PINNING_CHECK: &str = "security.catalog_pinning";
 
+/// The check that fails when the server stopped answering part-way through the run: what
+/// came after is not assessed, so no threshold can vouch for the run.
+pub const STAYS_UP_CHECK: &str = "resilience.stays_up";
+
 /// The thresholds.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct GateConfig {
@@ -22,7 +26,7 @@ pub struct GateConfig {
 
 /// What every output says when no threshold was set, so that a failing finding under a
 /// passing gate does not read as a bug.
-pub const NO_THRESHOLD: &str = "no threshold set: the gate passes unless scout could not finish (a server blocked, interrupted or not assessed, an internal error) or a catalogue drifted from scout.lock";
+pub const NO_THRESHOLD: &str = "no threshold set: the gate passes unless scout could not finish (a server blocked, interrupted, stopped part-way or not assessed, an internal error) or a catalogue drifted from scout.lock";
 
 impl GateConfig {
     /// The thresholds in words, one per threshold (empty: none set).
@@ -101,6 +105,19 @@ pub fn server_reasons(server: &ServerReport, gate: &GateConfig) -> Vec<String> {
     if drift > 0 {
         reasons.push(format!(
             "{name}: {drift} catalogue change(s) not pinned in scout.lock; review them and run `scout pin --update`"
+        ));
+    }
+    if let Some(f) = server
+        .findings
+        .iter()
+        .find(|f| f.counts() && f.status == Status::Fail && f.id == STAYS_UP_CHECK)
+    {
+        reasons.push(format!(
+            "{name}: the server stopped answering part-way through the run ({STAYS_UP_CHECK}{}); what came after is not assessed",
+            f.evidence
+                .first()
+                .map(|seq| format!(", at req#{seq}"))
+                .unwrap_or_default()
         ));
     }
     if let (Some(min), Some(s)) = (gate.fail_under, server.score)
@@ -224,6 +241,28 @@ mod tests {
             r,
             vec!["s: run blocked: every request got HTTP 401".to_string()]
         );
+    }
+
+    #[test]
+    fn a_server_that_stopped_mid_run_fails_the_gate_without_thresholds() {
+        // Previously: a server that exited part-way passed with score 100 when the only
+        // judged categories were those before the stop.
+        let mut s = server(Status::Pass, false);
+        let mut stop = s.findings[0].clone();
+        stop.id = STAYS_UP_CHECK.into();
+        stop.phase = Phase::Resilience;
+        stop.status = Status::Fail;
+        stop.severity = Some(Severity::Critical);
+        stop.evidence = vec![6];
+        s.findings.push(stop);
+        let r = server_reasons(&s, &GateConfig::default());
+        assert_eq!(r.len(), 1, "{r:?}");
+        assert!(r[0].contains("stopped answering"), "{r:?}");
+        assert!(r[0].contains("req#6"), "{r:?}");
+        // Its pass says nothing to the gate.
+        s.findings[1].status = Status::Pass;
+        s.findings[1].severity = None;
+        assert!(server_reasons(&s, &GateConfig::default()).is_empty());
     }
 
     #[test]

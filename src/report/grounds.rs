@@ -650,6 +650,12 @@ pub static GROUNDS: &[Ground] = &[
         "scout",
         "Output beyond what scout keeps (20,000 exchanges and 64 MiB per server) is counted, not judged: a warning.",
     ),
+    g(
+        "resilience.stays_up",
+        Robustness,
+        "JSON-RPC 2.0 §5",
+        "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
+    ),
     // security
     g(
         "security.origin",

@@ -240,6 +240,7 @@ const COVERED: &[(&str, Cover)] = &[
     ("resilience.session_recovery", Judged(HttpMinimal)),
     ("resilience.concurrent_sessions", Judged(HttpMinimal)),
     ("resilience.output_volume", Judged(StdioFlood)),
+    ("resilience.stays_up", Judged(StdioMinimal)),
     ("security.origin", Judged(HttpMinimal)),
     ("security.session_entropy", Judged(HttpMinimal)),
     (

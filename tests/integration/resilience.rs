@@ -438,3 +438,143 @@ fn methods_sent(r: &scout::report::model::ServerReport, evidence: &[u64]) -> Vec
         })
         .collect()
 }
+
+/// One `scout check` of `exits_after_answers.py` that exits after its `exit_after`-th answer
+/// (0: never), over stdio or over HTTP started by scout with `start`.
+fn stop_run(dir: &std::path::Path, i: usize, http: bool, exit_after: u32) -> std::process::Child {
+    let fixture = crate::common::fixture("exits_after_answers.py");
+    let mut cmd = crate::common::scout();
+    cmd.args(["check", "-q", "--deadline", "90s", "--json"])
+        .arg(dir.join(format!("r{i}.json")));
+    if http {
+        let port = crate::common::closed_port().to_string();
+        cmd.arg(format!("http://127.0.0.1:{port}/mcp"));
+        for a in [
+            "python3",
+            &fixture.display().to_string(),
+            "http",
+            "--port",
+            &port,
+            "--exit-after",
+            &exit_after.to_string(),
+        ] {
+            cmd.args(["--start", a]);
+        }
+    } else {
+        cmd.args(["--stdio", "--", "python3"]).arg(&fixture).args([
+            "stdio",
+            "--exit-after",
+            &exit_after.to_string(),
+        ]);
+    }
+    cmd.env("PYTHONDONTWRITEBYTECODE", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("scout starts")
+}
+
+/// Runs `scout check` once per entry of `exit_after`, three at a time (as checks share a
+/// CI runner), and returns each run's exit code and JSON report.
+fn stop_runs(http: bool, exit_after: &[u32]) -> Vec<(u32, Option<i32>, serde_json::Value)> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut out = Vec::new();
+    for (batch, ns) in exit_after.chunks(3).enumerate() {
+        let children: Vec<_> = ns
+            .iter()
+            .enumerate()
+            .map(|(j, n)| (*n, batch * 3 + j))
+            .map(|(n, i)| (n, i, stop_run(dir.path(), i, http, n)))
+            .collect();
+        for (n, i, mut child) in children {
+            let code = child.wait().expect("scout ends").code();
+            let report = std::fs::read_to_string(dir.path().join(format!("r{i}.json")))
+                .unwrap_or_else(|e| panic!("run {i} (exit after {n}) wrote no report: {e}"));
+            out.push((
+                n,
+                code,
+                serde_json::from_str(&report).expect("a JSON report"),
+            ));
+        }
+    }
+    out
+}
+
+/// Every run of a server that exits after its Nth answer: one critical finding, from
+/// `resilience.stays_up`, naming the request it stopped at; the gate fails on it; what could
+/// not be reached says why; nothing else is charged for the stop. And the correct twin (it
+/// never exits) passes the check.
+fn a_server_that_stops_mid_run_fails_the_gate_in_every_run(http: bool) {
+    // Several N, the stop meeting different phases; the twins (0) run among them.
+    let mut plan: Vec<u32> = [3, 6, 14, 40].repeat(5);
+    plan.extend([0, 0]);
+    let runs = stop_runs(http, &plan);
+    for (n, code, report) in runs {
+        let server = &report["servers"][0];
+        let findings = server["findings"].as_array().expect("findings");
+        let of = |id: &str| -> Vec<&serde_json::Value> {
+            findings.iter().filter(|f| f["id"] == id).collect()
+        };
+        let stays_up = of("resilience.stays_up");
+        if n == 0 {
+            assert_eq!(stays_up.len(), 1, "{stays_up:#?}");
+            assert_eq!(stays_up[0]["status"], "pass", "{:#}", stays_up[0]);
+            let reasons = report["gate"]["reasons"].to_string();
+            assert!(!reasons.contains("stays_up"), "{reasons}");
+            continue;
+        }
+        let ctx = format!("exit after {n}, http {http}");
+        assert_eq!(code, Some(1), "{ctx}: the gate fails: {:#}", report["gate"]);
+        assert_eq!(report["gate"]["passed"], false, "{ctx}");
+        assert!(
+            report["gate"]["reasons"]
+                .to_string()
+                .contains("resilience.stays_up"),
+            "{ctx}: {:#}",
+            report["gate"]
+        );
+        assert_eq!(stays_up.len(), 1, "{ctx}: {stays_up:#?}");
+        let f = stays_up[0];
+        assert_eq!(f["status"], "fail", "{ctx}: {f:#}");
+        assert_eq!(f["severity"], "critical", "{ctx}: {f:#}");
+        let at = f["evidence"][0].as_u64().expect("cites the request");
+        let named = format!("after req#{at}");
+        assert!(
+            f["detail"].as_str().is_some_and(|d| d.contains(&named)),
+            "{ctx}: {f:#}"
+        );
+        // One critical finding; no other check is charged for the stop (over stdio the
+        // process's own exit is reported by stdio.alive too, with its status and stderr).
+        let others: Vec<_> = findings
+            .iter()
+            .filter(|f| matches!(f["status"].as_str(), Some("fail" | "warn")))
+            .filter(|f| f["id"] != "resilience.stays_up" && f["id"] != "stdio.alive")
+            // The host profiles' rules judge the catalogue, not the server's conduct.
+            .filter(|f| f["phase"] != "compat")
+            .map(|f| format!("{} {} {}", f["id"], f["status"], f["detail"]))
+            .collect();
+        assert!(others.is_empty(), "{ctx}: {others:#?}");
+        // What could not be reached says why: the checks of the phases the stop kept from
+        // running name it.
+        let named_skips = findings
+            .iter()
+            .filter(|f| f["skip_reason"] == "not_assessed")
+            .filter(|f| {
+                f["detail"]
+                    .as_str()
+                    .is_some_and(|d| d.to_lowercase().contains(&named))
+            })
+            .count();
+        assert!(named_skips > 0, "{ctx}: no skip names the stop");
+    }
+}
+
+#[test]
+fn a_stdio_server_that_stops_mid_run_fails_the_gate_in_every_run() {
+    a_server_that_stops_mid_run_fails_the_gate_in_every_run(false);
+}
+
+#[test]
+fn an_http_server_that_stops_mid_run_fails_the_gate_in_every_run() {
+    a_server_that_stops_mid_run_fails_the_gate_in_every_run(true);
+}
