@@ -534,6 +534,12 @@ pub static GROUNDS: &[Ground] = &[
         "Tool Execution Errors contain actionable feedback that language models can use to self-correct and retry with adjusted parameters",
     ),
     g(
+        "execution.error_reporting",
+        Should,
+        "MCP 2025-11-25 schema, CallToolResult.isError",
+        "Any errors that originate from the tool SHOULD be reported inside the result object, with `isError` set to true, _not_ as an MCP protocol-level error response. Otherwise, the LLM would not be able to see that an error occurred and self-correct.",
+    ),
+    g(
         "execution.progress",
         Must,
         "MCP 2026-07-28 basic/patterns/progress",

@@ -205,6 +205,7 @@ const COVERED: &[(&str, Cover)] = &[
     ("execution.content_blocks", Judged(StdioMinimal)),
     ("execution.unknown_tool", Judged(StdioMinimal)),
     ("execution.invalid_arguments", Judged(StdioMinimal)),
+    ("execution.error_reporting", Judged(StdioMinimal)),
     ("execution.progress", Judged(StdioProgress)),
     ("execution.cancellation", Judged(StdioCancel)),
     ("execution.resource_read", Judged(StdioMinimal)),

@@ -655,3 +655,77 @@ async fn tasks_of_the_extension_are_followed_to_their_end_and_each_defect_fails(
         assert!(f.detail.contains(says), "{says}: {}", f.detail);
     }
 }
+
+/// A tool failure answered as a plain result whose payload says it failed
+/// (`{"success": false, "error": …}`, isError absent) reads as a success to an agent: a
+/// warning quoting the field, on every wire and transport. It used to pass unnoticed. The
+/// twin reports the same failure with isError: true, and its `lint` tool, whose normal
+/// output talks about errors, is never flagged.
+#[tokio::test]
+async fn tool_failure_dressed_as_success_warns() {
+    let dressed = [("TOOL_ERRORS_DRESSED", "1")];
+    for r in [
+        run(fixture(
+            "tool_errors.py",
+            &[("TOOL_ERRORS_DRESSED", "1".into())],
+        ))
+        .await,
+        run(crate::phase_fixtures::fixture_http_env(
+            "tool_errors.py",
+            &dressed,
+        ))
+        .await,
+    ] {
+        let f = expect(&r, "execution.error_reporting", None, Status::Warn);
+        assert!(f.detail.contains("`lookup`"), "{}", f.detail);
+        assert!(f.detail.contains(r#""success": false"#), "{}", f.detail);
+        assert!(!f.detail.contains("`lint`"), "{}", f.detail);
+    }
+    for r in [
+        run(fixture("tool_errors.py", &[])).await,
+        run(fixture_http("tool_errors.py")).await,
+    ] {
+        expect(&r, "execution.error_reporting", None, Status::Pass);
+        expect(&r, "execution.invalid_arguments", None, Status::Pass);
+    }
+}
+
+/// Arguments that violate the schema and crash the tool (-32603 Internal error) were
+/// counted as "refused"; a crash is a warning. A -32601 Method not found says nothing about
+/// the arguments: reported as what came, not a refusal. The twin answers -32602 (above).
+#[tokio::test]
+async fn invalid_arguments_crash_warns_and_method_not_found_is_no_refusal() {
+    let crash = [("TOOL_ERRORS_BAD_ARGS", "crash")];
+    for r in [
+        run(fixture(
+            "tool_errors.py",
+            &[("TOOL_ERRORS_BAD_ARGS", "crash".into())],
+        ))
+        .await,
+        run(crate::phase_fixtures::fixture_http_env(
+            "tool_errors.py",
+            &crash,
+        ))
+        .await,
+    ] {
+        let f = expect(
+            &r,
+            "execution.invalid_arguments",
+            Some("lookup"),
+            Status::Warn,
+        );
+        assert!(f.detail.contains("-32603"), "{}", f.detail);
+    }
+    let r = run(fixture(
+        "tool_errors.py",
+        &[("TOOL_ERRORS_BAD_ARGS", "missing".into())],
+    ))
+    .await;
+    let f = expect(
+        &r,
+        "execution.invalid_arguments",
+        Some("lookup"),
+        Status::Info,
+    );
+    assert!(f.detail.contains("not a refusal"), "{}", f.detail);
+}

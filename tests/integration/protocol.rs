@@ -122,13 +122,17 @@ async fn correct_fixture_over_http_passes_both_eras() {
             "protocol.batch",
             "protocol.accept_header",
             "protocol.content_type",
-            "protocol.bogus_session",
             "protocol.version_header",
             "protocol.wire_schema",
         ] {
             expect(&r, id, era, Status::Pass);
         }
     }
+    expect(&r, "protocol.bogus_session", Era::Legacy, Status::Pass);
+    // "Ignore Mcp-Session-Id" binds a server that supports only 2026-07-28; this one keeps
+    // sessions for its handshake-era clients.
+    let f = expect(&r, "protocol.bogus_session", Era::Modern, Status::Skip);
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable));
     expect(&r, "protocol.get_stream", Era::Legacy, Status::Pass);
     expect(&r, "protocol.delete", Era::Legacy, Status::Pass);
     for id in [
@@ -380,4 +384,135 @@ async fn tool_without_schema_fails_wire_schema() {
         .expect("a wire_schema failure");
     assert!(f.detail.contains("inputSchema"), "{}", f.detail);
     assert!(cited_text(&r, f).contains("broken"));
+}
+
+async fn http_env(name: &str, env: &[(&str, &str)]) -> ServerReport {
+    let server = HttpFixture::start_with_env(name, env);
+    let report = check(TargetSpec::Http {
+        url: server.url.clone(),
+        headers: vec![],
+        auth: Default::default(),
+        start: None,
+    })
+    .await;
+    drop(server);
+    report
+}
+
+async fn stdio_env(name: &str, env: &[(&str, &str)]) -> ServerReport {
+    check(TargetSpec::Stdio(ProcessConfig {
+        command: stdio_command(name),
+        env_forward: vec![],
+        env_set: env
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        dir: None,
+    }))
+    .await
+}
+
+/// The findings of `r` that cite exchange `seq` and cost something (a fail or a warn).
+fn charged_for(r: &ServerReport, seq: u64) -> Vec<&str> {
+    r.findings
+        .iter()
+        .filter(|f| matches!(f.status, Status::Fail | Status::Warn))
+        .filter(|f| f.evidence.contains(&seq))
+        .map(|f| f.id.as_str())
+        .collect()
+}
+
+/// An ended or never-issued session answered with 400 instead of 404 is one defect: it is
+/// charged to `protocol.bogus_session` alone; `protocol.delete` (whose DELETE did end the
+/// session) and `protocol.jsonrpc_ids` (its id-less error body) pass and name it as context.
+/// It used to fail the first two and warn the third, so one wrong answer cost the protocol
+/// category 60 points. The twin answers 404 and passes all three.
+#[tokio::test]
+async fn unknown_session_400_is_charged_once() {
+    let r = http("unknown_session_400.py").await;
+    let bogus = expect(&r, "protocol.bogus_session", Era::Legacy, Status::Fail);
+    assert!(
+        bogus.detail.contains("an ended session id got"),
+        "{}",
+        bogus.detail
+    );
+    let del = expect(&r, "protocol.delete", Era::Legacy, Status::Pass);
+    assert!(
+        del.detail.contains("protocol.bogus_session"),
+        "{}",
+        del.detail
+    );
+    // Its error bodies carry no id member: named by protocol.jsonrpc_ids, not charged again.
+    let ids = expect(&r, "protocol.jsonrpc_ids", Era::Legacy, Status::Pass);
+    assert!(ids.detail.contains("already charged"), "{}", ids.detail);
+    for seq in &bogus.evidence {
+        let charged = charged_for(&r, *seq);
+        assert_eq!(charged, ["protocol.bogus_session"], "req#{seq}");
+    }
+    let twin = http_env(
+        "unknown_session_400.py",
+        &[("SCOUT_FIXTURE_SESSION_404", "1")],
+    )
+    .await;
+    expect(&twin, "protocol.bogus_session", Era::Legacy, Status::Pass);
+    expect(&twin, "protocol.delete", Era::Legacy, Status::Pass);
+    expect(&twin, "protocol.jsonrpc_ids", Era::Legacy, Status::Pass);
+}
+
+/// The other half of the same rule: an ended session that is still served is charged to
+/// `protocol.delete` alone; `protocol.bogus_session` judges only the never-issued id (404
+/// here) and names the served one as context.
+#[tokio::test]
+async fn ended_session_still_served_is_charged_once() {
+    let r = http("delete_keeps_session.py").await;
+    let del = expect(&r, "protocol.delete", Era::Legacy, Status::Fail);
+    let bogus = expect(&r, "protocol.bogus_session", Era::Legacy, Status::Pass);
+    assert!(bogus.detail.contains("protocol.delete"), "{}", bogus.detail);
+    for seq in &del.evidence {
+        assert_eq!(charged_for(&r, *seq), ["protocol.delete"], "req#{seq}");
+    }
+}
+
+/// "Ignore Mcp-Session-Id" is asked of a server that supports only 2026-07-28. A dual-era
+/// server that answers an unknown session id with 404 -32001 on both wires keeps its
+/// handshake-era clients' sessions as it must; its modern wire used to warn under
+/// `protocol.bogus_session` and `protocol.error_codes`. The same server speaking 2026-07-28
+/// alone still warns under both.
+#[tokio::test]
+async fn session_header_rule_applies_to_modern_only_servers() {
+    let r = http("sessions_on_both_wires.py").await;
+    let f = finding(&r, "protocol.bogus_session", Era::Modern);
+    assert_eq!(f.status, Status::Skip, "{}", f.detail);
+    assert!(f.detail.to_lowercase().contains("dual-era"), "{}", f.detail);
+    expect(&r, "protocol.bogus_session", Era::Legacy, Status::Pass);
+    let codes = finding(&r, "protocol.error_codes", Era::Modern);
+    assert!(
+        !matches!(codes.status, Status::Fail | Status::Warn),
+        "{:?}: {}",
+        codes.status,
+        codes.detail
+    );
+    let alone = http_env(
+        "sessions_on_both_wires.py",
+        &[("SCOUT_FIXTURE_MODERN_ONLY", "1")],
+    )
+    .await;
+    expect(&alone, "protocol.bogus_session", Era::Modern, Status::Warn);
+    let codes = expect(&alone, "protocol.error_codes", Era::Modern, Status::Warn);
+    assert!(codes.detail.contains("-32001"), "{}", codes.detail);
+}
+
+/// JSON-RPC pairs a response with its request by id: a batch answered after the request
+/// sent behind it is answered all the same. It used to be judged "no answer to the batch"
+/// (a fail at 2025-03-26) whenever the late reply came after the follow-up's; the twin
+/// answers in order. Both pass, in every run.
+#[tokio::test]
+async fn batch_answered_late_is_matched_by_id() {
+    for _ in 0..3 {
+        let r = stdio("batch_answered_late.py").await;
+        let f = expect(&r, "protocol.batch", Era::Legacy, Status::Pass);
+        assert!(f.detail.contains("both responses"), "{}", f.detail);
+        let twin = stdio_env("batch_answered_late.py", &[("SCOUT_FIXTURE_IN_ORDER", "1")]).await;
+        expect(&twin, "protocol.batch", Era::Legacy, Status::Pass);
+    }
 }

@@ -8,6 +8,7 @@
 
 pub mod content;
 pub mod coverage;
+pub mod error_reporting;
 pub mod input_required;
 pub mod progress;
 pub mod reads;
@@ -49,8 +50,11 @@ crate::checks! { phase: Execution;
         "tools/call with a made-up name must get a JSON-RPC error (-32602 expected). An isError result is a warning (the agent still reads an error); a successful result is a failure.",
         "Answer calls to unknown tools with a -32602 error.";
     INVALID_ARGUMENTS = "execution.invalid_arguments", Major, "Invalid arguments are refused", spec_url::TL26,
-        "Arguments that violate the input schema must get a JSON-RPC error or an isError result, never a silent success.",
+        "Arguments that violate the input schema must be refused: a JSON-RPC error about them (-32602 Invalid params) or an isError result that says what was wrong; a silent success fails. -32603 Internal error is the tool crashing on bad input, a warning, and so is an isError result with no text; -32601 Method not found says nothing about the arguments and is reported as an observation.",
         "Validate arguments against the inputSchema before running the tool.";
+    ERROR_REPORTING = "execution.error_reporting", Minor, "Tool failures are reported with isError", spec_url::TL26,
+        "Every tool result is read for a failure dressed as success: isError false or absent while the payload (structuredContent, or a text block that is a whole JSON object) says it failed at its top level (success: false, ok: false, status: \"error\", or a non-empty error member). An agent reads such a result as a success. A heuristic over the payload, so a warning that quotes the field; prose that merely mentions an error is not read.",
+        "Report a failed tool call with isError: true and the reason in its text.";
     PROGRESS = "execution.progress", Minor, "Progress notifications are well behaved", spec_url::PROGRESS26,
         "With a progressToken, the call must still answer, and the notifications that arrive with it must echo the token and progress must strictly increase. Over stdio, progress for the token must not arrive after the result (over HTTP the response stream ends with the result). A misbehaving notification is a warning: the agent still gets its result.",
         "Echo the progressToken, increase progress on every notification and stop after the result.";
@@ -297,6 +301,7 @@ async fn execute_wire(
             }
         }
     }
+    s.add(error_reporting::error_reporting(&replies).era(era));
     for f in [unknown, invalid, resources, templates, prompts] {
         s.add(f.era(era));
     }

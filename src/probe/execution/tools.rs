@@ -195,24 +195,62 @@ pub fn judge_unknown_tool(reply: &Reply) -> FindingBuilder {
     }
 }
 
-/// `execution.invalid_arguments`: a JSON-RPC error or isError, never a silent success.
+/// `execution.invalid_arguments`: arguments that violate the schema must be refused. A
+/// refusal is an answer about the arguments: `-32602` (Invalid params) or another error the
+/// server defines for them, or an isError result that says what was wrong (the feedback a
+/// model corrects itself from). `-32603` (Internal error) is the tool crashing on bad input,
+/// a warning; `-32601` (Method not found) is no answer about the arguments at all, reported
+/// as what came; a success is a failure.
 pub fn judge_invalid_arguments(name: &str, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.iter().copied();
-    if let Some(code) = reply.error_code() {
-        return INVALID_ARGUMENTS
-            .pass(format!(
-                "`{name}` refused arguments that violate its schema with error {code}"
-            ))
-            .subject(name)
-            .evidence(ev);
+    let message = reply.error_message().unwrap_or_default();
+    match reply.error_code() {
+        Some(-32603) => {
+            return INVALID_ARGUMENTS
+                .warn(format!(
+                    "`{name}` crashed on arguments that violate its schema: internal error -32603 {message:?}, not a refusal saying what was wrong (-32602 or an isError result)"
+                ))
+                .subject(name)
+                .evidence(ev)
+                .advice("Validate arguments against the inputSchema before running the tool, and refuse bad ones with -32602 or an isError result naming the problem.");
+        }
+        Some(-32601) => {
+            return INVALID_ARGUMENTS
+                .info(format!(
+                    "`{name}` with arguments that violate its schema got -32601 Method not found {message:?}: an answer about the method, not the arguments, so not a refusal"
+                ))
+                .subject(name)
+                .evidence(ev);
+        }
+        Some(code) => {
+            return INVALID_ARGUMENTS
+                .pass(format!(
+                    "`{name}` refused arguments that violate its schema with error {code}"
+                ))
+                .subject(name)
+                .evidence(ev);
+        }
+        None => {}
     }
     match reply.result() {
-        Some(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => INVALID_ARGUMENTS
-            .pass(format!(
-                "`{name}` refused arguments that violate its schema with an isError result"
-            ))
-            .subject(name)
-            .evidence(ev),
+        Some(r) if r.get("isError").and_then(Value::as_bool) == Some(true) => {
+            if says_something(r) {
+                INVALID_ARGUMENTS
+                    .pass(format!(
+                        "`{name}` refused arguments that violate its schema with an isError result"
+                    ))
+                    .subject(name)
+                    .evidence(ev)
+            } else {
+                INVALID_ARGUMENTS
+                    .warn(format!(
+                        "`{name}` refused arguments that violate its schema with an isError result that says nothing about what was wrong (no text)"
+                    ))
+                    .subject(name)
+                    .evidence(ev)
+                    .advice("Say in the isError result's text what was wrong with the arguments, so a model can correct them.")
+            }
+        }
         Some(_) => INVALID_ARGUMENTS
             .fail(format!(
                 "`{name}` accepted arguments that violate its inputSchema and reported success"
@@ -227,6 +265,24 @@ pub fn judge_invalid_arguments(name: &str, reply: &Reply) -> FindingBuilder {
             .subject(name)
             .evidence(ev),
     }
+}
+
+/// True when a result carries some text for the model to read: a non-empty text block, or
+/// structured content.
+fn says_something(result: &Value) -> bool {
+    let text = result
+        .get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|blocks| {
+            blocks.iter().any(|b| {
+                b.get("text")
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| !t.trim().is_empty())
+            })
+        });
+    text || result
+        .get("structuredContent")
+        .is_some_and(|v| !v.is_null())
 }
 
 #[cfg(test)]
@@ -357,14 +413,39 @@ mod tests {
         assert_eq!(
             built(judge_invalid_arguments(
                 "t",
-                &ok(8, json!({"content": [], "isError": true}))
+                &ok(8, json!({"content": [{"type": "text", "text": "a must be an integer"}], "isError": true}))
             ))
             .status,
             Status::Pass
         );
+        // An isError result that says nothing gives the model nothing to correct.
+        assert_eq!(
+            built(judge_invalid_arguments(
+                "t",
+                &ok(8, json!({"content": [], "isError": true}))
+            ))
+            .status,
+            Status::Warn
+        );
         assert_eq!(
             built(judge_invalid_arguments("t", &ok(8, json!({"content": []})))).status,
             Status::Fail
+        );
+    }
+
+    /// An internal error is a crash on bad input, not a refusal; a method-not-found says
+    /// nothing about the arguments. Both used to pass as "refused".
+    #[test]
+    fn invalid_arguments_crash_and_method_not_found_are_not_refusals() {
+        let crash = built(judge_invalid_arguments("t", &err(8, -32603)));
+        assert_eq!(crash.status, Status::Warn);
+        assert!(crash.detail.contains("crashed"), "{}", crash.detail);
+        let missing = built(judge_invalid_arguments("t", &err(8, -32601)));
+        assert_eq!(missing.status, Status::Info);
+        assert!(
+            missing.detail.contains("not a refusal"),
+            "{}",
+            missing.detail
         );
     }
 }

@@ -162,6 +162,11 @@ pub fn get_stream(w: &Wire, r: &Reply, modern_only: bool) -> FindingBuilder {
 
 /// `delete`: DELETE of a throw-away session (`after` = a request on it afterwards), or, for
 /// a 2026-07-28-only server, a DELETE that should get 405.
+///
+/// One exchange, one charge: this check owns whether DELETE ended the session (the request
+/// after it was still served, or not); the status an ended session's id gets is the rule
+/// `protocol.bogus_session` judges, so a refusal other than 404 is cited here as context
+/// only and costs this check nothing.
 pub fn delete(w: &Wire, del: &Reply, after: Option<&Reply>, modern_only: bool) -> FindingBuilder {
     let ev = cite(std::iter::once(del).chain(after));
     let status = del.status().unwrap_or(0);
@@ -188,9 +193,15 @@ pub fn delete(w: &Wire, del: &Reply, after: Option<&Reply>, modern_only: bool) -
                     "DELETE ended the session (HTTP {s}); the next request on it got 404"
                 ))
                 .evidence(ev),
-            Some(a) => DELETE
+            Some(a) if has_result(a) => DELETE
                 .fail(format!(
-                    "DELETE answered {s}, but a request on the ended session got {} instead of 404",
+                    "DELETE answered {s}, but the session kept serving: a request on it got {} instead of 404",
+                    describe(a)
+                ))
+                .evidence(ev),
+            Some(a) => DELETE
+                .pass(format!(
+                    "DELETE ended the session (HTTP {s}): the next request on it was refused ({}); that it was not 404 is charged to protocol.bogus_session",
                     describe(a)
                 ))
                 .evidence(ev),
@@ -209,6 +220,9 @@ pub fn delete(w: &Wire, del: &Reply, after: Option<&Reply>, modern_only: bool) -
 
 /// `bogus_session`: requests with a session id the server never issued (`never`) or had
 /// ended (`ended`). Handshake era: 404. 2026-07-28: the header should be ignored.
+///
+/// An ended session whose id is still served is a DELETE that did not end it, which
+/// `protocol.delete` charges; it is named here as context, not judged again.
 pub fn bogus_session(w: &Wire, never: &Reply, ended: Option<&Reply>) -> FindingBuilder {
     if w.is_modern() {
         let ev = cite([never]);
@@ -229,19 +243,32 @@ pub fn bogus_session(w: &Wire, never: &Reply, ended: Option<&Reply>) -> FindingB
                 .evidence(ev),
         };
     }
+    let kept = ended.filter(|e| has_result(e));
     let cases: Vec<(&str, &Reply)> = std::iter::once(("a never-issued session id", never))
-        .chain(ended.map(|e| ("an ended session id", e)))
+        .chain(
+            ended
+                .filter(|e| !has_result(e))
+                .map(|e| ("an ended session id", e)),
+        )
         .collect();
     let bad: Vec<String> = cases
         .iter()
         .filter(|(_, r)| r.status() != Some(404))
         .map(|(what, r)| format!("{what} got {} instead of 404", describe(r)))
         .collect();
-    let ev = cite(cases.iter().map(|(_, r)| *r));
+    let context = kept
+        .map(|e| {
+            format!(
+                "; the ended session id was still served ({}), which protocol.delete charges",
+                describe(e)
+            )
+        })
+        .unwrap_or_default();
+    let ev = cite(cases.iter().map(|(_, r)| *r).chain(kept));
     if bad.is_empty() {
         BOGUS_SESSION
             .pass(format!(
-                "404 for {}",
+                "404 for {}{context}",
                 cases
                     .iter()
                     .map(|(w, _)| *w)
@@ -250,7 +277,9 @@ pub fn bogus_session(w: &Wire, never: &Reply, ended: Option<&Reply>) -> FindingB
             ))
             .evidence(ev)
     } else {
-        BOGUS_SESSION.fail(bad.join("; ")).evidence(ev)
+        BOGUS_SESSION
+            .fail(format!("{}{context}", bad.join("; ")))
+            .evidence(ev)
     }
 }
 
@@ -392,6 +421,57 @@ mod tests {
         assert_eq!(bogus_session(&legacy(), &t, None).status(), Status::Pass);
     }
 
+    /// A 400 on an ended session is one defect: `bogus_session` charges it, `delete` (whose
+    /// DELETE did end the session) passes and cites it as context.
+    #[test]
+    fn ended_session_400_is_charged_once() {
+        let del = http_text(1, 200, None, "");
+        let never = http_json(
+            2,
+            400,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: No valid session ID provided"}}"#,
+        );
+        let ended = http_json(
+            3,
+            400,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: No valid session ID provided"}}"#,
+        );
+        let d = delete(&legacy(), &del, Some(&ended), false);
+        assert_eq!(d.status(), Status::Pass);
+        assert!(
+            d.detail().contains("protocol.bogus_session"),
+            "{}",
+            d.detail()
+        );
+        let b = bogus_session(&legacy(), &never, Some(&ended));
+        assert_eq!(b.status(), Status::Fail);
+        assert!(
+            b.detail().contains("an ended session id got"),
+            "{}",
+            b.detail()
+        );
+    }
+
+    /// An ended session still served is one defect too: `delete` charges it,
+    /// `bogus_session` judges only the never-issued id and names the other as context.
+    #[test]
+    fn ended_session_served_is_charged_once() {
+        let del = http_text(1, 200, None, "");
+        let never = http_json(
+            2,
+            404,
+            r#"{"jsonrpc":"2.0","id":"x","error":{"code":-32600,"message":"Session not found"}}"#,
+        );
+        let ended = http_json(3, 200, r#"{"jsonrpc":"2.0","id":"y","result":{}}"#);
+        assert_eq!(
+            delete(&legacy(), &del, Some(&ended), false).status(),
+            Status::Fail
+        );
+        let b = bogus_session(&legacy(), &never, Some(&ended));
+        assert_eq!(b.status(), Status::Pass);
+        assert!(b.detail().contains("protocol.delete"), "{}", b.detail());
+    }
+
     #[test]
     fn rmcp_plain_text_errors_are_reported() {
         let ok = http_sse(1, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
@@ -478,8 +558,15 @@ mod tests {
             delete(&legacy(), &del, Some(&after), false).status(),
             Status::Pass
         );
+        // A refusal other than 404 means the session did end: protocol.bogus_session
+        // charges the status, not this check.
         assert_eq!(
             delete(&legacy(), &del, Some(&bad), false).status(),
+            Status::Pass
+        );
+        let served = http_json(5, 200, r#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+        assert_eq!(
+            delete(&legacy(), &del, Some(&served), false).status(),
             Status::Fail
         );
         // everything: 400 -32000 for a bad version header; rmcp: 400 text.

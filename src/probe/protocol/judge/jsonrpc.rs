@@ -2,6 +2,9 @@
 //! notifications, null ids and batches. Pure functions of the replies; see `probes` for what
 //! is sent.
 
+use std::collections::BTreeSet;
+
+use crate::report::exchange::Seq;
 use crate::report::model::TransportKind;
 use serde_json::Value;
 
@@ -15,11 +18,14 @@ use crate::transport::{Outcome, Reply};
 /// `jsonrpc_ids`: each `(reply, id sent)` must come back with exactly that id (value and
 /// JSON type) and exactly one of `result`/`error`. `others` are every other reply of the
 /// phase: an error object without an `id` member answering a request whose id was readable
-/// (server-everything does this for unknown sessions) is reported here too.
+/// (server-everything does this for unknown sessions) is reported here too, unless another
+/// check already charged that exchange (`charged`): then it is named as context only, so one
+/// wrong answer costs one check.
 pub fn jsonrpc_ids(
     _w: &Wire,
     typed: &[(&Reply, Value)],
     others: &[(&Reply, Value)],
+    charged: &BTreeSet<Seq>,
 ) -> FindingBuilder {
     let mut problems = Vec::new();
     let mut bad = Vec::new();
@@ -61,6 +67,18 @@ pub fn jsonrpc_ids(
         })
         .map(|(r, _)| *r)
         .collect();
+    let (elsewhere, idless): (Vec<&Reply>, Vec<&Reply>) = idless
+        .into_iter()
+        .partition(|r| r.evidence.iter().any(|s| charged.contains(s)));
+    let context = if elsewhere.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} error response(s) without an id member answered requests another check already charged ({}), counted there",
+            elsewhere.len(),
+            describe(elsewhere[0])
+        )
+    };
     if !bad.is_empty() {
         return JSONRPC_IDS
             .fail(problems.join("; "))
@@ -81,10 +99,10 @@ pub fn jsonrpc_ids(
     let sent: Vec<String> = typed.iter().map(|(_, s)| s.to_string()).collect();
     JSONRPC_IDS
         .pass(format!(
-            "ids {} came back with the same value and type",
+            "ids {} came back with the same value and type{context}",
             sent.join(" and ")
         ))
-        .evidence(cite(answered))
+        .evidence(cite(answered.into_iter().chain(elsewhere)))
 }
 
 /// `parse_error`: a truncated JSON body. `follow` is the next ordinary request on a stdio
@@ -400,10 +418,20 @@ mod tests {
     fn ids_echoed_pass_and_stringified_fail() {
         let a = http_sse(1, r#"{"jsonrpc":"2.0","id":"s-1","result":{}}"#);
         let b = http_sse(2, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
-        let f = jsonrpc_ids(&legacy_http(), &[(&a, json!("s-1")), (&b, json!(7))], &[]);
+        let f = jsonrpc_ids(
+            &legacy_http(),
+            &[(&a, json!("s-1")), (&b, json!(7))],
+            &[],
+            &BTreeSet::new(),
+        );
         assert_eq!(f.status(), Status::Pass);
         let b2 = http_sse(3, r#"{"jsonrpc":"2.0","id":"7","result":{}}"#);
-        let f = jsonrpc_ids(&legacy_http(), &[(&a, json!("s-1")), (&b2, json!(7))], &[]);
+        let f = jsonrpc_ids(
+            &legacy_http(),
+            &[(&a, json!("s-1")), (&b2, json!(7))],
+            &[],
+            &BTreeSet::new(),
+        );
         assert_eq!(f.status(), Status::Fail);
     }
 
@@ -421,11 +449,23 @@ mod tests {
             &legacy_http(),
             &[(&a, json!("s-1")), (&b, json!(7))],
             &[(&bogus, json!(9))],
+            &BTreeSet::new(),
         );
         assert_eq!(f.status(), Status::Warn);
         let built = f.build(|_| true).expect("valid finding");
         assert!(built.evidence.contains(&5));
         assert!(built.detail.contains("no id"));
+        // The same answer, already charged by protocol.bogus_session: named, not charged.
+        let f = jsonrpc_ids(
+            &legacy_http(),
+            &[(&a, json!("s-1")), (&b, json!(7))],
+            &[(&bogus, json!(9))],
+            &BTreeSet::from([5]),
+        );
+        assert_eq!(f.status(), Status::Pass);
+        let built = f.build(|_| true).expect("valid finding");
+        assert!(built.evidence.contains(&5));
+        assert!(built.detail.contains("already charged"), "{}", built.detail);
     }
 
     #[test]

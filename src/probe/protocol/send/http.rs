@@ -81,14 +81,28 @@ pub(super) async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out 
                 "dual-era server: DELETE belongs to its handshake-era wire",
             ));
         }
-        let bogus = conn
-            .send(Probe {
-                session: SessionMode::Custom("scout-bogus-session".into()),
-                ..plain(w, IdKind::Str("scout-bogus".into()))
-            })
-            .await;
-        out.findings
-            .push(judge::http::bogus_session(w, &bogus, None));
+        // "Ignore Mcp-Session-Id" is asked of a server that supports only 2026-07-28; a
+        // dual-era server keeps sessions for its handshake-era clients, and its unknown
+        // sessions are judged on that wire, so the modern wire is not sent one.
+        if modern_only {
+            let bogus = conn
+                .send(Probe {
+                    session: SessionMode::Custom("scout-bogus-session".into()),
+                    ..plain(w, IdKind::Str("scout-bogus".into()))
+                })
+                .await;
+            out.findings
+                .push(judge::http::bogus_session(w, &bogus, None));
+            out.replies.push(Sent {
+                reply: bogus,
+                id: json!("scout-bogus"),
+            });
+        } else {
+            out.findings.push(na(
+                &BOGUS_SESSION,
+                "dual-era server: \"ignore Mcp-Session-Id\" applies to a server that supports only 2026-07-28; unknown sessions are judged on its handshake-era wire",
+            ));
+        }
         let mismatch = conn
             .send(Probe {
                 meta: MetaMode::Custom(envelope("2025-11-25")),
@@ -108,10 +122,6 @@ pub(super) async fn http_group(s: &Session, conn: &Connection, w: &Wire) -> Out 
             &mismatch,
             &unsupported,
         ));
-        out.replies.push(Sent {
-            reply: bogus,
-            id: json!("scout-bogus"),
-        });
         out.replies.push(Sent {
             reply: mismatch,
             id: json!("scout-version-mismatch"),

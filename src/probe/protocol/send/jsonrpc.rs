@@ -190,6 +190,38 @@ pub(super) async fn notification_group(s: &Session, conn: &Connection, w: &Wire)
     out
 }
 
+/// The stdio lines received since the batch was sent (`from`) that answer it: an array, a
+/// response whose id is one of the batch's, or an error with id null (the whole batch
+/// refused). The follow-up requests' own answers and notifications are left out.
+fn batch_lines(s: &Session, from: Seq, ids: (&Value, &Value)) -> Vec<(Seq, Value)> {
+    stdio_lines_between(s, from, None)
+        .into_iter()
+        .filter(|(_, v)| match v {
+            Value::Array(_) => true,
+            Value::Object(o) => match o.get("id") {
+                Some(Value::Null) => o.contains_key("error"),
+                Some(id) => id == ids.0 || id == ids.1,
+                None => false,
+            },
+            _ => false,
+        })
+        .collect()
+}
+
+/// True when the lines hold an answer to the whole batch: an array, an error for it as a
+/// whole, or a response to each of its two requests.
+fn batch_answered(lines: &[(Seq, Value)]) -> bool {
+    let has_id = |id: &str| {
+        lines
+            .iter()
+            .any(|(_, v)| v.get("id").and_then(Value::as_str) == Some(id))
+    };
+    lines
+        .iter()
+        .any(|(_, v)| v.is_array() || v.get("id").is_some_and(Value::is_null))
+        || (has_id("scout-batch-1") && has_id("scout-batch-2"))
+}
+
 /// `batch`: `[request A, notification, request B]`.
 pub(super) async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out {
     let mut out = Out::default();
@@ -209,13 +241,23 @@ pub(super) async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out
     let mut answer: Option<Value> = None;
     let mut r = r;
     if w.is_stdio() {
-        let next = conn
-            .send(plain(w, IdKind::Str("scout-after-batch".into())))
-            .await;
         let from = r.evidence.first().copied().unwrap_or(0);
-        let to = next.evidence.first().copied();
+        // Replies are matched by id, not by their place on the wire: a server may answer
+        // the batch after the request sent behind it. When the first follow-up is answered
+        // before the batch, a second one gives a server that answers in turn the time to
+        // write it (a question asked instead of a fixed wait).
+        for follow in ["scout-after-batch", "scout-after-batch-2"] {
+            let next = conn.send(plain(w, IdKind::Str(follow.into()))).await;
+            out.replies.push(Sent {
+                reply: next,
+                id: json!(follow),
+            });
+            if batch_answered(&batch_lines(s, from, (&a, &b))) {
+                break;
+            }
+        }
         let mut items = Vec::new();
-        for (seq, v) in stdio_lines_between(s, from, to) {
+        for (seq, v) in batch_lines(s, from, (&a, &b)) {
             r.evidence.push(seq);
             match v {
                 Value::Array(xs) => items.extend(xs),
@@ -225,10 +267,6 @@ pub(super) async fn batch_group(s: &Session, conn: &Connection, w: &Wire) -> Out
         if !items.is_empty() {
             answer = Some(Value::Array(items));
         }
-        out.replies.push(Sent {
-            reply: next,
-            id: json!("scout-after-batch"),
-        });
     } else if let Some(h) = &r.http {
         let values = if h.sse.is_some() {
             judge::wire_schema::sse_values(&h.body)

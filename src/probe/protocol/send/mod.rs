@@ -330,7 +330,25 @@ pub(in crate::probe) async fn probe_wire_garbage(
         .filter(|x| !x.id.is_null())
         .map(|x| (&x.reply, x.id.clone()))
         .collect();
-    findings.push(judge::jsonrpc::jsonrpc_ids(&w, &typed_refs, &others));
+    // One charge per exchange: an answer another check of this wire already failed or
+    // warned about (an unknown session refused with 400 and an id-less error body) is named
+    // by jsonrpc_ids as context, not charged a second time.
+    let charged: std::collections::BTreeSet<Seq> = findings
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.status(),
+                crate::report::finding::Status::Fail | crate::report::finding::Status::Warn
+            )
+        })
+        .flat_map(|f| f.cited().iter().copied())
+        .collect();
+    findings.push(judge::jsonrpc::jsonrpc_ids(
+        &w,
+        &typed_refs,
+        &others,
+        &charged,
+    ));
     let posts: Vec<&Reply> = replies
         .iter()
         .chain(typed.iter())
