@@ -656,3 +656,31 @@ async fn the_parity_view_fails_a_scenario_any_mapped_check_failed() {
         assert_eq!(old.verdict, Verdict::Passed, "{old:?}");
     }
 }
+
+/// `scout check` itself under the suite's client mode, on the mock that lists tools with
+/// invalid x-mcp-header declarations (it answers `initialize` with 2026-07-28 and speaks
+/// 2026-07-28). Previously scout failed the answer and then ran a 2025-11-25 session on it
+/// all the same, calling every tool there, dropped or not; the suite failed all eleven.
+#[test]
+fn scout_check_calls_no_tool_the_suites_client_mode_says_to_drop() {
+    let scout = assert_cmd::cargo::cargo_bin("scout");
+    let command = format!("{} check -q --allow-destructive", scout.display());
+    let results = tempfile::tempdir().expect("tempdir");
+    let out = std::process::Command::new(node22())
+        .arg(suite_package().join("dist/index.js"))
+        .args([
+            "client",
+            "--command",
+            &command,
+            "--scenario",
+            "http-invalid-tool-headers",
+        ])
+        .current_dir(results.path())
+        .env_remove("CI")
+        .output()
+        .expect("the suite runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains(" 0 failed"), "{text}");
+    assert!(text.contains("OVERALL: PASSED"), "{text}");
+}
