@@ -90,7 +90,8 @@ pub async fn initialize(conn: &Connection, version: &str) -> Reply {
 /// revision) cannot describe a handshake session: scout keeps the session at the version it
 /// offered ([`LEGACY_VERSION`], the newest handshake revision), so every later request
 /// carries a header and framing that belong together. `handshake.version_negotiation`
-/// reports the bad answer.
+/// reports the bad answer, and the handshake phase of `scout check` builds no session on an
+/// answer naming 2026-07-28 (see `version_negotiation::answered_without_handshake`).
 pub fn legacy_from(conn: &Connection, reply: &Reply) -> Option<Connection> {
     let r = reply.result()?;
     let version = session_version(r.get("protocolVersion").and_then(Value::as_str)).to_string();

@@ -4,8 +4,9 @@
 //!
 //! A set is judged on the wire of its revision: 2025-11-25 on the handshake wire, 2026-07-28
 //! on the stateless one; a server that does not speak it gets *not applicable* throughout.
-//! Per scenario: *failed* when a covering check failed on that wire (even if baselined: the
-//! official suite would fail it too), *passed* when a covering check passed or warned and
+//! Per scenario: *failed* when a check mapped to any of its checks failed on that wire (even
+//! if baselined: the official suite would fail it too), or a whole-run schema verdict failed
+//! on a message of a method the scenario sends (the suite's `wire-schema-valid`), *passed* when a covering check passed or warned and
 //! none failed, *not applicable* when the covering checks only skipped or did not run (the
 //! server does not offer the feature), *needs fixture tools* when the scenario calls the
 //! official everything-server's fixtures by name, and *not covered* when no scout check
@@ -157,7 +158,8 @@ fn row(server: &ServerReport, id: &'static str, revision: &str, era: Era) -> Row
             .filter(|f| status.contains(&f.status))
             .collect()
     };
-    let fails = with(&[Status::Fail]);
+    let mut fails = with(&[Status::Fail]);
+    fails.extend(schema_fails(server, id, era));
     let judged = with(&[Status::Pass, Status::Warn]);
     if coverage == Coverage::NeedsFixture {
         let seen = with(&[Status::Fail, Status::Warn, Status::Pass]);
@@ -213,6 +215,58 @@ fn row(server: &ServerReport, id: &'static str, revision: &str, era: Era) -> Row
         .collect::<Vec<_>>()
         .join("; ");
     mk(Verdict::NotApplicable, detail)
+}
+
+/// The failed whole-run schema verdicts on `era` that cite a message of a method scenario
+/// `id` sends: the suite validates every message of a scenario against the schema
+/// (`wire-schema-valid`), so a tools/list result without the cache hints the 2026-07-28
+/// schema requires fails `tools-list` there, whichever scout check owns the missing member.
+fn schema_fails<'a>(server: &'a ServerReport, id: &str, era: Era) -> Vec<&'a Finding> {
+    let methods = conformance::methods_of(id);
+    if methods.is_empty() {
+        return Vec::new();
+    }
+    let schema = |check: &str| {
+        conformance::EVERY_SCENARIO.iter().any(|(_, c)| *c == check)
+            || (era == Era::Modern && conformance::SCHEMA_PARTS.contains(&check))
+    };
+    server
+        .findings
+        .iter()
+        .filter(|f| f.status == Status::Fail && schema(&f.id) && f.era.is_none_or(|e| e == era))
+        .filter(|f| {
+            f.evidence
+                .iter()
+                .filter_map(|q| method_of(server, *q))
+                .any(|m| methods.contains(&m.as_str()))
+        })
+        .collect()
+}
+
+/// The JSON-RPC method exchange `seq` belongs to: its request's method, or, for a stdio line
+/// that answers one, the method of the latest request sent before it with the same id.
+fn method_of(server: &ServerReport, seq: u64) -> Option<String> {
+    use crate::report::exchange::{Direction, ExchangeKind, jsonrpc_messages};
+    let at = server.exchanges.iter().position(|e| e.seq == seq)?;
+    let messages = jsonrpc_messages(&server.exchanges[at]);
+    if let Some(m) = messages
+        .iter()
+        .find_map(|m| m.get("method").and_then(serde_json::Value::as_str))
+    {
+        return Some(m.to_string());
+    }
+    let id = messages.iter().find_map(|m| m.get("id"))?;
+    server.exchanges[..at]
+        .iter()
+        .rev()
+        .find_map(|e| match &e.kind {
+            ExchangeKind::Stdio(line) if line.direction == Direction::Sent => {
+                let sent = jsonrpc_messages(e);
+                let m = sent.first()?;
+                (m.get("id") == Some(id)).then(|| line.method.clone())?
+            }
+            _ => None,
+        })
 }
 
 /// Why a whole set does not apply (the server does not speak its revision): one line

@@ -165,6 +165,32 @@ pub static REQUIRED_2026_07_28: &[&str] = &[
 /// with the scout check that judges the same property.
 pub static EVERY_SCENARIO: &[(&str, &str)] = &[("wire-schema-valid", "protocol.wire_schema")];
 
+/// The scout checks that judge parts of the suite's `wire-schema-valid` that
+/// `protocol.wire_schema` leaves to them, so that one defect gets one finding: at 2026-07-28 the
+/// schema requires `resultType` (`protocol.result_type`) and `ttlMs`/`cacheScope`
+/// (`protocol.cache_hints`) on results, and the suite fails the scenario whose message lacks
+/// them.
+pub static SCHEMA_PARTS: &[&str] = &["protocol.result_type", "protocol.cache_hints"];
+
+/// The methods the suite sends in a scenario that scout judges without fixtures, so that a
+/// whole-run schema verdict (`wire-schema-valid` and its [`SCHEMA_PARTS`]) counts against
+/// the scenarios whose messages it cites, and no other.
+pub static SCENARIO_METHODS: &[(&str, &[&str])] = &[
+    ("server-initialize", &["initialize"]),
+    ("ping", &["ping"]),
+    ("tools-list", &["tools/list"]),
+    ("resources-list", &["resources/list"]),
+    ("prompts-list", &["prompts/list"]),
+];
+
+/// The methods the suite sends in scenario `id` ([`SCENARIO_METHODS`]; empty when not listed).
+pub fn methods_of(id: &str) -> &'static [&'static str] {
+    SCENARIO_METHODS
+        .iter()
+        .find(|(s, _)| *s == id)
+        .map_or(&[], |(_, m)| m)
+}
+
 /// scout check id → the official scenarios (`scenario`) or scenario checks
 /// (`scenario:check-id`) it covers. A check absent here covers none.
 pub static ALIASES: &[(&str, &[&str])] = &[
@@ -267,6 +293,20 @@ pub static ALIASES: &[(&str, &[&str])] = &[
     (
         "protocol.sse",
         &["server-stateless:sep-2575-http-server-no-independent-requests-on-stream"],
+    ),
+    (
+        "protocol.subscriptions",
+        &[
+            "server-stateless:sep-2575-server-sends-subscription-ack",
+            "server-stateless:sep-2575-server-tags-subscription-id",
+        ],
+    ),
+    (
+        "protocol.capability_use",
+        &[
+            "server-stateless:sep-2575-server-rejects-undeclared-capability",
+            "server-stateless:sep-2575-missing-capability-http-400",
+        ],
     ),
     (
         "protocol.routing_headers",
@@ -385,11 +425,11 @@ macro_rules! scenarios {
 scenarios! {
     "server-initialize", Covered, "initialize answers a well-formed InitializeResult; a minted session id is visible ASCII.";
     "server-session-lifecycle", Covered, "The initialized notification is accepted on the session; DELETE ends the session (then 404) or is refused with 405, which both the suite and scout accept.";
-    "server-stateless", Partly, "scout judges per-request _meta (400/-32602, clientInfo optional), server/discover, the capabilities it declares against the methods that work, serverInfo in _meta, -32022 and the version header (400/-32020), 404/-32601 for unknown methods, error ids and stream contents, 404/-32601 for the removed methods logging/setLevel, resources/subscribe and resources/unsubscribe (a result is a warning), no log message for a request without a logLevel, the acknowledgement of subscriptions/listen over Streamable HTTP (first, with the listen request's id as subscriptionId, a filter within the request), and the form of -32021 refusals of scout's calls (data.requiredCapabilities, HTTP 400). Not judged: list-changed notifications on a subscription, subscriptions/listen over stdio, and -32021 for the fixture tool test_missing_capability.";
+    "server-stateless", Partly, "scout judges per-request _meta (400/-32602, clientInfo optional), server/discover, the capabilities it declares against the methods that work, serverInfo in _meta, -32022 and the version header (400/-32020), 404/-32601 for unknown methods, error ids and stream contents, 404/-32601 for the removed methods logging/setLevel, resources/subscribe and resources/unsubscribe (a result is a warning), no log message for a request without a logLevel, the acknowledgement of subscriptions/listen over Streamable HTTP (first, with the listen request's id as subscriptionId, a filter within the request), and the form of -32021 refusals of scout's calls (data.requiredCapabilities, HTTP 400). Not judged: list-changed notifications on a subscription, the notification filter, subscriptions/listen over stdio, and -32021 for the fixture tool test_missing_capability.";
     "logging-set-level", Partly, "With the logging capability declared, logging/setLevel to info must be accepted (an unknown level should get -32602); a server that sends log messages without declaring logging fails. Not judged: that later messages respect the level, and logging/setLevel on a server that does not declare logging (the suite sends it anyway).";
     "ping", Covered, "ping answers an empty result (2026-07-28: -32601, ping is removed).";
     "completion-complete", NeedsFixture, "The suite asks completion/complete for argument arg1 of the fixture prompt test_prompt_with_arguments, so a server without that prompt fails it; catalog.completions asks for an argument of a prompt the server lists and judges the answer.";
-    "tools-list", Partly, "tools/list answers a well-formed list and the tool names follow the naming rules. Not judged: tools-list-deterministic-order (2026-07-28), the same order on three consecutive lists.";
+    "tools-list", Partly, "tools/list answers a well-formed list and the tool names follow the naming rules; at 2026-07-28 its result carries the resultType and cache hints the schema requires (wire-schema-valid). Not judged: tools-list-deterministic-order (2026-07-28), the same order on three consecutive lists.";
     "tools-call-simple-text", NeedsFixture, "The suite calls test_simple_text and expects its exact text; scout calls every tool the policy allows (test_simple_text among them when listed) and judges each CallToolResult.";
     "tools-call-image", NeedsFixture, "The suite calls test_image_content; scout judges every image block it receives (base64 data, a mimeType).";
     "tools-call-audio", NeedsFixture, "The suite calls test_audio_content; scout judges every audio block it receives (base64 data, a mimeType).";
@@ -405,7 +445,7 @@ scenarios! {
     "server-sse-polling", NeedsFixture, "The suite calls test_reconnection, which closes its stream mid-call; scout resumes any stream a server closes before the response (protocol.sse) but cannot make a server close one.";
     "server-sse-multiple-streams", NotCovered, "scout sends concurrent requests (performance.throughput) but does not judge that each POST gets its own SSE stream.";
     "elicitation-sep1330-enums", NotCovered, "The suite calls a fixture tool that elicits with defaults (or enum forms); scout's full persona answers what any listed tool asks (execution.elicitation), but not this tool's exact expectations.";
-    "resources-list", Covered, "resources/list (and templates) answer well-formed lists.";
+    "resources-list", Covered, "resources/list (and templates) answer well-formed lists; at 2026-07-28 with the resultType and cache hints the schema requires (wire-schema-valid).";
     "resources-read-text", NeedsFixture, "The suite reads test://static-text and expects its text; scout reads every listed resource and judges the contents.";
     "resources-read-binary", NeedsFixture, "The suite reads test://static-binary and expects its blob; scout reads every listed resource and judges the contents.";
     "resources-templates-read", NeedsFixture, "The suite reads the fixture template test://template/{id}/data with id 123 and expects its text; scout expands every template the server lists with inert values and reads it (execution.resource_templates), where contents or a not-found error are both answers.";
@@ -415,7 +455,7 @@ scenarios! {
     "sep-2640-skills-directory", NotCovered, "The skills extension: no scout check, and no frozen set scores it.";
     "sep-2640-skills-enumeration", NotCovered, "The skills extension: no scout check, and no frozen set scores it.";
     "sep-2640-skills-manifest", NotCovered, "The skills extension: no scout check, and no frozen set scores it.";
-    "prompts-list", Covered, "prompts/list answers a well-formed list.";
+    "prompts-list", Covered, "prompts/list answers a well-formed list; at 2026-07-28 with the resultType and cache hints the schema requires (wire-schema-valid).";
     "prompts-get-simple", NeedsFixture, "The suite fetches test_simple_prompt; scout fetches every listed prompt (and a made-up name, which must be an error) and judges the result.";
     "prompts-get-with-args", NeedsFixture, "The suite fetches test_prompt_with_arguments with given values; scout fetches every listed prompt with generated arguments.";
     "prompts-get-embedded-resource", NeedsFixture, "The suite fetches test_prompt_with_embedded_resource; scout fetches every listed prompt and judges its messages.";

@@ -375,3 +375,50 @@ async fn logging_declared_where_it_is_deprecated_warns() {
     assert!(notice.detail.contains("2026-07-28"), "{}", notice.detail);
     never(&twin, "catalog.deprecated", Status::Warn);
 }
+
+/// Previously: the protocol phase's `Mcp-Param-*` probe called a tool whose x-mcp-header
+/// declarations `catalog.x_mcp_header` had just said a client must drop. Now only tools a
+/// client may offer are called to test headers; the twin's valid declaration still is.
+#[tokio::test]
+async fn the_header_probe_calls_no_tool_clients_must_drop() {
+    let with_protocol = |mut spec: scout::spec::ServerSpec| {
+        spec.only.push(scout::report::finding::Phase::Protocol);
+        spec
+    };
+    let (invalid, valid) = tokio::join!(
+        run(with_protocol(crate::phase_fixtures::fixture_http_env(
+            "invalid_x_mcp_header.py",
+            &[("ONLY_INVALID", "1")],
+        ))),
+        run(with_protocol(crate::phase_fixtures::fixture_http_env(
+            "invalid_x_mcp_header.py",
+            &[("ONLY_VALID", "1")],
+        ))),
+    );
+    expect_era(
+        &invalid,
+        "catalog.x_mcp_header",
+        Some("bad"),
+        Some(Era::Modern),
+        Status::Fail,
+    );
+    assert_eq!(modern_calls_of(&invalid, "bad"), 0);
+    let f = expect_era(
+        &invalid,
+        "protocol.param_headers",
+        None,
+        Some(Era::Modern),
+        Status::Skip,
+    );
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable), "{f:#?}");
+    assert!(modern_calls_of(&valid, "good") > 0);
+    let judged: Vec<_> = valid
+        .findings
+        .iter()
+        .filter(|f| f.id == "protocol.param_headers" && f.era == Some(Era::Modern))
+        .collect();
+    assert!(
+        judged.len() == 1 && judged[0].status != Status::Skip,
+        "{judged:#?}"
+    );
+}

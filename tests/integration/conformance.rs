@@ -245,7 +245,7 @@ The names were read from the suite's published package (its bundle, `conformance
 - Every check's entry in [docs/checks.md](checks.md) lists the scenarios (`scenario`) or scenario checks (`scenario:check-id`) it covers.
 - JUnit: each test case of such a check carries `<property name=\"conformance\" value=\"scenario:check-id\"/>`, one per alias, written as the suite's `expected-failures.yml` writes an entry.
 - SARIF: each rule and result of such a check is tagged `conformance:<scenario>`.
-- The suite adds `wire-schema-valid` (every message checked against the schema of its revision) to every scenario; scout's `protocol.wire_schema` judges the same property across the whole run.
+- The suite adds `wire-schema-valid` (every message checked against the schema of its revision) to every scenario; scout's `protocol.wire_schema` judges the same property across the whole run, and at 2026-07-28 leaves `resultType` to `protocol.result_type` and `ttlMs`/`cacheScope` to `protocol.cache_hints` (one defect, one finding).
 
 ## Importing an official baseline
 
@@ -260,12 +260,18 @@ As in the suite, a baselined failure that no longer occurs fails the gate (a sta
 
 ## The parity view
 
-`scout check … --conformance-summary` prints, per server, each scenario of the two frozen sets as *covered and passed*, *covered and failed* (a covering check failed on that wire, even when baselined: the suite would fail it too), *not applicable* (the covering checks only skipped, e.g. the server does not offer the feature, or the server does not speak the set's revision), *needs fixture tools* or *not covered*, each with the findings and exchanges (`req#N`) it rests on. The 2025-11-25 set is judged on the handshake wire, the 2026-07-28 set on the stateless one. With `--markdown` (or in a GitHub step summary) the same view is added as a folded section per server and set.
+`scout check … --conformance-summary` prints, per server, each scenario of the two frozen sets as *covered and passed*, *covered and failed* (a check mapped to any of the scenario's checks failed on that wire, even when baselined: the suite would fail it too; and, for `server-initialize`, `ping`, `tools-list`, `resources-list` and `prompts-list`, a failed `protocol.wire_schema`, or at 2026-07-28 `protocol.result_type` or `protocol.cache_hints`, that cites a message of the method the scenario sends, as the suite's `wire-schema-valid` fails it), *not applicable* (the covering checks only skipped, e.g. the server does not offer the feature, or the server does not speak the set's revision), *needs fixture tools* or *not covered*, each with the findings and exchanges (`req#N`) it rests on. The 2025-11-25 set is judged on the handshake wire, the 2026-07-28 set on the stateless one. With `--markdown` (or in a GitHub step summary) the same view is added as a folded section per server and set.
 
 ## Where the verdicts may differ
 
 - `dns-rebinding-protection`: the suite sends a foreign Host and a foreign Origin in one request and passes a server that checks either. scout sends them apart and fails a loopback server that serves a foreign Origin, because the transports make Origin the MUST: “Servers MUST validate the Origin header on all incoming connections to prevent DNS rebinding attacks” (2025-11-25 basic/transports). A served foreign Host alone is a warning.
 - `caching`: the suite asks tools/list, prompts/list, resources/list and resources/templates/list of every server and fails the scenario when one answers -32601, even on a server that offers no prompts or resources. scout judges the hints on the results a server gives: a server need not offer prompts (“Servers that support prompts MUST declare the prompts capability in their DiscoverResult”, 2026-07-28 server/prompts), and an error carries no result to hint. A tools-only server (the TypeScript SDK's, for one) passes scout and fails the suite here.
+- `logging-set-level`: the suite sends logging/setLevel even to a server that does not declare logging, and checks the level of the messages that follow; scout judges neither (partly covered), so it can pass a server the suite fails.
+- `tools-list`: the suite lists three times and wants the same order (tools-list-deterministic-order, 2026-07-28), which scout does not judge. A tool's inputSchema and outputSchema are judged by `catalog.tool_schema` and `catalog.output_schema` against their JSON Schema dialect, not by `protocol.wire_schema`, and those checks are not mapped to the scenario: a schema the suite's wire schema accepts can fail them, and the scenario still reads passed.
+- `resources-list`, `prompts-list`, `resources-subscribe`, `resources-unsubscribe`: the suite sends the request whatever the server declares and fails the scenario on an error; scout asks only a server that declares the capability, and otherwise reads *not applicable*.
+- `server-stateless`: the suite also judges list-changed notifications on a subscription and the notification filter (with its fixture tool test_trigger_tool_change), subscriptions/listen over stdio, and -32021 for its fixture tool test_missing_capability; scout judges the acknowledgement and its subscriptionId (`protocol.subscriptions`) and the -32021 refusals of the calls it makes (`protocol.capability_use`), so it can pass a server the suite fails, and reads passed on a server that refused none of scout's calls.
+- `sep-2164-resource-not-found`: the suite also wants the URI in the error's data (sep-2164-data-uri), which scout does not judge.
+- `wire-schema-valid` in other scenarios: the suite validates the messages of each scenario; scout validates every message of its run once. A violation in a message of a method other than the five scenarios above (a tools/call result, say) fails `protocol.wire_schema` in scout but no scenario of the view, while the suite fails the scenario that sent it (those scenarios need fixture tools in scout's view). A violation in a message the suite never provokes (one of scout's own probes) fails scout only.
 - Everything scout judges beyond the suite (security, resilience, performance, catalogue quality, host compatibility) has no official scenario; those checks carry no alias.
 
 ";
@@ -588,4 +594,93 @@ fn the_official_suite_and_scout_agree_on_real_servers() {
         disagree.is_empty(),
         "verdicts differ (passed = true) and docs/conformance.md does not say why: {disagree:?}"
     );
+}
+
+/// The parity view counts every scout check mapped to a scenario's checks: a subscription
+/// acknowledged late fails `server-stateless` (the suite's subscription-ack check), and a
+/// 2026-07-28 list result without the cache hints its schema requires fails the list
+/// scenario (the suite's `wire-schema-valid`), while the correct twin passes both.
+#[tokio::test]
+async fn the_parity_view_fails_a_scenario_any_mapped_check_failed() {
+    use crate::phase_fixtures::{fixture_http, fixture_http_env, run};
+    use scout::emit::conformance::{Verdict, summary};
+    use scout::report::finding::Phase;
+    let phases = |mut spec: scout::spec::ServerSpec| {
+        spec.only.push(Phase::Protocol);
+        spec
+    };
+    let (twin, late_ack, bare) = tokio::join!(
+        run(phases(fixture_http("minimal_server.py"))),
+        run(phases(fixture_http_env(
+            "listen_defects.py",
+            &[("LISTEN_DEFECT", "not_first")],
+        ))),
+        run(phases(fixture_http("bare_results.py"))),
+    );
+    let verdict = |r: &scout::report::model::ServerReport, revision: &str, id: &str| {
+        let sets = summary(r);
+        let set = sets
+            .iter()
+            .find(|s| s.revision == revision)
+            .expect(revision);
+        set.rows
+            .iter()
+            .find(|row| row.scenario == id)
+            .cloned()
+            .expect(id)
+    };
+    for id in [
+        "server-stateless",
+        "tools-list",
+        "resources-list",
+        "prompts-list",
+    ] {
+        let row = verdict(&twin, "2026-07-28", id);
+        assert_eq!(row.verdict, Verdict::Passed, "{row:?}");
+    }
+    let stateless = verdict(&late_ack, "2026-07-28", "server-stateless");
+    assert_eq!(stateless.verdict, Verdict::Failed, "{stateless:?}");
+    assert!(
+        stateless.evidence.contains("protocol.subscriptions fail"),
+        "{stateless:?}"
+    );
+    for id in ["tools-list", "resources-list", "prompts-list"] {
+        let row = verdict(&bare, "2026-07-28", id);
+        assert_eq!(row.verdict, Verdict::Failed, "{row:?}");
+        assert!(
+            row.evidence.contains("protocol.cache_hints fail"),
+            "{row:?}"
+        );
+        // The handshake wire's results are judged by their own revision's schema.
+        let old = verdict(&bare, "2025-11-25", id);
+        assert_eq!(old.verdict, Verdict::Passed, "{old:?}");
+    }
+}
+
+/// `scout check` itself under the suite's client mode, on the mock that lists tools with
+/// invalid x-mcp-header declarations (it answers `initialize` with 2026-07-28 and speaks
+/// 2026-07-28). Previously scout failed the answer and then ran a 2025-11-25 session on it
+/// all the same, calling every tool there, dropped or not; the suite failed all eleven.
+#[test]
+fn scout_check_calls_no_tool_the_suites_client_mode_says_to_drop() {
+    let scout = assert_cmd::cargo::cargo_bin("scout");
+    let command = format!("{} check -q --allow-destructive", scout.display());
+    let results = tempfile::tempdir().expect("tempdir");
+    let out = std::process::Command::new(node22())
+        .arg(suite_package().join("dist/index.js"))
+        .args([
+            "client",
+            "--command",
+            &command,
+            "--scenario",
+            "http-invalid-tool-headers",
+        ])
+        .current_dir(results.path())
+        .env_remove("CI")
+        .output()
+        .expect("the suite runs");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains(" 0 failed"), "{text}");
+    assert!(text.contains("OVERALL: PASSED"), "{text}");
 }

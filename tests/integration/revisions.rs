@@ -133,3 +133,77 @@ async fn the_configured_revisions_bound_the_matrix() {
         "{revisions:?}"
     );
 }
+
+/// What the matrix said: its own verdict's status and the 2025-03-26 batch verdict.
+fn matrix_verdicts(r: &ServerReport) -> (Status, Vec<Status>) {
+    let batch = at(r, "protocol.batch", "2025-03-26")
+        .into_iter()
+        .map(|f| f.status)
+        .collect();
+    (matrix(r).status, batch)
+}
+
+/// How long after the run's first exchange the matrix sent its first one.
+fn matrix_started_after(r: &ServerReport) -> std::time::Duration {
+    let at = |seq: u64| {
+        r.exchanges
+            .iter()
+            .find(|e| e.seq == seq)
+            .map(|e| e.started_at)
+    };
+    let first = r
+        .exchanges
+        .iter()
+        .map(|e| e.started_at)
+        .min()
+        .expect("exchanges");
+    let matrix = matrix(r)
+        .evidence
+        .iter()
+        .filter_map(|q| at(*q))
+        .min()
+        .expect("the matrix cites its exchanges");
+    (matrix - first).try_into().expect("after the first")
+}
+
+#[tokio::test]
+async fn a_slow_server_gets_the_same_matrix_verdicts_as_a_fast_one() {
+    // Every tool call of the slow twin takes seconds, so the execution phase's calls (both
+    // wires, both personas) use more than half of the deadline before the final stage,
+    // where the matrix used to yield. The matrix's own requests are as fast as the fast
+    // server's, so it must say the same.
+    let secs = std::time::Duration::from_secs;
+    for (fast, slow, deadline) in [
+        (
+            fixture("batches_never.py", &[]),
+            fixture(
+                "batches_never.py",
+                &[("BATCHES_NEVER_TOOL_DELAY", "2".to_string())],
+            ),
+            secs(26),
+        ),
+        (
+            fixture_http("batches_never.py"),
+            crate::phase_fixtures::fixture_http_env(
+                "batches_never.py",
+                &[("BATCHES_NEVER_TOOL_DELAY", "4")],
+            ),
+            secs(26),
+        ),
+    ] {
+        let fast = run(with_protocol(fast)).await;
+        let mut slow = with_protocol(slow);
+        slow.deadline = deadline;
+        let slow = run(slow).await;
+        assert!(!slow.interrupted, "the slow run was cut short");
+        let (m, batch) = matrix_verdicts(&slow);
+        assert_eq!(m, Status::Info, "{:#?}", matrix(&slow));
+        assert_eq!(batch, [Status::Fail]);
+        assert_eq!(matrix_verdicts(&fast), (m, batch));
+        let after = matrix_started_after(&slow);
+        assert!(
+            after > deadline / 2,
+            "the slow run reached the matrix after {after:?}, not after half its deadline"
+        );
+    }
+}

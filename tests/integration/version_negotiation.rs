@@ -64,49 +64,68 @@ fn answers_modern(answer: &str) -> scout::spec::ServerSpec {
     crate::phase_fixtures::fixture_http_env("initialize_answers_modern.py", &[("ANSWER", answer)])
 }
 
-/// The request headers of every HTTP exchange, lower-cased names.
-fn request_headers(r: &scout::report::model::ServerReport) -> Vec<Vec<(String, String)>> {
-    r.exchanges
-        .iter()
-        .filter_map(|e| match &e.kind {
-            ExchangeKind::Http(h) => Some(
-                h.request_headers
-                    .iter()
-                    .map(|(k, v)| (k.to_ascii_lowercase(), v.clone()))
-                    .collect(),
-            ),
-            _ => None,
-        })
-        .collect()
-}
-
-/// Previously: `initialize` answered with "2026-07-28" passed
-/// `handshake.version_negotiation`, and scout ran the session with
-/// `MCP-Protocol-Version: 2026-07-28` on handshake framing (no `Mcp-Method`), which this
-/// server refuses, so every later check failed against scout's own mix-up.
+/// Previously: `initialize` answered with "2026-07-28" failed `handshake.version_negotiation`,
+/// and scout went on to run a 2025-11-25 session on that answer all the same (its catalogue,
+/// its tool calls). No handshake session can exist at 2026-07-28: nothing is built on the
+/// failed answer, and a server that speaks no other era is not probed further.
 #[tokio::test]
-async fn initialize_answered_with_2026_07_28_fails_and_the_session_stays_legacy() {
+async fn initialize_answered_with_2026_07_28_fails_and_nothing_is_built_on_it() {
     let r = run(answers_modern("2026-07-28")).await;
     let f = expect(&r, "handshake.version_negotiation", None, Status::Fail);
     assert!(
-        f.detail.contains("\"2026-07-28\"") && f.detail.contains("kept the session at 2025-11-25"),
+        f.detail.contains("\"2026-07-28\"") && f.detail.contains("builds no handshake session"),
         "{}",
         f.detail
     );
-    // The session runs at the version scout offered: no request mixes the 2026 header with
-    // handshake framing.
-    let mixed: Vec<_> = request_headers(&r)
-        .into_iter()
-        .filter(|h| {
-            h.iter()
-                .any(|(k, v)| k == "mcp-protocol-version" && v == "2026-07-28")
-                && !h.iter().any(|(k, _)| k == "mcp-method")
+    assert!(r.blocked.is_some(), "the run went on: {:?}", r.blocked);
+    assert_eq!(methods_sent(&r, "tools/"), 0);
+}
+
+/// The same answer from a server that also speaks 2026-07-28 (as the official suite's
+/// client-mode mocks do): the run goes on on the 2026-07-28 wire alone, and no request of
+/// a handshake session follows the failed answer.
+#[tokio::test]
+async fn a_dual_server_answering_initialize_with_2026_07_28_is_probed_on_2026_07_28_only() {
+    let r = run(crate::phase_fixtures::fixture_http_env(
+        "initialize_answers_modern.py",
+        &[("ANSWER", "2026-07-28"), ("SPEAKS_MODERN", "1")],
+    ))
+    .await;
+    let f = expect(&r, "handshake.version_negotiation", None, Status::Fail);
+    assert!(
+        f.detail.contains("builds no handshake session"),
+        "{}",
+        f.detail
+    );
+    assert!(r.blocked.is_none(), "{:?}", r.blocked);
+    assert_eq!(r.era, scout::report::model::EraKind::Modern);
+    // Every tools/ request carries the 2026-07-28 envelope: none went to a handshake session.
+    let legacy_tools = r
+        .exchanges
+        .iter()
+        .filter(|e| match &e.kind {
+            ExchangeKind::Http(h) => h.request_body.as_deref().is_some_and(|b| {
+                b.contains("\"tools/") && !b.contains("io.modelcontextprotocol/protocolVersion")
+            }),
+            _ => false,
         })
-        .collect();
-    assert!(mixed.is_empty(), "{mixed:#?}");
-    // …so the server serves the session, and the catalogue is judged on what it sent.
-    expect(&r, "catalog.tools_list", None, Status::Pass);
+        .count();
+    assert_eq!(legacy_tools, 0);
     expect(&r, "execution.tool_call", Some("echo"), Status::Pass);
+}
+
+/// How many requests whose method starts with `prefix` scout sent over HTTP.
+fn methods_sent(r: &scout::report::model::ServerReport, prefix: &str) -> usize {
+    r.exchanges
+        .iter()
+        .filter(|e| match &e.kind {
+            ExchangeKind::Http(h) => h
+                .request_body
+                .as_deref()
+                .is_some_and(|b| b.contains(&format!("\"method\":\"{prefix}"))),
+            _ => false,
+        })
+        .count()
 }
 
 /// The correct twin: the same server echoing the handshake revision it was offered.

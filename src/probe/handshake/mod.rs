@@ -17,7 +17,7 @@ crate::checks! { phase: Handshake;
         "Handshake revisions only. initialize with the latest handshake version must return protocolVersion, a capabilities object and serverInfo with name and version (instructions, if present, a string).",
         "Return a complete InitializeResult; an agent cannot start a conversation without it.";
     VERSION_NEGOTIATION = "handshake.version_negotiation", Major, "Unknown protocol versions are negotiated, not fatal", spec_url::L25,
-        "Handshake era: initialize with a supported version must be echoed, and initialize with an unknown version must be answered with a version the server supports (a counter-offer); either answer must name a published handshake revision (2025-11-25 or earlier: 2026-07-28 has no initialize, so an initialize answered with it fails, and scout keeps the session at the version it offered). 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested; a version listed there or in the DiscoverResult's supportedVersions that names no published revision is a warning.",
+        "Handshake era: initialize with a supported version must be echoed, and initialize with an unknown version must be answered with a version the server supports (a counter-offer); either answer must name a published handshake revision (2025-11-25 or earlier: 2026-07-28 has no initialize, so an initialize answered with it fails, and scout builds no handshake session on that answer: a server that also speaks 2026-07-28 is probed on that wire alone, any other is not probed further). 2026-07-28: a request naming an unsupported version must get -32022 with data.supported and data.requested; a version listed there or in the DiscoverResult's supportedVersions that names no published revision is a warning.",
         "Echo a supported requested version, counter-offer your latest otherwise (handshake era); answer unknown versions with -32022 UnsupportedProtocolVersion listing data.supported (2026-07-28).";
     INITIALIZED = "handshake.initialized", Minor, "`notifications/initialized` gets no reply", spec_url::L25,
         "Handshake era: the initialized notification must not be answered; over HTTP the POST gets 202 Accepted with an empty body. A POST that never gets an HTTP status (a timeout, a reset) fails: no answer is not silence.",
@@ -93,7 +93,7 @@ pub async fn run(s: &mut Session) {
         Some(first.clone())
     };
     let Legacy {
-        legacy,
+        legacy: answered,
         init_reply,
         initialized_reply,
     } = match legacy_base {
@@ -102,6 +102,8 @@ pub async fn run(s: &mut Session) {
         }
         None => Legacy::default(),
     };
+    let unbuilt = unbuilt(&answered, &init_reply, &mut how);
+    let legacy = answered.clone().filter(|_| unbuilt.is_none());
 
     s.era = match (&modern, &legacy) {
         (Some(_), Some(_)) => EraKind::Dual,
@@ -117,17 +119,7 @@ pub async fn run(s: &mut Session) {
     if s.era == EraKind::Unknown {
         // Every answer was 401: the server wants credentials scout was not given. That is
         // the operator's to supply, not a defect of the server: the run is blocked.
-        let unauthorized = !evidence.is_empty()
-            && s.recorder
-                .shared()
-                .iter()
-                // The handshake's own requests (the auth phase's metadata fetches are others).
-                .filter(|e| evidence.contains(&e.seq))
-                .all(|e| match &e.kind {
-                    crate::report::exchange::ExchangeKind::Http(h) => h.status == Some(401),
-                    crate::report::exchange::ExchangeKind::Stdio(_) => false,
-                });
-        if unauthorized {
+        if all_unauthorized(s, &evidence) {
             let why = crate::probe::auth::refused_message(s);
             s.add(
                 PROTOCOL_ERA
@@ -148,8 +140,9 @@ pub async fn run(s: &mut Session) {
             s.block("the stdio server exited before it answered its first request");
             return;
         }
+        let why = no_era(s, &unbuilt, &answered, &init_reply).await;
         s.add(PROTOCOL_ERA.fail(detail).evidence(evidence));
-        s.block("the server answered neither server/discover nor initialize");
+        s.block(why);
         return;
     }
     s.add(PROTOCOL_ERA.pass(detail).evidence(evidence));
@@ -184,7 +177,8 @@ pub async fn run(s: &mut Session) {
     }
     s.initialize_refused = refused_initialize(modern.is_some(), &init_reply);
     // Legacy-only checks.
-    match (&legacy, &init_reply) {
+    match (&answered, &init_reply) {
+        (Some(l), Some(init)) if unbuilt.is_some() => judge_unbuilt(s, l, init, dual).await,
         (Some(l), Some(init)) => {
             initialize(s, init, dual);
             if let Some(n) = &initialized_reply {
@@ -219,6 +213,77 @@ pub async fn run(s: &mut Session) {
     }))
     .await;
     s.add_all(found.into_iter().flatten());
+}
+
+/// True when every request of the handshake (`evidence`; the auth phase's metadata fetches
+/// are others) was answered 401.
+fn all_unauthorized(s: &Session, evidence: &[Seq]) -> bool {
+    !evidence.is_empty()
+        && s.recorder
+            .shared()
+            .iter()
+            .filter(|e| evidence.contains(&e.seq))
+            .all(|e| match &e.kind {
+                crate::report::exchange::ExchangeKind::Http(h) => h.status == Some(401),
+                crate::report::exchange::ExchangeKind::Stdio(_) => false,
+            })
+}
+
+/// Why a server with no era the run can use is blocked. An `initialize` answer nothing was
+/// built on is judged first; the run stops all the same.
+async fn no_era(
+    s: &mut Session,
+    unbuilt: &Option<String>,
+    answered: &Option<Connection>,
+    init: &Option<Reply>,
+) -> String {
+    match (unbuilt, answered, init) {
+        (Some(v), Some(l), Some(init)) => {
+            judge_unbuilt(s, l, init, false).await;
+            format!(
+                "initialize was answered with {v}, which has no handshake, and server/discover found no 2026-07-28 server"
+            )
+        }
+        _ => "the server answered neither server/discover nor initialize".to_string(),
+    }
+}
+
+/// The revision `initialize` was answered with when it has no handshake (2026-07-28):
+/// `handshake.version_negotiation` fails the answer, and nothing is built on it (no wire of
+/// the run speaks it); `how` says so.
+fn unbuilt(
+    answered: &Option<Connection>,
+    init: &Option<Reply>,
+    how: &mut Vec<String>,
+) -> Option<String> {
+    let v = init
+        .as_ref()
+        .and_then(version_negotiation::answered_without_handshake)
+        .filter(|_| answered.is_some())?
+        .to_string();
+    how.push(format!(
+        "initialize was answered with {v}, a revision without the handshake: no handshake session is built on it"
+    ));
+    Some(v)
+}
+
+/// The handshake checks of an `initialize` answer nothing is built on: the answer is judged,
+/// its session ended, and what would have probed the session is not assessed.
+async fn judge_unbuilt(s: &mut Session, l: &Connection, init: &Reply, dual: bool) {
+    initialize(s, init, dual);
+    version_negotiation_legacy(s, l, init, dual).await;
+    l.close().await;
+    let why = "no handshake session was built: initialize was answered with a revision that has no handshake";
+    s.add(tagged(
+        INITIALIZED.skip(SkipReason::NotAssessed, why),
+        Era::Legacy,
+        dual,
+    ));
+    s.add(tagged(
+        SESSION.skip(SkipReason::NotAssessed, why),
+        Era::Legacy,
+        dual,
+    ));
 }
 
 /// What a server that speaks only 2026-07-28 answered `initialize`, when it refused it (the

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::client::{LEGACY_VERSION, is_handshake_revision, is_revision};
+use crate::client::{is_handshake_revision, is_revision};
 use crate::probe::handshake::{UNKNOWN_VERSION, VERSION_NEGOTIATION, describe};
 use crate::report::finding::FindingBuilder;
 use crate::transport::Reply;
@@ -24,7 +24,7 @@ pub fn judge_legacy(requested: &str, init: &Reply, counter: &Reply) -> FindingBu
             "`initialize` for {requested:?} was answered with {v:?}, another revision the server supports"
         )),
         Some(v) if is_revision(v) => problems.push(format!(
-            "{}; scout kept the session at {LEGACY_VERSION}",
+            "{}; scout builds no handshake session on that answer",
             no_handshake(requested, v)
         )),
         Some(v) => problems.push(format!(
@@ -141,6 +141,13 @@ fn no_handshake(requested: &str, v: &str) -> String {
     format!(
         "`initialize` for {requested:?} was answered with protocolVersion {v:?}, a revision without the initialize handshake (only 2025-11-25 and earlier can be negotiated by initialize; {v} is reached through the per-request _meta envelope and server/discover)"
     )
+}
+
+/// The revision an `initialize` result named when that revision has no initialize handshake
+/// (2026-07-28): [`judge_legacy`] fails the answer, and the handshake phase builds no session
+/// on it, since no handshake session at that revision can exist.
+pub fn answered_without_handshake(init: &Reply) -> Option<&str> {
+    negotiated(init).filter(|v| is_revision(v) && !is_handshake_revision(v))
 }
 
 /// The `protocolVersion` of an `initialize` result.

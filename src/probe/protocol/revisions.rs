@@ -13,6 +13,10 @@
 //! final stage; over stdio each is a process of its own, so the matrix runs beside the
 //! final stage, its handshakes and lists together, and only the batches (whose verdict
 //! reads the lines between two probes of their own process) one at a time.
+//!
+//! The matrix has a time budget of its own (a quarter of `--deadline`, from when it starts,
+//! never past the run's deadline), so whether it runs does not depend on how long the phases
+//! before it took: a slow server is asked the same questions as a fast one.
 
 use serde_json::{Value, json};
 
@@ -131,20 +135,6 @@ pub async fn matrix(s: &Session) -> Matrix {
             crate::probe::liveness::not_assessed(&d),
         ));
     }
-    // The matrix is extra work: it yields to the phases still to come when the run has used
-    // more than half its deadline by now (a slow server), rather than push them past it.
-    if let Some(deadline) = s.deadline {
-        let left = deadline.saturating_duration_since(tokio::time::Instant::now());
-        if left < s.spec.deadline / 2 {
-            return Matrix::only(REVISIONS.skip(
-                SkipReason::NotAssessed,
-                format!(
-                    "the run had used more than half its {} s deadline before the revision matrix, which yields to the phases still to come (a longer --deadline runs it)",
-                    s.spec.deadline.as_secs()
-                ),
-            ));
-        }
-    }
     if revisions.is_empty() {
         return Matrix::only(REVISIONS.skip(
             SkipReason::NotApplicable,
@@ -154,17 +144,53 @@ pub async fn matrix(s: &Session) -> Matrix {
             ),
         ));
     }
+    let (budget, until) = budget(s);
+    match tokio::time::timeout_at(until, ask_all(s, &own, revisions)).await {
+        Ok(m) => m,
+        Err(_) if until < budget.run_deadline => Matrix::only(REVISIONS.skip(
+            SkipReason::NotAssessed,
+            format!(
+                "the revision matrix's own requests took longer than its budget of {} ms (a quarter of the {} s --deadline), so it stopped before every revision was asked",
+                budget.own.as_millis(),
+                s.spec.deadline.as_secs()
+            ),
+        )),
+        Err(_) => Matrix::cut_short(),
+    }
+}
+
+/// The matrix's own time: a quarter of `--deadline`, counted from when it starts, so that
+/// how long the phases before it took cannot decide whether it runs (a server whose tools
+/// are slow is asked the same questions as a fast one); and never past the run's deadline.
+struct Budget {
+    own: std::time::Duration,
+    run_deadline: tokio::time::Instant,
+}
+
+/// The matrix's [`Budget`], and the instant it ends (its own end, or the run's deadline
+/// when that comes first).
+fn budget(s: &Session) -> (Budget, tokio::time::Instant) {
+    let now = tokio::time::Instant::now();
+    let own = s.spec.deadline / 4;
+    let run_deadline = s.deadline.unwrap_or(now + s.spec.deadline);
+    let until = (now + own).min(run_deadline);
+    (Budget { own, run_deadline }, until)
+}
+
+/// Asks every revision in `revisions`, from the run's handshake-era wire `own`, and judges
+/// what came.
+async fn ask_all(s: &Session, own: &Connection, revisions: Vec<&'static str>) -> Matrix {
     let own_version = own.protocol_version().to_string();
     let mut asked = Vec::new();
     if own.transport() == TransportKind::Stdio {
         // Each handshake on a process of its own: all at once; the batches one at a time.
-        let opened = futures_util::future::join_all(revisions.iter().map(|r| open(&own, r))).await;
+        let opened = futures_util::future::join_all(revisions.iter().map(|r| open(own, r))).await;
         for o in opened {
             asked.push(finish(s, &own_version, o).await);
         }
     } else {
         for r in revisions {
-            let o = open(&own, r).await;
+            let o = open(own, r).await;
             asked.push(finish(s, &own_version, o).await);
         }
     }
