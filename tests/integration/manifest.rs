@@ -786,6 +786,28 @@ fn the_registrys_rules_hold_on_a_schema_scout_does_not_carry() {
     assert!(schema.2.contains("/name"), "{schema:?}");
 }
 
+/// A `$schema` the registry reads no version from (a URL of another site) and a file with
+/// no `$schema` are refused by the registry's publisher: each fails manifest.schema at
+/// `/$schema`, not hidden behind the skip for a version scout does not carry. The twin is
+/// the same file naming the registry's 2025-09-29 schema.
+#[test]
+fn a_schema_that_names_no_registry_version_is_the_files_failure() {
+    let read = |name: &str| std::fs::read_to_string(manifest_file(name)).expect("fixture");
+    let schema_of = |report: &serde_json::Value| {
+        statuses(report)
+            .into_iter()
+            .find(|(i, _, _)| i == "manifest.schema")
+            .expect("manifest.schema")
+    };
+    let twin = schema_of(&check_config(&read("minimal.server.json")));
+    assert_eq!(twin.1, "pass", "{twin:?}");
+    for name in ["foreign-schema.server.json", "no-schema.server.json"] {
+        let found = schema_of(&check_config(&read(name)));
+        assert_eq!(found.1, "fail", "{name}: {found:?}");
+        assert!(found.2.contains("/$schema"), "{name}: {found:?}");
+    }
+}
+
 // ------------------------------------------------- a remote's declared headers
 
 /// `api-key-remote.server.json`: `api_key_server.py` published as a remote whose
