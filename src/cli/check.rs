@@ -40,9 +40,9 @@ pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
         return Ok(Some(ServerEntry {
             name,
             server_json: Some(path),
-            // Sent to every remote the manifest names (its packages are stdio).
-            headers: (!t.header.is_empty()).then(|| t.header.iter().cloned().collect()),
-            ..ServerEntry::default()
+            // Headers and credentials are for every remote the manifest names (its packages
+            // are stdio): given, they are used, never silently dropped.
+            ..http_credentials(t)
         }));
     }
     if let Some(bundle) = &t.mcpb {
@@ -113,11 +113,18 @@ pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
         }
         return Ok(None);
     };
-    let c = &t.credentials;
     Ok(Some(ServerEntry {
         name: name_from_target(Some(url), &[]),
         url: Some(url.clone()),
         start: (!t.start.is_empty()).then(|| t.start.clone()),
+        ..http_credentials(t)
+    }))
+}
+
+/// The headers and credential flags of the command line, as a server entry's keys.
+fn http_credentials(t: &TargetArgs) -> ServerEntry {
+    let c = &t.credentials;
+    ServerEntry {
         headers: (!t.header.is_empty()).then(|| t.header.iter().cloned().collect()),
         token_env: t.token_env.clone(),
         token_file: c.token_file.clone(),
@@ -132,7 +139,7 @@ pub fn target_entry(t: &TargetArgs) -> Result<Option<ServerEntry>, CliError> {
         client_key_file: c.client_key_file.clone(),
         allow_refresh_rotation: c.allow_refresh_rotation.then_some(true),
         ..ServerEntry::default()
-    }))
+    }
 }
 
 /// The explicit report paths.

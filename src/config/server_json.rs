@@ -42,50 +42,85 @@ fn published_version(uri: &str) -> Option<&'static str> {
     PUBLISHED.iter().map(|(v, _)| *v).find(|v| *v == version)
 }
 
+/// The version identifier the registry reads from a `$schema` URI: the path segment in
+/// `/schemas/<identifier>/server.schema.json`, of `A-Z a-z 0-9 - _ ~ .`. The registry
+/// refuses a file whose `$schema` has none ("failed to extract schema version from URL"),
+/// so such a `$schema` is the file's defect, not a version scout lacks.
+fn schema_identifier(uri: &str) -> Option<&str> {
+    let (_, tail) = uri.split_once("/schemas/")?;
+    let (id, _) = tail.split_once(SCHEMA_SUFFIX)?;
+    let allowed = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '~' | '.');
+    (!id.is_empty() && id.chars().all(allowed)).then_some(id)
+}
+
+/// What the `$schema` of a file declares, as scout can use it.
+enum Declared {
+    /// A schema scout carries (2025-09-29 when the file names none).
+    Carried(&'static str),
+    /// A version scout does not carry (published or newer than scout): scout's gap.
+    Uncarried(String),
+    /// A `$schema` the registry reads no version from: the file's defect.
+    Unreadable(String),
+}
+
 /// The schema `doc` is to be validated against: the one its `$schema` names (2025-09-29
-/// when it names none), or why scout cannot validate it (a published version scout does
-/// not carry, or a URI that names no published version).
-fn declared_schema(doc: &Value) -> Result<&'static str, String> {
+/// when it names none), or why scout cannot validate it.
+fn declared_schema(doc: &Value) -> Declared {
     let Some(named) = doc.get("$schema").and_then(Value::as_str) else {
-        return Ok(SCHEMA_2025_09_29);
+        return Declared::Carried(SCHEMA_2025_09_29);
     };
     let carried: Vec<&str> = PUBLISHED
         .iter()
         .filter(|(_, s)| s.is_some())
         .map(|(v, _)| *v)
         .collect();
+    let published = || {
+        PUBLISHED
+            .iter()
+            .map(|(v, _)| *v)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     match PUBLISHED
         .iter()
         .find(|(v, _)| Some(*v) == published_version(named))
     {
-        Some((_, Some(schema))) => Ok(schema),
-        Some((version, None)) => Err(format!(
+        Some((_, Some(schema))) => Declared::Carried(schema),
+        Some((version, None)) => Declared::Uncarried(format!(
             "/$schema names the registry's published schema {version}, which scout does not carry (it carries {}: no package registry ships the others), so the file was not validated against a schema; the registry's rules scout holds on its own (name, description, remote URLs, package registries and versions) were applied",
             carried.join(", ")
         )),
-        None => Err(format!(
-            "/$schema {named:?} names no server.json schema the registry has published ({}), so the file was not validated against a schema; the registry's rules scout holds on its own were applied",
-            PUBLISHED
-                .iter()
-                .map(|(v, _)| *v)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )),
+        None => match schema_identifier(named) {
+            Some(id) => Declared::Uncarried(format!(
+                "/$schema {named:?} names schema version {id:?}, not one scout knows the registry to have published ({}), so the file was not validated against a schema; the registry's rules scout holds on its own were applied",
+                published()
+            )),
+            None => Declared::Unreadable(format!(
+                "{named:?} names no server.json schema version (the registry reads one from /schemas/<version>/server.schema.json and refuses a file it cannot read one from); the published versions are {}",
+                published()
+            )),
+        },
     }
 }
 
-/// Why `doc` was not validated against a schema, or `None` when it was (see
-/// [`schema_problems`]).
+/// Why `doc` was not validated against a schema, or `None` when it was, or when its
+/// `$schema` is itself a problem (see [`schema_problems`]).
 pub fn schema_unchecked(doc: &Value) -> Option<String> {
-    declared_schema(doc).err()
+    match declared_schema(doc) {
+        Declared::Uncarried(why) => Some(why),
+        Declared::Carried(_) | Declared::Unreadable(_) => None,
+    }
 }
 
 /// Validates `doc` against the schema its `$schema` names; each violation is a claim at the
 /// pointer of the value that broke it. A version scout does not carry validates nothing
 /// here: [`schema_unchecked`] says why, and the finding is a skip, not a failure of the file.
+/// A `$schema` that names no version at all is the file's own problem, at `/$schema`.
 pub fn schema_problems(doc: &Value) -> Vec<Claim> {
-    let Ok(text) = declared_schema(doc) else {
-        return Vec::new();
+    let text = match declared_schema(doc) {
+        Declared::Carried(text) => text,
+        Declared::Uncarried(_) => return Vec::new(),
+        Declared::Unreadable(why) => return vec![Claim::new("/$schema", why)],
     };
     let schema: Value = match serde_json::from_str(text) {
         Ok(v) => v,
@@ -105,10 +140,22 @@ pub fn schema_problems(doc: &Value) -> Vec<Claim> {
             )];
         }
     };
-    validator
-        .iter_errors(doc)
-        .take(20)
-        .map(|e| Claim::new(e.instance_path().to_string(), e.to_string()))
+    // The registry refuses a file without `$schema` ("$schema field is required"), whatever
+    // else holds; the rest is still validated against 2025-09-29 so every problem is named.
+    let missing = doc.get("$schema").is_none().then(|| {
+        Claim::new(
+            "/$schema",
+            format!("missing: the registry refuses a server.json without one (the file was validated against {SCHEMA_ID})"),
+        )
+    });
+    missing
+        .into_iter()
+        .chain(
+            validator
+                .iter_errors(doc)
+                .take(20)
+                .map(|e| Claim::new(e.instance_path().to_string(), e.to_string())),
+        )
         .collect()
 }
 
@@ -882,10 +929,26 @@ mod tests {
                 "{why}"
             );
         }
-        doc["$schema"] = json!("https://example.com/other.json");
+        // A version newer than scout knows is scout's gap too.
+        doc["$schema"] =
+            json!("https://static.modelcontextprotocol.io/schemas/2027-01-01/server.schema.json");
         assert_eq!(schema_problems(&doc), Vec::<Claim>::new());
-        let why = schema_unchecked(&doc).expect("no published version");
-        assert!(why.contains("names no server.json schema"), "{why}");
+        let why = schema_unchecked(&doc).expect("not a version scout knows");
+        assert!(why.contains("\"2027-01-01\""), "{why}");
+        // A `$schema` the registry reads no version from is the file's problem.
+        for named in ["https://example.com/other.json", "garbage", ""] {
+            doc["$schema"] = json!(named);
+            assert_eq!(schema_unchecked(&doc), None, "{named}");
+            let problems = schema_problems(&doc);
+            assert_eq!(problems.len(), 1, "{named}: {problems:?}");
+            assert_eq!(problems[0].pointer, "/$schema");
+            assert!(
+                problems[0]
+                    .value
+                    .contains("names no server.json schema version"),
+                "{problems:?}"
+            );
+        }
         // The registry's own rules still hold whatever the schema.
         doc["description"] = json!("");
         assert_eq!(semantic_problems(&doc)[0].pointer, "/description");

@@ -125,8 +125,10 @@ fn plan_manifest(
             }
             TargetSpec::Stdio(p) => {
                 e.command = Some(p.command.clone());
-                // The entry's headers (`headers`, `--header`) are for its remotes.
+                // The entry's headers and credentials (`headers`, `token_env`, …) are for
+                // its remotes.
                 e.headers = None;
+                e = without_credentials(&e).map_err(err)?;
                 let mut fwd = e.stdio_env.clone().unwrap_or_default();
                 fwd.extend(p.env_forward.iter().cloned());
                 e.stdio_env = Some(fwd);
@@ -135,13 +137,14 @@ fn plan_manifest(
         let mut p = plan_one(e, anchor.clone(), merged, settings, flags, base)?;
         let mut claims = d.claims;
         if let (
-            TargetSpec::Http { headers, .. },
+            TargetSpec::Http { headers, auth, .. },
             TargetSpec::Http {
                 headers: declared, ..
             },
         ) = (&mut p.spec.target, &d.target)
         {
-            with_declared_headers(headers, declared, &mut claims);
+            let bearer = auth.grant() != crate::auth::Grant::None;
+            with_declared_headers(headers, declared, bearer, &mut claims);
         }
         p.spec.manifest = Some(claims);
         out.push(p);
@@ -149,16 +152,30 @@ fn plan_manifest(
     Ok(out)
 }
 
+/// `e` without its credential keys (`token_env`, `client_id`, …): a manifest's stdio
+/// package gets none of what its entry gives its remotes.
+fn without_credentials(e: &ServerEntry) -> Result<ServerEntry, String> {
+    let mut v = serde_json::to_value(e).map_err(|e| e.to_string())?;
+    if let Some(m) = v.as_object_mut() {
+        m.retain(|k, _| !crate::config::layer::CREDENTIAL_KEYS.contains(&k.as_str()));
+    }
+    serde_json::from_value(v).map_err(|e| e.to_string())
+}
+
 /// A remote's headers: those the user gave (`headers`, `--header`), then those the manifest
 /// declares that the user did not give (a header name is case-insensitive). A required header
-/// the user gave is filled, whatever the manifest's variables had.
+/// the user gave is filled, whatever the manifest's variables had. A token the user gave
+/// (`token_env`, `token_file`, or a grant scout runs) is sent as `Authorization: Bearer`, so
+/// it fills a declared `Authorization` header: scout sends the user's, not a second one.
 fn with_declared_headers(
     given: &mut Vec<(String, ValueSource)>,
     declared: &[(String, ValueSource)],
+    bearer: bool,
     claims: &mut crate::spec::ManifestClaims,
 ) {
     let is_given = |name: &str, given: &[(String, ValueSource)]| {
-        given.iter().any(|(g, _)| g.eq_ignore_ascii_case(name))
+        (bearer && name.eq_ignore_ascii_case("authorization"))
+            || given.iter().any(|(g, _)| g.eq_ignore_ascii_case(name))
     };
     for (name, value) in declared {
         if !is_given(name, given) {

@@ -786,6 +786,28 @@ fn the_registrys_rules_hold_on_a_schema_scout_does_not_carry() {
     assert!(schema.2.contains("/name"), "{schema:?}");
 }
 
+/// A `$schema` the registry reads no version from (a URL of another site) and a file with
+/// no `$schema` are refused by the registry's publisher: each fails manifest.schema at
+/// `/$schema`, not hidden behind the skip for a version scout does not carry. The twin is
+/// the same file naming the registry's 2025-09-29 schema.
+#[test]
+fn a_schema_that_names_no_registry_version_is_the_files_failure() {
+    let read = |name: &str| std::fs::read_to_string(manifest_file(name)).expect("fixture");
+    let schema_of = |report: &serde_json::Value| {
+        statuses(report)
+            .into_iter()
+            .find(|(i, _, _)| i == "manifest.schema")
+            .expect("manifest.schema")
+    };
+    let twin = schema_of(&check_config(&read("minimal.server.json")));
+    assert_eq!(twin.1, "pass", "{twin:?}");
+    for name in ["foreign-schema.server.json", "no-schema.server.json"] {
+        let found = schema_of(&check_config(&read(name)));
+        assert_eq!(found.1, "fail", "{name}: {found:?}");
+        assert!(found.2.contains("/$schema"), "{name}: {found:?}");
+    }
+}
+
 // ------------------------------------------------- a remote's declared headers
 
 /// `api-key-remote.server.json`: `api_key_server.py` published as a remote whose
@@ -794,8 +816,23 @@ fn check_api_key_remote(
     env: &[(&str, &str)],
     extra: &[&str],
 ) -> (Option<i32>, serde_json::Value, String, String) {
+    check_remote(
+        "api_key_server.py",
+        "api-key-remote.server.json",
+        env,
+        extra,
+    )
+}
+
+/// `manifest` (whose one remote's URL takes `port`) checked against `fixture` over HTTP.
+fn check_remote(
+    fixture: &str,
+    manifest: &str,
+    env: &[(&str, &str)],
+    extra: &[&str],
+) -> (Option<i32>, serde_json::Value, String, String) {
     use crate::common::{HttpFixture, Scout, workspace};
-    let server = HttpFixture::start("api_key_server.py");
+    let server = HttpFixture::start(fixture);
     let port = server
         .url
         .rsplit(':')
@@ -805,7 +842,7 @@ fn check_api_key_remote(
         .to_string();
     let dir = workspace(None);
     let out = dir.path().join("report.json");
-    let manifest = manifest_file("api-key-remote.server.json");
+    let manifest = manifest_file(manifest);
     let mut scout = Scout::new()
         .dir(dir.path())
         .env("port", &port)
@@ -916,4 +953,38 @@ fn a_refused_header_is_not_advised_again() {
     assert!(!blocked.contains("--header NAME"), "{blocked}");
     assert!(blocked.contains("X-API-Key"), "{blocked}");
     assert!(!text.contains("not-the-key-9f2a"), "the value is redacted");
+}
+
+/// `bearer-remote.server.json` declares a required `Authorization: Bearer {token}`; a token
+/// given as scout's own bearer (`--token-env`) fills it, as the variable `TOKEN` does. It
+/// was blocked as a header scout had no value for. With neither, the header is named.
+#[test]
+fn a_token_given_to_scout_fills_a_declared_authorization_header() {
+    let era = |report: &serde_json::Value| {
+        findings_of(report)
+            .into_iter()
+            .find(|(i, _, _)| i == "handshake.protocol_era")
+            .map(|f| f.1)
+    };
+    let (code, report, text, err) = check_remote(
+        "requires_token.py",
+        "bearer-remote.server.json",
+        &[("FX_TOKEN", "fixture-token")],
+        &["--token-env", "FX_TOKEN"],
+    );
+    assert!(matches!(code, Some(0 | 1)), "{err}\n{report:#}");
+    assert!(report["servers"][0]["blocked"].is_null(), "{report:#}");
+    assert_eq!(era(&report).as_deref(), Some("pass"), "{report:#}");
+    assert!(!text.contains("fixture-token"), "the token is redacted");
+    let (_, report, _, _) = check_remote(
+        "requires_token.py",
+        "bearer-remote.server.json",
+        &[("TOKEN", "fixture-token")],
+        &[],
+    );
+    assert_eq!(era(&report).as_deref(), Some("pass"), "{report:#}");
+    let (_, report, _, err) =
+        check_remote("requires_token.py", "bearer-remote.server.json", &[], &[]);
+    let blocked = report["servers"][0]["blocked"].as_str().unwrap_or_default();
+    assert!(blocked.contains("Authorization"), "{err}\n{report:#}");
 }
