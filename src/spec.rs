@@ -345,7 +345,7 @@ pub struct UnfilledHeader {
     pub pointer: String,
     /// The header's name (`X-API-Key`).
     pub name: String,
-    /// The environment variable that would have filled it (`X_API_KEY`).
+    /// The environment variable that would have filled it (`SCOUT_HEADER_X_API_KEY`).
     pub env: String,
 }
 

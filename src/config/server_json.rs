@@ -376,10 +376,14 @@ pub fn remote_url(
 }
 
 /// The environment variable scout reads a manifest header (or a header's variable) from:
-/// its name upper-cased, each character other than a letter or digit as `_`
-/// (`X-API-Key` is `X_API_KEY`, `api_key` is `API_KEY`).
+/// `SCOUT_HEADER_` and its name upper-cased, each character other than a letter or digit as
+/// `_` (`X-API-Key` is `SCOUT_HEADER_X_API_KEY`, `api_key` is `SCOUT_HEADER_API_KEY`). The
+/// prefix is there because the manifest chooses both the name and the remote the value is
+/// sent to: without it, a header named `Github-Token` would send the operator's own
+/// `GITHUB_TOKEN` to whatever host the file names.
 pub fn header_env_name(name: &str) -> String {
-    name.chars()
+    let name: String = name
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {
                 c.to_ascii_uppercase()
@@ -387,7 +391,8 @@ pub fn header_env_name(name: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    format!("SCOUT_HEADER_{name}")
 }
 
 /// The headers a remote declares, filled as the registry's `KeyValueInput` defines them.
@@ -993,20 +998,23 @@ mod tests {
             {"name": "X-Optional"},
             {"name": "X-Plan", "default": "free"}
         ]});
-        let env = |v: &str| matches!(v, "X_API_KEY" | "API_KEY").then(|| "s3cr3t".to_string());
+        let env = |v: &str| {
+            matches!(v, "SCOUT_HEADER_X_API_KEY" | "SCOUT_HEADER_API_KEY")
+                .then(|| "s3cr3t".to_string())
+        };
         let h = remote_headers(&remote, "/remotes/0", &env);
         assert_eq!(
             h.filled,
             [
                 (
                     "X-API-Key".to_string(),
-                    ValueSource::Env("X_API_KEY".into())
+                    ValueSource::Env("SCOUT_HEADER_X_API_KEY".into())
                 ),
                 (
                     "Authorization".to_string(),
                     ValueSource::Joined(vec![
                         ValueSource::Literal("Bearer ".into()),
-                        ValueSource::Env("API_KEY".into())
+                        ValueSource::Env("SCOUT_HEADER_API_KEY".into())
                     ])
                 ),
                 ("X-Region".to_string(), ValueSource::Literal("eu".into())),
@@ -1030,12 +1038,20 @@ mod tests {
         assert_eq!(
             names,
             [
-                ("/remotes/0/headers/0", "X-API-Key", "X_API_KEY"),
-                ("/remotes/0/headers/1", "Authorization", "API_KEY")
+                (
+                    "/remotes/0/headers/0",
+                    "X-API-Key",
+                    "SCOUT_HEADER_X_API_KEY"
+                ),
+                (
+                    "/remotes/0/headers/1",
+                    "Authorization",
+                    "SCOUT_HEADER_API_KEY"
+                )
             ]
         );
         assert!(h.filled.iter().all(|(n, _)| n != "X-Optional"));
-        assert_eq!(header_env_name("x-api.key"), "X_API_KEY");
+        assert_eq!(header_env_name("x-api.key"), "SCOUT_HEADER_X_API_KEY");
     }
 
     #[test]

@@ -880,11 +880,12 @@ fn findings_of(report: &serde_json::Value) -> Vec<(String, String, String)> {
 }
 
 /// The correct twin: the key comes from the environment under the documented name
-/// (X_API_KEY), reaches the server, and never the report. Previously the header was
+/// (SCOUT_HEADER_X_API_KEY), reaches the server, and never the report. Previously the header was
 /// dropped and the run was blocked by HTTP 401.
 #[test]
 fn a_declared_header_is_filled_from_the_environment_and_kept_out_of_the_report() {
-    let (code, report, text, err) = check_api_key_remote(&[("X_API_KEY", "fixture-key-51c7")], &[]);
+    let (code, report, text, err) =
+        check_api_key_remote(&[("SCOUT_HEADER_X_API_KEY", "fixture-key-51c7")], &[]);
     assert!(matches!(code, Some(0 | 1)), "{err}\n{report:#}");
     assert!(report["servers"][0]["blocked"].is_null(), "{report:#}");
     let found = findings_of(&report);
@@ -922,7 +923,11 @@ fn a_required_header_scout_cannot_fill_is_named_and_nothing_is_failed() {
     let (code, report, _, err) = check_api_key_remote(&[], &[]);
     assert!(matches!(code, Some(1 | 3)), "{err}\n{report:#}");
     let blocked = report["servers"][0]["blocked"].as_str().unwrap_or_default();
-    for part in ["X-API-Key", "/remotes/0/headers/0", "X_API_KEY"] {
+    for part in [
+        "X-API-Key",
+        "/remotes/0/headers/0",
+        "SCOUT_HEADER_X_API_KEY",
+    ] {
         assert!(blocked.contains(part), "{part}: {blocked}");
     }
     let found = findings_of(&report);
@@ -956,7 +961,7 @@ fn a_refused_header_is_not_advised_again() {
 }
 
 /// `bearer-remote.server.json` declares a required `Authorization: Bearer {token}`; a token
-/// given as scout's own bearer (`--token-env`) fills it, as the variable `TOKEN` does. It
+/// given as scout's own bearer (`--token-env`) fills it, as the variable `SCOUT_HEADER_TOKEN` does. It
 /// was blocked as a header scout had no value for. With neither, the header is named.
 #[test]
 fn a_token_given_to_scout_fills_a_declared_authorization_header() {
@@ -979,12 +984,20 @@ fn a_token_given_to_scout_fills_a_declared_authorization_header() {
     let (_, report, _, _) = check_remote(
         "requires_token.py",
         "bearer-remote.server.json",
-        &[("TOKEN", "fixture-token")],
+        &[("SCOUT_HEADER_TOKEN", "fixture-token")],
         &[],
     );
     assert_eq!(era(&report).as_deref(), Some("pass"), "{report:#}");
-    let (_, report, _, err) =
-        check_remote("requires_token.py", "bearer-remote.server.json", &[], &[]);
+    // The operator's own `TOKEN` is not read under the name the manifest chose: the file
+    // picks the remote too, so only the prefixed variable may fill its header.
+    let (_, report, text, err) = check_remote(
+        "requires_token.py",
+        "bearer-remote.server.json",
+        &[("TOKEN", "operator-token")],
+        &[],
+    );
     let blocked = report["servers"][0]["blocked"].as_str().unwrap_or_default();
     assert!(blocked.contains("Authorization"), "{err}\n{report:#}");
+    assert!(blocked.contains("SCOUT_HEADER_TOKEN"), "{err}\n{report:#}");
+    assert!(!text.contains("operator-token"), "{text}");
 }
