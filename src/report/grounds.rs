@@ -192,7 +192,7 @@ pub static GROUNDS: &[Ground] = &[
         "protocol.logging",
         Must,
         "MCP 2025-11-25 and 2026-07-28 server/utilities/logging",
-        "Servers that emit log message notifications MUST declare the logging capability (2025-11-25); the server MUST NOT emit notifications/message for a request that does not include this field (2026-07-28, io.modelcontextprotocol/logLevel).",
+        "Servers that emit log message notifications MUST declare the logging capability (2025-11-25); the server MUST NOT emit notifications/message for a request that does not include this field (2026-07-28, io.modelcontextprotocol/logLevel). Warned: \"The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.\" (2025-11-25 schema, SetLevelRequestParams.level; 2026-07-28 sets the level per request in _meta).",
     ),
     g(
         "protocol.resource_subscribe",

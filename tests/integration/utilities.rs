@@ -216,7 +216,14 @@ async fn the_typescript_sdk_answers_removed_methods_with_404() {
         "{}",
         f.detail
     );
-    expect(&r, "protocol.logging", None, Status::Pass);
+    // It neither declares logging (deprecated at 2026-07-28) nor logs: the log-level rules
+    // do not apply to it.
+    let log = expect(&r, "protocol.logging", None, Status::Skip);
+    assert!(
+        log.detail.contains("does not declare logging"),
+        "{}",
+        log.detail
+    );
 }
 
 /// A server that speaks only 2026-07-28 "SHOULD name the protocol versions it supports in
@@ -239,4 +246,29 @@ async fn a_modern_only_server_names_its_versions_to_initialize() {
         "{}",
         f.detail
     );
+}
+
+/// After `logging/setLevel` to info (handshake era) or a request asking for info in its
+/// `_meta` (2026-07-28), the schema says the server "should send all logs at this level and
+/// higher": the fixture that sends debug messages anyway warns on both wires, its twin that
+/// drops them passes. Log messages are written on stdio only.
+#[tokio::test]
+async fn log_messages_below_the_level_set_warn() {
+    let (ignored, filtered) = tokio::join!(
+        run(with_protocol(fixture(
+            "utilities.py",
+            &[("LOG_LEVELS", "ignored".into())]
+        ))),
+        utilities(false)
+    );
+    for era in [Era::Legacy, Era::Modern] {
+        let f = expect_era(&ignored, "protocol.logging", None, Some(era), Status::Warn);
+        assert!(
+            f.detail.contains("at debug after asking for info"),
+            "{era:?}: {}",
+            f.detail
+        );
+        let f = expect_era(&filtered, "protocol.logging", None, Some(era), Status::Pass);
+        assert!(f.detail.contains("at or above it"), "{era:?}: {}", f.detail);
+    }
 }
