@@ -272,3 +272,38 @@ async fn log_messages_below_the_level_set_warn() {
         assert!(f.detail.contains("at or above it"), "{era:?}: {}", f.detail);
     }
 }
+
+/// Logging is deprecated at 2026-07-28. A server that does not declare it and sends no log
+/// message has no level to respect: its acceptance of a `_meta` logLevel that is not a level
+/// is not applicable, where scout warned before. The same server declaring logging there is
+/// held to the -32602 its declaration promises.
+#[tokio::test]
+async fn an_undeclared_silent_modern_server_is_not_judged_on_log_levels() {
+    let only = |env: &[(&str, String)]| {
+        let mut spec = with_protocol(fixture("logging_declared.py", env));
+        spec.only.retain(|p| *p != Phase::Execution);
+        spec
+    };
+    let (silent, declared) =
+        tokio::join!(run(only(&[])), run(only(&[("LOGGING", "modern".into())])));
+    let f = expect_era(
+        &silent,
+        "protocol.logging",
+        None,
+        Some(Era::Modern),
+        Status::Skip,
+    );
+    assert!(
+        f.detail.contains("does not declare logging"),
+        "{}",
+        f.detail
+    );
+    let f = expect_era(
+        &declared,
+        "protocol.logging",
+        None,
+        Some(Era::Modern),
+        Status::Warn,
+    );
+    assert!(f.detail.contains("expected -32602"), "{}", f.detail);
+}
