@@ -306,7 +306,7 @@ pub static GROUNDS: &[Ground] = &[
         "protocol.subscriptions",
         Must,
         "MCP 2026-07-28 basic/patterns/subscriptions",
-        "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId, and MUST NOT send any notification on the subscription before it.",
+        "The server MUST send notifications/subscriptions/acknowledged as the first message carrying the subscription's ID in _meta under io.modelcontextprotocol/subscriptionId, and MUST NOT send any notification on the subscription before it. The server MUST NOT send notification types the client has not explicitly requested.",
     ),
     g(
         "protocol.input_required_shape",

@@ -223,3 +223,57 @@ async fn a_configured_trigger_shows_whether_list_changes_are_delivered() {
         f.detail
     );
 }
+
+/// Every notification on a subscription is judged against the filter the server
+/// acknowledged ("The server MUST NOT send notification types the client has not explicitly
+/// requested"): a list change the acknowledgement did not grant, after the trigger, fails on
+/// both transports; over stdio an unasked resource update right after the acknowledgement
+/// fails too. The twins (`list_changes.py` unchanged, `minimal_server.py`) keep to their
+/// filters and pass.
+#[tokio::test]
+async fn a_notification_outside_the_acknowledged_filter_fails() {
+    use scout::spec::ListTrigger;
+    let grow = |mut spec: ServerSpec| {
+        spec.list_trigger = Some(ListTrigger::Tool {
+            name: "grow".into(),
+            arguments: serde_json::json!({}),
+        });
+        spec.policy.allow_mutations = true;
+        phases(spec)
+    };
+    let unasked = [("LIST_DEFECT", "unasked_list")];
+    let (stdio, http, twin, unasked_update, quiet) = tokio::join!(
+        Box::pin(run(grow(fixture(
+            "list_changes.py",
+            &[("LIST_DEFECT", "unasked_list".into())]
+        )))),
+        Box::pin(run(grow(fixture_http_env("list_changes.py", &unasked)))),
+        Box::pin(run(grow(fixture_http("list_changes.py")))),
+        Box::pin(run(phases(fixture(
+            "listen_defects.py",
+            &[("LISTEN_DEFECT", "unasked".into())]
+        )))),
+        Box::pin(run(phases(fixture("minimal_server.py", &[])))),
+    );
+    let modern = Some(Era::Modern);
+    for r in [&stdio, &http] {
+        let f = expect_era(r, ID, None, modern, Status::Fail);
+        assert!(
+            f.detail.contains(
+                "notifications/prompts/list_changed, which the acknowledged filter does not grant"
+            ),
+            "{}",
+            f.detail
+        );
+    }
+    expect_era(&twin, ID, None, modern, Status::Pass);
+    let f = expect_era(&unasked_update, ID, None, modern, Status::Fail);
+    assert!(
+        f.detail.contains(
+            "carried notifications/resources/updated, which the acknowledged filter does not grant (it grants nothing)"
+        ),
+        "{}",
+        f.detail
+    );
+    expect_era(&quiet, ID, None, modern, Status::Pass);
+}
