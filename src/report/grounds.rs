@@ -198,7 +198,7 @@ pub static GROUNDS: &[Ground] = &[
         "protocol.resource_subscribe",
         Heuristic,
         "scout, from the resources capability of MCP 2025-11-25 server/resources",
-        "subscribe: whether the client can subscribe to be notified of changes to individual resources. A server that declares it yet refuses resources/subscribe or resources/unsubscribe contradicts its own declaration; no sentence of the spec makes this a MUST, so it is a warning.",
+        "subscribe: whether the client can subscribe to be notified of changes to individual resources. A server that declares it yet refuses resources/subscribe or resources/unsubscribe contradicts its own declaration; no sentence of the spec makes this a MUST, so it is a warning. Of notifications/resources/updated the 2025-11-25 schema says \"This should only be sent if the client previously sent a resources/subscribe request\" and that its uri \"might be a sub-resource of the one that the client actually subscribed to\": an update for another resource is a warning.",
     ),
     g(
         "protocol.jsonrpc_ids",

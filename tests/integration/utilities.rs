@@ -307,3 +307,37 @@ async fn an_undeclared_silent_modern_server_is_not_judged_on_log_levels() {
     );
     assert!(f.detail.contains("expected -32602"), "{}", f.detail);
 }
+
+/// After `resources/subscribe` to one resource, an update for another ("This should only be
+/// sent if the client previously sent a resources/subscribe request", 2025-11-25 schema)
+/// warns; the twin's update for the subscribed resource passes. Updates are sent on stdio.
+#[tokio::test]
+async fn updates_for_resources_nobody_subscribed_to_warn() {
+    let (others, twin) = tokio::join!(
+        run(with_protocol(fixture(
+            "utilities.py",
+            &[("SUBSCRIBE_UPDATES", "others".into())]
+        ))),
+        utilities(false)
+    );
+    let f = expect_era(
+        &others,
+        "protocol.resource_subscribe",
+        None,
+        Some(Era::Legacy),
+        Status::Warn,
+    );
+    assert!(
+        f.detail
+            .contains("after subscribing to fixture://readme only, notifications/resources/updated came for fixture://other"),
+        "{}",
+        f.detail
+    );
+    expect_era(
+        &twin,
+        "protocol.resource_subscribe",
+        None,
+        Some(Era::Legacy),
+        Status::Pass,
+    );
+}

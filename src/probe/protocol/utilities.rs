@@ -31,7 +31,7 @@ crate::checks! { phase: Protocol;
         "Handshake era: a server that sends notifications/message must have declared the logging capability (every message recorded on the wire during the run is read); with the capability, logging/setLevel to info must be accepted and an unknown level should get -32602, and every log message on the requests that follow (one ping is sent with the level in force) should be at info or above. 2026-07-28: no notifications/message may arrive for scout's requests without io.modelcontextprotocol/logLevel; one request asks for info, and its log messages should be at info or above; a request whose logLevel is not a level should be rejected with -32602. A 2026-07-28 server that does not declare logging (deprecated there) and sends no log message is not applicable.",
         "Send notifications/message only after declaring logging (handshake era) or for a request that asked for a log level (2026-07-28), and reject unknown levels with -32602.";
     RESOURCE_SUBSCRIBE = "protocol.resource_subscribe", Minor, "A declared resources.subscribe works", RES25,
-        "Handshake era, when the server declares resources.subscribe and lists a resource: resources/subscribe and then resources/unsubscribe of the first listed resource must be answered with a result (the schema's EmptyResult). A server that does not declare subscribe, or lists no resource, is not applicable; 2026-07-28 replaced the methods with subscriptions/listen.",
+        "Handshake era, when the server declares resources.subscribe and lists a resource: resources/subscribe and then resources/unsubscribe of the first listed resource must be answered with a result (the schema's EmptyResult), and a notifications/resources/updated that comes with them must be for that resource or a sub-resource of it (a warning otherwise). A server that does not declare subscribe, or lists no resource, is not applicable; 2026-07-28 replaced the methods with subscriptions/listen.",
         "Answer resources/subscribe and resources/unsubscribe with {} when resources.subscribe is declared, or do not declare it.";
 }
 
@@ -317,6 +317,26 @@ pub fn logging(w: &Wire, v: &LogView) -> FindingBuilder {
     }
 }
 
+/// The URIs of `notifications/resources/updated` that came with `replies` for a resource
+/// other than `subscribed`. The schema allows "a sub-resource of the one that the client
+/// actually subscribed to", so a URI that extends the subscribed one is not counted.
+fn unsubscribed_updates<'a>(
+    subscribed: &str,
+    replies: impl Iterator<Item = &'a Reply>,
+) -> Vec<String> {
+    let mut out: Vec<String> = replies
+        .flat_map(|r| r.notifications.iter())
+        .filter(|n| {
+            n.get("method").and_then(Value::as_str) == Some("notifications/resources/updated")
+        })
+        .filter_map(|n| n.pointer("/params/uri").and_then(Value::as_str))
+        .filter(|u| !u.starts_with(subscribed))
+        .map(str::to_string)
+        .collect();
+    out.dedup();
+    out
+}
+
 /// `resource_subscribe`: with `resources.subscribe` declared, subscribing to a listed
 /// resource and unsubscribing again both work.
 pub fn resource_subscribe(
@@ -346,6 +366,13 @@ pub fn resource_subscribe(
     };
     let ev = cite(std::iter::once(sub).chain(unsub));
     let mut bad = Vec::new();
+    let others = unsubscribed_updates(uri, std::iter::once(sub).chain(unsub));
+    if !others.is_empty() {
+        bad.push(format!(
+            "after subscribing to {uri} only, notifications/resources/updated came for {}",
+            others.join(", ")
+        ));
+    }
     for (what, r) in [
         ("resources/subscribe", Some(sub)),
         ("resources/unsubscribe", unsub),
@@ -516,6 +543,15 @@ mod tests {
             resource_subscribe(&w, true, Some("demo://a"), Some(&no), Some(&ok)).status(),
             Status::Warn
         );
+        let mut noisy = http_json(3, 200, EMPTY);
+        noisy.notifications = vec![
+            serde_json::json!({"method": "notifications/resources/updated", "params": {"uri": "demo://a/part"}}),
+            serde_json::json!({"method": "notifications/resources/updated", "params": {"uri": "demo://b"}}),
+        ];
+        let f = resource_subscribe(&w, true, Some("demo://a"), Some(&noisy), Some(&ok));
+        assert_eq!(f.status(), Status::Warn);
+        assert!(f.detail().contains("came for demo://b"), "{}", f.detail());
+        assert!(!f.detail().contains("demo://a/part"), "{}", f.detail());
         assert_eq!(
             resource_subscribe(&w, false, None, None, None).status(),
             Status::Skip
