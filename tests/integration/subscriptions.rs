@@ -277,3 +277,36 @@ async fn a_notification_outside_the_acknowledged_filter_fails() {
     );
     expect_era(&quiet, ID, None, modern, Status::Pass);
 }
+
+/// Only `true` or a non-empty list grants: an acknowledgement whose filter carries
+/// `"resourceSubscriptions": []` or `null` grants nothing, so it is not "granting what was
+/// not asked for" (it warned before); one naming a resource scout did not ask for still
+/// warns. Over Streamable HTTP and stdio.
+#[tokio::test]
+async fn an_empty_grant_is_no_grant() {
+    let over = |d: &str, http: bool| {
+        phases(if http {
+            fixture_http_env("listen_defects.py", &[("LISTEN_DEFECT", d)])
+        } else {
+            fixture("listen_defects.py", &[("LISTEN_DEFECT", d.into())])
+        })
+    };
+    let modern = Some(Era::Modern);
+    for http in [true, false] {
+        let (empty, null, more) = tokio::join!(
+            run(over("grants_empty", http)),
+            run(over("grants_null", http)),
+            run(over("grants_more", http)),
+        );
+        for r in [&empty, &null] {
+            expect_era(r, ID, None, modern, Status::Pass);
+        }
+        let f = expect_era(&more, ID, None, modern, Status::Warn);
+        assert!(
+            f.detail
+                .contains("grants what was not asked for: resourceSubscriptions"),
+            "http {http}: {}",
+            f.detail
+        );
+    }
+}
