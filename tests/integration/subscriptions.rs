@@ -310,3 +310,26 @@ async fn an_empty_grant_is_no_grant() {
         );
     }
 }
+
+/// An acknowledgement that arrives as an `application/json` body still fails (the
+/// subscription's stream never starts), but the verdict says what happened: it came as JSON,
+/// not on a stream. Before, it read "no acknowledgement came". The twin streams it.
+#[tokio::test]
+async fn an_acknowledgement_sent_as_json_is_named_as_such() {
+    let (json_ack, twin) = tokio::join!(
+        run(phases(fixture_http_env(
+            "listen_defects.py",
+            &[("LISTEN_DEFECT", "json_ack")]
+        ))),
+        run(phases(fixture_http("minimal_server.py"))),
+    );
+    let f = expect_era(&json_ack, ID, None, Some(Era::Modern), Status::Fail);
+    assert!(
+        f.detail
+            .contains("acknowledgement came as an application/json body")
+            && !f.detail.contains("no acknowledgement came"),
+        "{}",
+        f.detail
+    );
+    expect_era(&twin, ID, None, Some(Era::Modern), Status::Pass);
+}

@@ -446,6 +446,37 @@ pub fn cancelled(opened: FindingBuilder, cancel: &Reply, late: &[(Seq, Value)]) 
         .evidence(opened.cited().iter().copied().chain(ev))
 }
 
+/// When the server answered the listen request with an `application/json` body instead of a
+/// stream, what that body held: an acknowledgement that came as JSON is not "no
+/// acknowledgement", it is one sent where no subscription can follow it.
+fn acknowledged_as_json(reply: &Reply) -> Option<String> {
+    let h = reply.http.as_ref().filter(|h| h.sse.is_none())?;
+    let ctype = h.content_type.as_deref().unwrap_or("");
+    if !ctype.starts_with("application/json") {
+        return None;
+    }
+    let body: Value = serde_json::from_str(h.body.trim()).ok()?;
+    let messages = match body {
+        Value::Array(a) => a,
+        v => vec![v],
+    };
+    let acked = messages
+        .iter()
+        .any(|m| m.get("method").and_then(Value::as_str) == Some(ACKNOWLEDGED));
+    Some(if acked {
+        format!(
+            "the acknowledgement came as an application/json body (HTTP {}), not as the first message of an SSE stream, so no subscription can follow it",
+            h.status
+        )
+    } else {
+        format!(
+            "the server answered subscriptions/listen with an application/json body (HTTP {}, {}) instead of an SSE stream that starts with the acknowledgement",
+            h.status,
+            describe(reply)
+        )
+    })
+}
+
 /// The verdict on a listen request with `id` and filter `asked`, from its `reply`.
 pub fn subscriptions(id: &Value, asked: &Value, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.clone();
@@ -469,7 +500,9 @@ pub fn subscriptions(id: &Value, asked: &Value, reply: &Reply) -> FindingBuilder
         None => {}
     }
     let Some(first) = reply.notifications.first() else {
-        let why = if reply.result().is_some() {
+        let why = if let Some(what) = acknowledged_as_json(reply) {
+            what
+        } else if reply.result().is_some() {
             "the subscription ended with a result and no acknowledgement".to_string()
         } else {
             format!("no acknowledgement came ({})", describe(reply))
