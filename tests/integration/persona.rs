@@ -652,3 +652,26 @@ async fn a_request_before_initialized_warns() {
         f.detail
     );
 }
+
+/// JSON Schema 2020-12, the schema's dialect, counts a number with a zero fractional part as
+/// an integer: a sampling request with `maxTokens: 100.0` passes execution.sampling (it
+/// failed "no integer maxTokens" while the official-schema check passed the same message);
+/// `100.5` still fails.
+#[tokio::test]
+async fn max_tokens_100_point_0_is_an_integer() {
+    let with = |v: &str| {
+        crate::phase_fixtures::fixture("asks_back.py", &[("SCOUT_TEST_MAX_TOKENS", v.into())])
+    };
+    let (whole, half) = tokio::join!(
+        checked(with("100.0"), PolicySpec::default()),
+        checked(with("100.5"), PolicySpec::default()),
+    );
+    let v = verdicts(&whole);
+    assert_eq!(
+        status_of(&whole, "execution.sampling"),
+        [Status::Pass],
+        "{v:?}"
+    );
+    let f = crate::phase_fixtures::expect(&half, "execution.sampling", None, Status::Fail);
+    assert!(f.detail.contains("no integer maxTokens"), "{}", f.detail);
+}

@@ -659,7 +659,7 @@ pub fn sampling_problems(params: &Value, declared: &Value) -> (Vec<String>, Vec<
     }
     if !params
         .get("maxTokens")
-        .is_some_and(|t| t.is_i64() || t.is_u64())
+        .is_some_and(crate::report::integer::is_integer)
     {
         fails.push("no integer maxTokens".to_string());
     }
