@@ -675,3 +675,38 @@ async fn max_tokens_100_point_0_is_an_integer() {
     let f = crate::phase_fixtures::expect(&half, "execution.sampling", None, Status::Fail);
     assert!(f.detail.contains("no integer maxTokens"), "{}", f.detail);
 }
+
+/// The call that asked counts as completed only when it ends in a result: asks_back.py ending
+/// `ask` in JSON-RPC error -32603 after scout answered warns on elicitation, sampling and
+/// roots, naming the call and scout's answer (it passed as "completed" before); its twin
+/// ending in an `isError: true` result completes, as does the plain result.
+#[tokio::test]
+async fn an_error_after_scout_answered_is_not_a_completion() {
+    let with = |v: &str| {
+        crate::phase_fixtures::fixture("asks_back.py", &[("SCOUT_TEST_END_AFTER_ANSWER", v.into())])
+    };
+    let (error, is_error) = tokio::join!(
+        checked(with("error"), PolicySpec::default()),
+        checked(with("is_error"), PolicySpec::default()),
+    );
+    for (id, answer) in [
+        ("execution.elicitation", "with decline"),
+        ("execution.sampling", "with a result"),
+        ("execution.roots", "with a result"),
+    ] {
+        let f = crate::phase_fixtures::expect(&error, id, None, Status::Warn);
+        assert!(
+            f.detail.contains(&format!(
+                "call of ask ended in JSON-RPC error -32603 (\"no unit system chosen\") after scout answered {answer}"
+            )),
+            "{id}: {}",
+            f.detail
+        );
+        let f = crate::phase_fixtures::expect(&is_error, id, None, Status::Pass);
+        assert!(
+            f.detail.contains("completed after scout answered"),
+            "{id}: {}",
+            f.detail
+        );
+    }
+}
