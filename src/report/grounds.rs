@@ -489,19 +489,19 @@ pub static GROUNDS: &[Ground] = &[
         "execution.elicitation",
         Must,
         "MCP 2025-11-25 client/elicitation",
-        "Servers MUST NOT send elicitation requests with modes that are not supported by the client.",
+        "Servers MUST NOT send elicitation requests with modes that are not supported by the client. Warned: \"Servers should handle each state appropriately: … Decline: Handle explicit decline (e.g., offer alternatives)\" — a tool call that ends in a JSON-RPC error after scout answered has not handled the answer.",
     ),
     g(
         "execution.sampling",
         Must,
         "MCP 2025-11-25 client/sampling",
-        "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the `sampling.tools` capability.",
+        "Servers MUST NOT send tool-enabled sampling requests to Clients that have not declared support for tool use via the `sampling.tools` capability. A tool call that ends in a JSON-RPC error after scout answered is warned by scout's rule (no sentence makes it a MUST).",
     ),
     g(
         "execution.roots",
         Must,
         "MCP 2025-11-25 basic/lifecycle",
-        "Both parties MUST: Respect the negotiated protocol version; Only use capabilities that were successfully negotiated",
+        "Both parties MUST: Respect the negotiated protocol version; Only use capabilities that were successfully negotiated. A tool call that ends in a JSON-RPC error after scout answered is warned by scout's rule (no sentence makes it a MUST).",
     ),
     g(
         "execution.tool_call",
