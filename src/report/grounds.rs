@@ -483,7 +483,7 @@ pub static GROUNDS: &[Ground] = &[
         "execution.input_required",
         Should,
         "MCP 2026-07-28 basic/patterns/mrtr",
-        "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error. Reported, not warned: \"Servers MAY choose to return an InputRequiredResult on multiple attempts at the same request\".",
+        "If the client fails to send all the information requested in a previous InputRequests, and the missing information is necessary for the server to process the request, the server SHOULD respond with a new InputRequiredResult requesting the missing information again, rather than returning an error. Reported, not warned: \"Servers MAY choose to return an InputRequiredResult on multiple attempts at the same request\". Warned, since a client cannot see whether tampering \"can cause nothing worse than request failure\": a request completed on a requestState that fails an integrity check (the page requires servers to protect it otherwise).",
     ),
     g(
         "execution.elicitation",

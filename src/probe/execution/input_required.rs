@@ -19,7 +19,7 @@ use crate::transport::Reply;
 
 crate::checks! { phase: Execution;
     INPUT_REQUIRED = "execution.input_required", Minor, "Requests that ask for input complete once the client answered", crate::report::check::spec_url::MRTR26,
-        "2026-07-28: a tools/call, prompts/get or resources/read the server answers with resultType input_required is completed as a client must: scout answers every input request as its persona does (the full persona declines forms unless [client] says otherwise, answers sampling with a fixed message naming scout, lists the configured roots), and sends the request again with a new id, the answers as inputResponses and the requestState exactly as it came (none when none came), at most 8 times. The request must then end in a complete result; an error after scout answered or no answer is a warning; a server that still asks past the bound is reported as information (servers may return input_required on multiple attempts). Each outcome names its round trips. On one completed request of each persona scout then sends the retry again three ways: without the answers asked for (the server should ask again, or complete without them, rather than return an error), with an extra answer no one asked for (which should be ignored), and with the requestState altered (reported, not judged: integrity is required only where the state decides authorization, resource access or business logic, which scout cannot see); an error to either of the first two is a warning. Not applicable when no request was answered with input_required.",
+        "2026-07-28: a tools/call, prompts/get or resources/read the server answers with resultType input_required is completed as a client must: scout answers every input request as its persona does (the full persona declines forms unless [client] says otherwise, answers sampling with a fixed message naming scout, lists the configured roots), and sends the request again with a new id, the answers as inputResponses and the requestState exactly as it came (none when none came), at most 8 times. The request must then end in a complete result; an error after scout answered or no answer is a warning; a server that still asks past the bound is reported as information (servers may return input_required on multiple attempts). Each outcome names its round trips. On one completed request of each persona scout then sends the retry again three ways: without the answers asked for (the server should ask again, or complete without them, rather than return an error), with an extra answer no one asked for (which should be ignored), and with the requestState altered (scout appends .scout-tampered to it); an error to either of the first two is a warning, and so is a request completed on the altered state (the page requires integrity protection unless tampering can cause nothing worse than request failure, which a client cannot see; a refusal passes). Not applicable when no request was answered with input_required.",
         "After the client answered what you asked (decline and cancel included), finish the request: return the result, or ask again for what is still missing, rather than an error.";
 }
 
@@ -78,6 +78,9 @@ pub struct Variants {
     pub tampered: Option<Reply>,
 }
 
+/// What scout appends to a `requestState` to alter it.
+const TAMPER_SUFFIX: &str = ".scout-tampered";
+
 /// The key of the answer scout adds that no server asked for.
 pub const UNREQUESTED: &str = "scout-unrequested";
 
@@ -116,7 +119,7 @@ pub async fn variants(conn: &Connection, chain: &InputChain) -> Variants {
             if let Some(params) = p.params.as_mut()
                 && let Some(state) = params.get("requestState").and_then(Value::as_str)
             {
-                params["requestState"] = Value::String(format!("{state}.scout-tampered"));
+                params["requestState"] = Value::String(format!("{state}{TAMPER_SUFFIX}"));
             }
             p
         });
@@ -174,19 +177,24 @@ fn judge_variants(v: &Variants, held: &mut Vec<String>, wrong: &mut Vec<String>)
             ));
         }
     }
-    // Integrity is required only where the state influences authorization, resource access
-    // or business logic, which scout cannot see from outside: an observation either way.
+    // The MRTR page requires integrity protection of requestState unless tampering "can
+    // cause nothing worse than request failure", a condition a client cannot see: a request
+    // completed on a state that fails any integrity check is a warning, a refusal holds.
     if let Some(r) = &v.tampered {
         let k = kind(r);
-        let note = if r
-            .result()
+        if r.result()
             .is_some_and(|res| result_type(res) != Some(INPUT_REQUIRED_TYPE))
         {
-            "accepted: fine only where the state decides nothing beyond this request's failure"
+            wrong.push(format!(
+                "{}: the retry with its requestState altered (scout appended \"{TAMPER_SUFFIX}\") {k}; the server should refuse a state that fails its integrity check",
+                v.chain
+            ));
         } else {
-            "not accepted"
-        };
-        held.push(format!("{}: an altered requestState {k} ({note})", v.chain));
+            held.push(format!(
+                "{}: an altered requestState {k} (not accepted)",
+                v.chain
+            ));
+        }
     }
 }
 
