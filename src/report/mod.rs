@@ -10,6 +10,7 @@ pub mod finding;
 pub mod gate;
 pub mod grounds;
 pub mod host;
+pub mod integer;
 pub mod model;
 pub mod score;
 pub mod wording;

@@ -729,3 +729,29 @@ async fn invalid_arguments_crash_warns_and_method_not_found_is_no_refusal() {
     );
     assert!(f.detail.contains("not a refusal"), "{}", f.detail);
 }
+
+/// Task ids of the 2026-07-28 tasks extension are judged as session ids are, from the two or
+/// more a run is handed ("Servers MUST generate them with sufficient entropy that a third
+/// party cannot enumerate or guess them"): `tasks_ext.py` counting them up (task-1, task-2)
+/// fails without credentials, over stdio and HTTP; its twin's random UUIDs pass.
+#[tokio::test]
+async fn counting_task_ids_of_the_extension_fail() {
+    let env = [("TASKS_EXT_DEFECT", "guessable")];
+    let (over_stdio, over_http, twin) = tokio::join!(
+        Box::pin(run(fixture(
+            "tasks_ext.py",
+            &[("TASKS_EXT_DEFECT", "guessable".into())]
+        ))),
+        Box::pin(run(crate::phase_fixtures::fixture_http_env(
+            "tasks_ext.py",
+            &env
+        ))),
+        Box::pin(run(fixture("tasks_ext.py", &[]))),
+    );
+    for r in [&over_stdio, &over_http] {
+        let f = expect(r, "execution.tasks", None, Status::Fail);
+        assert!(f.detail.contains("ids count up"), "{}", f.detail);
+    }
+    let f = expect(&twin, "execution.tasks", None, Status::Pass);
+    assert!(f.detail.contains("version 4"), "{}", f.detail);
+}

@@ -68,10 +68,10 @@ fn completes_every_round_trip(r: &ServerReport) {
         // the server asks again ("the server SHOULD respond with a new InputRequiredResult
         // requesting the missing information again, rather than returning an error"), an
         // extra answer is ignored ("the server SHOULD ignore any information it does not
-        // recognize or need"), and an altered state is reported, not judged.
+        // recognize or need"), and an altered state fails the fixture's HMAC and is refused.
         "confirm_greeting (tools/call): a retry without the answers it asked for asked again",
         "confirm_greeting (tools/call): an unrequested extra answer was ignored",
-        "an altered requestState",
+        "an altered requestState got error -32602 (not accepted)",
     ] {
         assert!(f.detail.contains(done), "{}", f.detail);
     }
@@ -136,10 +136,12 @@ async fn each_defect_gets_its_verdict_citing_the_answer_that_showed_it() {
         "{}",
         f.detail
     );
-    let f = expect_era(&endless, ROUNDS, None, modern, Status::Warn);
+    // count_to_three never completing is the server's choice ("Servers MAY choose to return
+    // an InputRequiredResult on multiple attempts"); confirm_greeting still completes.
+    let f = expect_era(&endless, ROUNDS, None, modern, Status::Pass);
     assert!(
         f.detail
-            .contains("the server still asked for input after 8 rounds"),
+            .contains("count_to_three (tools/call): asked again after each of scout's answers"),
         "{}",
         f.detail
     );
@@ -198,12 +200,21 @@ async fn the_typescript_sdk_v2_server_completes_its_round_trips_over_stdio_and_h
     http.timeout = std::time::Duration::from_secs(10);
     let (over_stdio, over_http) = tokio::join!(run(ts_stdio_mrtr()), run(http));
     for r in [&over_stdio, &over_http] {
-        none_wrong(r);
-        let f = expect_era(r, ROUNDS, None, Some(Era::Modern), Status::Pass);
+        let wrong: Vec<_> = all(r, SHAPE)
+            .into_iter()
+            .filter(|f| matches!(f.status, Status::Fail | Status::Warn))
+            .collect();
+        assert!(wrong.is_empty(), "{wrong:#?}");
+        // Its example keeps requestState unprotected: a retry with the state scout altered
+        // completes, which warns (the only thing wrong with its round trips).
+        let f = expect_era(r, ROUNDS, None, Some(Era::Modern), Status::Warn);
         assert!(
-            f.detail.contains(
-                "count_to_three (tools/call) ended in a complete result after 3 round trip(s)"
-            ),
+            f.detail.contains("requestState altered (scout appended"),
+            "{}",
+            f.detail
+        );
+        assert!(
+            !f.detail.contains("did not end well") && !f.detail.contains("should be ignored"),
             "{}",
             f.detail
         );
@@ -212,12 +223,14 @@ async fn the_typescript_sdk_v2_server_completes_its_round_trips_over_stdio_and_h
         // what was declared; a refusal for an undeclared capability (name_the_roots of the
         // bare client) is -32021 naming it; forms, sampling and roots asked in its results
         // are well formed and the calls complete; the subscription is acknowledged first;
-        // the removed methods are unknown; no log message without a logLevel.
+        // the removed methods are unknown. It neither declares logging (deprecated at
+        // 2026-07-28) nor logs, so the log-level rules do not apply to it.
+        let f = expect_era(r, "protocol.logging", None, Some(Era::Modern), Status::Skip);
+        assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable), "{f:#?}");
         for id in [
             SHAPE,
             "protocol.capability_use",
             "protocol.subscriptions",
-            "protocol.logging",
             "protocol.removed_methods",
             "execution.elicitation",
             "execution.sampling",
@@ -333,4 +346,61 @@ async fn a_refusal_for_a_missing_capability_names_it_with_http_400() {
         "{}",
         f.detail
     );
+}
+
+/// Asking again after scout's persona declined is allowed ("Servers MAY choose to return an
+/// InputRequiredResult on multiple attempts", 2026-07-28 MRTR): confirm_greeting asking anew
+/// after every decline is reported, never warned, over stdio and HTTP.
+#[tokio::test]
+async fn asking_again_after_a_decline_is_not_warned() {
+    use crate::phase_fixtures::fixture_http_env;
+    let (over_stdio, over_http) = tokio::join!(
+        run(phases(fixture(
+            "input_required.py",
+            &[("REPROMPT", "1".into())]
+        ))),
+        run(phases(fixture_http_env(
+            "input_required.py",
+            &[("REPROMPT", "1")]
+        ))),
+    );
+    for r in [&over_stdio, &over_http] {
+        let f = expect_era(r, ROUNDS, None, Some(Era::Modern), Status::Pass);
+        assert!(
+            f.detail.contains(
+                "confirm_greeting (tools/call): asked again after each of scout's answers"
+            ) && f
+                .detail
+                .contains("servers may return input_required on multiple attempts"),
+            "{}",
+            f.detail
+        );
+    }
+}
+
+/// A request completed on a `requestState` scout altered is a warning naming the request and
+/// the change (the MRTR page requires integrity protection unless tampering "can cause
+/// nothing worse than request failure", which a client cannot see); the twin that signs its
+/// states and refuses the altered one passes (`completes_every_round_trip`). Over stdio and
+/// HTTP.
+#[tokio::test]
+async fn a_request_completed_on_a_tampered_state_warns() {
+    use crate::phase_fixtures::fixture_http_env;
+    let (over_stdio, over_http) = tokio::join!(
+        run(stdio("unsigned")),
+        run(phases(fixture_http_env(
+            "input_required.py",
+            &[("INPUT_DEFECT", "unsigned")]
+        ))),
+    );
+    for r in [&over_stdio, &over_http] {
+        let f = expect_era(r, ROUNDS, None, Some(Era::Modern), Status::Warn);
+        assert!(
+            f.detail.contains(
+                "confirm_greeting (tools/call): the retry with its requestState altered (scout appended \".scout-tampered\") completed"
+            ),
+            "{}",
+            f.detail
+        );
+    }
 }

@@ -652,3 +652,61 @@ async fn a_request_before_initialized_warns() {
         f.detail
     );
 }
+
+/// JSON Schema 2020-12, the schema's dialect, counts a number with a zero fractional part as
+/// an integer: a sampling request with `maxTokens: 100.0` passes execution.sampling (it
+/// failed "no integer maxTokens" while the official-schema check passed the same message);
+/// `100.5` still fails.
+#[tokio::test]
+async fn max_tokens_100_point_0_is_an_integer() {
+    let with = |v: &str| {
+        crate::phase_fixtures::fixture("asks_back.py", &[("SCOUT_TEST_MAX_TOKENS", v.into())])
+    };
+    let (whole, half) = tokio::join!(
+        checked(with("100.0"), PolicySpec::default()),
+        checked(with("100.5"), PolicySpec::default()),
+    );
+    let v = verdicts(&whole);
+    assert_eq!(
+        status_of(&whole, "execution.sampling"),
+        [Status::Pass],
+        "{v:?}"
+    );
+    let f = crate::phase_fixtures::expect(&half, "execution.sampling", None, Status::Fail);
+    assert!(f.detail.contains("no integer maxTokens"), "{}", f.detail);
+}
+
+/// The call that asked counts as completed only when it ends in a result: asks_back.py ending
+/// `ask` in JSON-RPC error -32603 after scout answered warns on elicitation, sampling and
+/// roots, naming the call and scout's answer (it passed as "completed" before); its twin
+/// ending in an `isError: true` result completes, as does the plain result.
+#[tokio::test]
+async fn an_error_after_scout_answered_is_not_a_completion() {
+    let with = |v: &str| {
+        crate::phase_fixtures::fixture("asks_back.py", &[("SCOUT_TEST_END_AFTER_ANSWER", v.into())])
+    };
+    let (error, is_error) = tokio::join!(
+        checked(with("error"), PolicySpec::default()),
+        checked(with("is_error"), PolicySpec::default()),
+    );
+    for (id, answer) in [
+        ("execution.elicitation", "with decline"),
+        ("execution.sampling", "with a result"),
+        ("execution.roots", "with a result"),
+    ] {
+        let f = crate::phase_fixtures::expect(&error, id, None, Status::Warn);
+        assert!(
+            f.detail.contains(&format!(
+                "call of ask ended in JSON-RPC error -32603 (\"no unit system chosen\") after scout answered {answer}"
+            )),
+            "{id}: {}",
+            f.detail
+        );
+        let f = crate::phase_fixtures::expect(&is_error, id, None, Status::Pass);
+        assert!(
+            f.detail.contains("completed after scout answered"),
+            "{id}: {}",
+            f.detail
+        );
+    }
+}

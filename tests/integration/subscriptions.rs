@@ -223,3 +223,113 @@ async fn a_configured_trigger_shows_whether_list_changes_are_delivered() {
         f.detail
     );
 }
+
+/// Every notification on a subscription is judged against the filter the server
+/// acknowledged ("The server MUST NOT send notification types the client has not explicitly
+/// requested"): a list change the acknowledgement did not grant, after the trigger, fails on
+/// both transports; over stdio an unasked resource update right after the acknowledgement
+/// fails too. The twins (`list_changes.py` unchanged, `minimal_server.py`) keep to their
+/// filters and pass.
+#[tokio::test]
+async fn a_notification_outside_the_acknowledged_filter_fails() {
+    use scout::spec::ListTrigger;
+    let grow = |mut spec: ServerSpec| {
+        spec.list_trigger = Some(ListTrigger::Tool {
+            name: "grow".into(),
+            arguments: serde_json::json!({}),
+        });
+        spec.policy.allow_mutations = true;
+        phases(spec)
+    };
+    let unasked = [("LIST_DEFECT", "unasked_list")];
+    let (stdio, http, twin, unasked_update, quiet) = tokio::join!(
+        Box::pin(run(grow(fixture(
+            "list_changes.py",
+            &[("LIST_DEFECT", "unasked_list".into())]
+        )))),
+        Box::pin(run(grow(fixture_http_env("list_changes.py", &unasked)))),
+        Box::pin(run(grow(fixture_http("list_changes.py")))),
+        Box::pin(run(phases(fixture(
+            "listen_defects.py",
+            &[("LISTEN_DEFECT", "unasked".into())]
+        )))),
+        Box::pin(run(phases(fixture("minimal_server.py", &[])))),
+    );
+    let modern = Some(Era::Modern);
+    for r in [&stdio, &http] {
+        let f = expect_era(r, ID, None, modern, Status::Fail);
+        assert!(
+            f.detail.contains(
+                "notifications/prompts/list_changed, which the acknowledged filter does not grant"
+            ),
+            "{}",
+            f.detail
+        );
+    }
+    expect_era(&twin, ID, None, modern, Status::Pass);
+    let f = expect_era(&unasked_update, ID, None, modern, Status::Fail);
+    assert!(
+        f.detail.contains(
+            "carried notifications/resources/updated, which the acknowledged filter does not grant (it grants nothing)"
+        ),
+        "{}",
+        f.detail
+    );
+    expect_era(&quiet, ID, None, modern, Status::Pass);
+}
+
+/// Only `true` or a non-empty list grants: an acknowledgement whose filter carries
+/// `"resourceSubscriptions": []` or `null` grants nothing, so it is not "granting what was
+/// not asked for" (it warned before); one naming a resource scout did not ask for still
+/// warns. Over Streamable HTTP and stdio.
+#[tokio::test]
+async fn an_empty_grant_is_no_grant() {
+    let over = |d: &str, http: bool| {
+        phases(if http {
+            fixture_http_env("listen_defects.py", &[("LISTEN_DEFECT", d)])
+        } else {
+            fixture("listen_defects.py", &[("LISTEN_DEFECT", d.into())])
+        })
+    };
+    let modern = Some(Era::Modern);
+    for http in [true, false] {
+        let (empty, null, more) = tokio::join!(
+            run(over("grants_empty", http)),
+            run(over("grants_null", http)),
+            run(over("grants_more", http)),
+        );
+        for r in [&empty, &null] {
+            expect_era(r, ID, None, modern, Status::Pass);
+        }
+        let f = expect_era(&more, ID, None, modern, Status::Warn);
+        assert!(
+            f.detail
+                .contains("grants what was not asked for: resourceSubscriptions"),
+            "http {http}: {}",
+            f.detail
+        );
+    }
+}
+
+/// An acknowledgement that arrives as an `application/json` body still fails (the
+/// subscription's stream never starts), but the verdict says what happened: it came as JSON,
+/// not on a stream. Before, it read "no acknowledgement came". The twin streams it.
+#[tokio::test]
+async fn an_acknowledgement_sent_as_json_is_named_as_such() {
+    let (json_ack, twin) = tokio::join!(
+        run(phases(fixture_http_env(
+            "listen_defects.py",
+            &[("LISTEN_DEFECT", "json_ack")]
+        ))),
+        run(phases(fixture_http("minimal_server.py"))),
+    );
+    let f = expect_era(&json_ack, ID, None, Some(Era::Modern), Status::Fail);
+    assert!(
+        f.detail
+            .contains("acknowledgement came as an application/json body")
+            && !f.detail.contains("no acknowledgement came"),
+        "{}",
+        f.detail
+    );
+    expect_era(&twin, ID, None, Some(Era::Modern), Status::Pass);
+}

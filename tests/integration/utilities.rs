@@ -216,7 +216,14 @@ async fn the_typescript_sdk_answers_removed_methods_with_404() {
         "{}",
         f.detail
     );
-    expect(&r, "protocol.logging", None, Status::Pass);
+    // It neither declares logging (deprecated at 2026-07-28) nor logs: the log-level rules
+    // do not apply to it.
+    let log = expect(&r, "protocol.logging", None, Status::Skip);
+    assert!(
+        log.detail.contains("does not declare logging"),
+        "{}",
+        log.detail
+    );
 }
 
 /// A server that speaks only 2026-07-28 "SHOULD name the protocol versions it supports in
@@ -238,5 +245,99 @@ async fn a_modern_only_server_names_its_versions_to_initialize() {
             .contains("without naming the version the server supports"),
         "{}",
         f.detail
+    );
+}
+
+/// After `logging/setLevel` to info (handshake era) or a request asking for info in its
+/// `_meta` (2026-07-28), the schema says the server "should send all logs at this level and
+/// higher": the fixture that sends debug messages anyway warns on both wires, its twin that
+/// drops them passes. Log messages are written on stdio only.
+#[tokio::test]
+async fn log_messages_below_the_level_set_warn() {
+    let (ignored, filtered) = tokio::join!(
+        run(with_protocol(fixture(
+            "utilities.py",
+            &[("LOG_LEVELS", "ignored".into())]
+        ))),
+        utilities(false)
+    );
+    for era in [Era::Legacy, Era::Modern] {
+        let f = expect_era(&ignored, "protocol.logging", None, Some(era), Status::Warn);
+        assert!(
+            f.detail.contains("at debug after asking for info"),
+            "{era:?}: {}",
+            f.detail
+        );
+        let f = expect_era(&filtered, "protocol.logging", None, Some(era), Status::Pass);
+        assert!(f.detail.contains("at or above it"), "{era:?}: {}", f.detail);
+    }
+}
+
+/// Logging is deprecated at 2026-07-28. A server that does not declare it and sends no log
+/// message has no level to respect: its acceptance of a `_meta` logLevel that is not a level
+/// is not applicable, where scout warned before. The same server declaring logging there is
+/// held to the -32602 its declaration promises.
+#[tokio::test]
+async fn an_undeclared_silent_modern_server_is_not_judged_on_log_levels() {
+    let only = |env: &[(&str, String)]| {
+        let mut spec = with_protocol(fixture("logging_declared.py", env));
+        spec.only.retain(|p| *p != Phase::Execution);
+        spec
+    };
+    let (silent, declared) =
+        tokio::join!(run(only(&[])), run(only(&[("LOGGING", "modern".into())])));
+    let f = expect_era(
+        &silent,
+        "protocol.logging",
+        None,
+        Some(Era::Modern),
+        Status::Skip,
+    );
+    assert!(
+        f.detail.contains("does not declare logging"),
+        "{}",
+        f.detail
+    );
+    let f = expect_era(
+        &declared,
+        "protocol.logging",
+        None,
+        Some(Era::Modern),
+        Status::Warn,
+    );
+    assert!(f.detail.contains("expected -32602"), "{}", f.detail);
+}
+
+/// After `resources/subscribe` to one resource, an update for another ("This should only be
+/// sent if the client previously sent a resources/subscribe request", 2025-11-25 schema)
+/// warns; the twin's update for the subscribed resource passes. Updates are sent on stdio.
+#[tokio::test]
+async fn updates_for_resources_nobody_subscribed_to_warn() {
+    let (others, twin) = tokio::join!(
+        run(with_protocol(fixture(
+            "utilities.py",
+            &[("SUBSCRIBE_UPDATES", "others".into())]
+        ))),
+        utilities(false)
+    );
+    let f = expect_era(
+        &others,
+        "protocol.resource_subscribe",
+        None,
+        Some(Era::Legacy),
+        Status::Warn,
+    );
+    assert!(
+        f.detail
+            .contains("after subscribing to fixture://readme only, notifications/resources/updated came for fixture://other"),
+        "{}",
+        f.detail
+    );
+    expect_era(
+        &twin,
+        "protocol.resource_subscribe",
+        None,
+        Some(Era::Legacy),
+        Status::Pass,
     );
 }

@@ -19,7 +19,7 @@ use crate::transport::Reply;
 
 crate::checks! { phase: Execution;
     INPUT_REQUIRED = "execution.input_required", Minor, "Requests that ask for input complete once the client answered", crate::report::check::spec_url::MRTR26,
-        "2026-07-28: a tools/call, prompts/get or resources/read the server answers with resultType input_required is completed as a client must: scout answers every input request as its persona does (the full persona declines forms unless [client] says otherwise, answers sampling with a fixed message naming scout, lists the configured roots), and sends the request again with a new id, the answers as inputResponses and the requestState exactly as it came (none when none came), at most 8 times. The request must then end in a complete result; an error after scout answered, no answer, or input_required past the bound is a warning. Each outcome names its round trips. On one completed request of each persona scout then sends the retry again three ways: without the answers asked for (the server should ask again, or complete without them, rather than return an error), with an extra answer no one asked for (which should be ignored), and with the requestState altered (reported, not judged: integrity is required only where the state decides authorization, resource access or business logic, which scout cannot see); an error to either of the first two is a warning. Not applicable when no request was answered with input_required.",
+        "2026-07-28: a tools/call, prompts/get or resources/read the server answers with resultType input_required is completed as a client must: scout answers every input request as its persona does (the full persona declines forms unless [client] says otherwise, answers sampling with a fixed message naming scout, lists the configured roots), and sends the request again with a new id, the answers as inputResponses and the requestState exactly as it came (none when none came), at most 8 times. The request must then end in a complete result; an error after scout answered or no answer is a warning; a server that still asks past the bound is reported as information (servers may return input_required on multiple attempts). Each outcome names its round trips. On one completed request of each persona scout then sends the retry again three ways: without the answers asked for (the server should ask again, or complete without them, rather than return an error), with an extra answer no one asked for (which should be ignored), and with the requestState altered (scout appends .scout-tampered to it); an error to either of the first two is a warning, and so is a request completed on the altered state (the page requires integrity protection unless tampering can cause nothing worse than request failure, which a client cannot see; a refusal passes). Not applicable when no request was answered with input_required.",
         "After the client answered what you asked (decline and cancel included), finish the request: return the result, or ask again for what is still missing, rather than an error.";
 }
 
@@ -57,6 +57,15 @@ fn outcome(c: &InputChain) -> Option<Result<String, String>> {
     )))
 }
 
+/// The chain stopped because the server still asked for input after scout's bound of
+/// rounds, each time after scout had answered (declines included).
+fn kept_asking(c: &InputChain) -> bool {
+    matches!(
+        c.rounds.last().and_then(|r| r.stopped.as_ref()),
+        Some(Stop::Rounds)
+    )
+}
+
 /// How a server took answers that were not quite what it asked for, on one completed chain:
 /// the retry sent again with no answers (`missing`), with an answer it never asked for
 /// added (`extra`), and with the `requestState` altered (`tampered`).
@@ -68,6 +77,9 @@ pub struct Variants {
     pub extra: Option<Reply>,
     pub tampered: Option<Reply>,
 }
+
+/// What scout appends to a `requestState` to alter it.
+const TAMPER_SUFFIX: &str = ".scout-tampered";
 
 /// The key of the answer scout adds that no server asked for.
 pub const UNREQUESTED: &str = "scout-unrequested";
@@ -107,7 +119,7 @@ pub async fn variants(conn: &Connection, chain: &InputChain) -> Variants {
             if let Some(params) = p.params.as_mut()
                 && let Some(state) = params.get("requestState").and_then(Value::as_str)
             {
-                params["requestState"] = Value::String(format!("{state}.scout-tampered"));
+                params["requestState"] = Value::String(format!("{state}{TAMPER_SUFFIX}"));
             }
             p
         });
@@ -165,19 +177,24 @@ fn judge_variants(v: &Variants, held: &mut Vec<String>, wrong: &mut Vec<String>)
             ));
         }
     }
-    // Integrity is required only where the state influences authorization, resource access
-    // or business logic, which scout cannot see from outside: an observation either way.
+    // The MRTR page requires integrity protection of requestState unless tampering "can
+    // cause nothing worse than request failure", a condition a client cannot see: a request
+    // completed on a state that fails any integrity check is a warning, a refusal holds.
     if let Some(r) = &v.tampered {
         let k = kind(r);
-        let note = if r
-            .result()
+        if r.result()
             .is_some_and(|res| result_type(res) != Some(INPUT_REQUIRED_TYPE))
         {
-            "accepted: fine only where the state decides nothing beyond this request's failure"
+            wrong.push(format!(
+                "{}: the retry with its requestState altered (scout appended \"{TAMPER_SUFFIX}\") {k}; the server should refuse a state that fails its integrity check",
+                v.chain
+            ));
         } else {
-            "not accepted"
-        };
-        held.push(format!("{}: an altered requestState {k} ({note})", v.chain));
+            held.push(format!(
+                "{}: an altered requestState {k} (not accepted)",
+                v.chain
+            ));
+        }
     }
 }
 
@@ -192,8 +209,21 @@ pub fn input_required(chains: &[InputChain], variants: &[Variants]) -> FindingBu
     }
     let mut done = Vec::new();
     let mut wrong = Vec::new();
+    let mut again = Vec::new();
     let mut evidence: Vec<Seq> = Vec::new();
     for c in chains {
+        if kept_asking(c) {
+            // "Servers MAY choose to return an InputRequiredResult on multiple attempts":
+            // asking again after scout's answers (a decline included) is the server's choice.
+            again.push(format!(
+                "{} ({}): asked again after each of scout's answers, for {} round trip(s)",
+                c.subject,
+                c.method,
+                c.rounds.len() + 1
+            ));
+            evidence.extend(c.evidence());
+            continue;
+        }
         match outcome(c) {
             Some(Ok(s)) => done.push(s),
             Some(Err(s)) => wrong.push(s),
@@ -204,6 +234,15 @@ pub fn input_required(chains: &[InputChain], variants: &[Variants]) -> FindingBu
     // The bare client's and the full persona's calls of one tool often end alike.
     done.dedup();
     wrong.dedup();
+    again.dedup();
+    let asked_again = if again.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} (servers may return input_required on multiple attempts)",
+            again.join("; ")
+        )
+    };
     let mut held = Vec::new();
     let mut deviations = Vec::new();
     for v in variants {
@@ -228,7 +267,15 @@ pub fn input_required(chains: &[InputChain], variants: &[Variants]) -> FindingBu
         }
         lines.extend(deviations);
         return INPUT_REQUIRED
-            .warn(format!("{}{varied}", lines.join("; ")))
+            .warn(format!("{}{varied}{asked_again}", lines.join("; ")))
+            .evidence(evidence);
+    }
+    if done.is_empty() && !again.is_empty() {
+        return INPUT_REQUIRED
+            .info(format!(
+                "no request that asked for input completed: {}{varied} (servers may return input_required on multiple attempts)",
+                again.join("; ")
+            ))
             .evidence(evidence);
     }
     if done.is_empty() {
@@ -239,7 +286,7 @@ pub fn input_required(chains: &[InputChain], variants: &[Variants]) -> FindingBu
     }
     INPUT_REQUIRED
         .pass(format!(
-            "{} request(s) that asked for input ended well: {}{varied}",
+            "{} request(s) that asked for input ended well: {}{varied}{asked_again}",
             done.len(),
             done.join("; ")
         ))
@@ -288,17 +335,31 @@ mod tests {
     }
 
     #[test]
-    fn an_error_after_scout_answered_or_endless_asking_warns() {
+    fn an_error_after_scout_answered_warns() {
         let err = chain(
             json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32603, "message": "boom"}}),
             None,
         );
         assert_eq!(status(&[err]).0, Status::Warn);
+    }
+
+    #[test]
+    fn asking_again_after_each_answer_is_the_servers_choice() {
         let endless = chain(
             json!({"jsonrpc": "2.0", "id": 2, "result": {"resultType": "input_required", "requestState": "s"}}),
             Some(Stop::Rounds),
         );
-        assert_eq!(status(&[endless]).0, Status::Warn);
+        let (st, detail) = status(std::slice::from_ref(&endless));
+        assert_eq!(st, Status::Info, "{detail}");
+        assert!(
+            detail.contains("asked again after each of scout's answers"),
+            "{detail}"
+        );
+        let ok = chain(
+            json!({"jsonrpc": "2.0", "id": 2, "result": {"resultType": "complete", "content": []}}),
+            None,
+        );
+        assert_eq!(status(&[ok, endless]).0, Status::Pass);
     }
 
     #[test]

@@ -32,13 +32,13 @@ const ROOTS25: &str = "https://modelcontextprotocol.io/specification/2025-11-25/
 
 crate::checks! { phase: Execution;
     ELICITATION = "execution.elicitation", Major, "Elicitation requests are well formed and the call completes", ELICITATION25,
-        "Handshake era, on the connection that plays the full persona (it declares elicitation form and url): each elicitation/create must use a declared mode (none means form) with a message; a form must carry a flat requestedSchema of primitive properties (string with an allowed format, number, integer, boolean, the enum forms of the revision; no nested objects); a URL request a valid url and an elicitationId (2025-11-25 on; URL mode does not exist before). scout declines (or answers as [client] says; it never opens a URL), and the tool call that asked must then complete. A form field whose name or title reads as a secret (password, API key, access token, card number…) is a warning: secrets belong in URL mode, and the words are a heuristic. A call refused with -32042 (URL elicitation required, 2025-11-25) must list its elicitations in data.elicitations, each in URL mode with an elicitationId. Not applicable when the server asked for nothing.",
+        "Handshake era, on the connection that plays the full persona (it declares elicitation form and url): each elicitation/create must use a declared mode (none means form) with a message; a form must carry a flat requestedSchema of primitive properties (string with an allowed format, number, integer, boolean, the enum forms of the revision; no nested objects); a URL request a valid url and an elicitationId (2025-11-25 on; URL mode does not exist before). scout declines (or answers as [client] says; it never opens a URL), and the tool call that asked must then complete: no answer fails, a JSON-RPC error after scout answered is a warning naming the call and the answer, a result (isError true included) completes it. A form field whose name or title reads as a secret (password, API key, access token, card number…) is a warning: secrets belong in URL mode, and the words are a heuristic. A call refused with -32042 (URL elicitation required, 2025-11-25) must list its elicitations in data.elicitations, each in URL mode with an elicitationId. Not applicable when the server asked for nothing.",
         "Send only flat forms of primitive fields in a declared mode, and finish the tool call whatever the user answered (decline and cancel included).";
     SAMPLING = "execution.sampling", Major, "Sampling requests are well formed and the call completes", SAMPLING25,
-        "Handshake era, on the connection that plays the full persona (it declares sampling, without tools): each sampling/createMessage must carry messages (role user or assistant, with content) and an integer maxTokens, and no tools or toolChoice, since sampling.tools was not declared; includeContext thisServer or allServers without sampling.context is a warning. scout answers with one fixed assistant message naming scout (no model is called), and the tool call that asked must then complete.",
+        "Handshake era, on the connection that plays the full persona (it declares sampling, without tools): each sampling/createMessage must carry messages (role user or assistant, with content) and an integer maxTokens, and no tools or toolChoice, since sampling.tools was not declared; includeContext thisServer or allServers without sampling.context is a warning. scout answers with one fixed assistant message naming scout (no model is called), and the tool call that asked must then complete (a JSON-RPC error after scout answered is a warning naming the call and the answer; a result, isError true included, completes it).",
         "Send tools in sampling only to a client that declared sampling.tools, and finish the tool call with whatever the client's model answered.";
     ROOTS = "execution.roots", Minor, "Roots requests are well formed and the call completes", ROOTS25,
-        "Handshake era, on the connection that plays the full persona (it declares roots): each roots/list must be a well-formed request (params absent or an object); scout answers with the configured roots (none by default), and a tool call during which the server asked must then complete.",
+        "Handshake era, on the connection that plays the full persona (it declares roots): each roots/list must be a well-formed request (params absent or an object); scout answers with the configured roots (none by default), and a tool call during which the server asked must then complete (a JSON-RPC error after scout answered is a warning naming the call and the answer; a result, isError true included, completes it).",
         "Ask for roots with a plain roots/list and carry on with the list the client gives, even an empty one.";
 }
 
@@ -415,6 +415,8 @@ fn judge(t: &Talkback) -> Vec<FindingBuilder> {
                         answer_of(a),
                         reply.describe()
                     ));
+                } else if let Some(w) = ended_in_error(tool, a, reply) {
+                    warns.push(w);
                 }
             }
         }
@@ -426,7 +428,8 @@ fn judge(t: &Talkback) -> Vec<FindingBuilder> {
             warns.dedup();
             check.warn(warns.join("; ")).evidence(evidence)
         } else {
-            let during: Vec<&str> = asks.iter().filter_map(|a| a.tool.as_deref()).collect();
+            let mut during: Vec<&str> = asks.iter().filter_map(|a| a.tool.as_deref()).collect();
+            during.dedup();
             let completed = if during.is_empty() {
                 String::new()
             } else {
@@ -455,6 +458,19 @@ fn judge(t: &Talkback) -> Vec<FindingBuilder> {
         }
     })
     .collect()
+}
+
+/// A call that asked, was answered, and then ended in a JSON-RPC error: an answer came, but
+/// not a completion ("Servers should handle each state appropriately", a decline included).
+/// A result with `isError: true` is a completion: the tool reported its own failure. A
+/// -32042 refusal is judged as such elsewhere.
+fn ended_in_error(tool: &str, a: &Asked, reply: &Reply) -> Option<String> {
+    let code = reply.error_code().filter(|c| *c != -32042)?;
+    Some(format!(
+        "the call of {tool} ended in JSON-RPC error {code} ({:?}) after scout answered {}, instead of a result",
+        reply.error_message().unwrap_or_default(),
+        answer_of(a)
+    ))
 }
 
 /// What scout answered, in a few words (`decline`, an error code, a result).
@@ -659,7 +675,7 @@ pub fn sampling_problems(params: &Value, declared: &Value) -> (Vec<String>, Vec<
     }
     if !params
         .get("maxTokens")
-        .is_some_and(|t| t.is_i64() || t.is_u64())
+        .is_some_and(crate::report::integer::is_integer)
     {
         fails.push("no integer maxTokens".to_string());
     }
@@ -780,6 +796,32 @@ mod tests {
         assert_eq!(verdicts[1].status(), Status::Skip);
         let verdicts = judge(&t(done));
         assert_eq!(verdicts[0].status(), Status::Pass);
+        let errored = Reply {
+            evidence: vec![4],
+            outcome: Outcome::Answered,
+            response: Some(
+                json!({"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "no unit system chosen"}}),
+            ),
+            ..Reply::default()
+        };
+        let verdicts = judge(&t(errored));
+        assert_eq!(verdicts[0].status(), Status::Warn);
+        assert!(
+            verdicts[0]
+                .detail()
+                .contains("ask ended in JSON-RPC error -32603 (\"no unit system chosen\") after scout answered with decline"),
+            "{}",
+            verdicts[0].detail()
+        );
+        let is_error = Reply {
+            evidence: vec![4],
+            outcome: Outcome::Answered,
+            response: Some(
+                json!({"jsonrpc": "2.0", "id": 9, "result": {"content": [], "isError": true}}),
+            ),
+            ..Reply::default()
+        };
+        assert_eq!(judge(&t(is_error))[0].status(), Status::Pass);
         let nothing = Talkback {
             asks: vec![],
             calls: vec![],

@@ -59,6 +59,17 @@ pub fn judge_tool_call(name: &str, source: args::ArgsSource, reply: &Reply) -> F
             .subject(name)
             .evidence(ev);
     }
+    if input_required_without_type(result) {
+        // Its shape (and the missing resultType) is judged by protocol.result_type and
+        // protocol.input_required_shape, on whichever call returns it; it is not a tool
+        // result, so the missing content array says nothing here.
+        return TOOL_CALL
+            .info(format!(
+                "`{name}` answered with an InputRequiredResult that lacks resultType (inputRequests or requestState, no content); protocol.result_type judges it"
+            ))
+            .subject(name)
+            .evidence(ev);
+    }
     let Some(content) = result.get("content") else {
         return TOOL_CALL
             .fail(format!(
@@ -285,6 +296,14 @@ fn says_something(result: &Value) -> bool {
         .is_some_and(|v| !v.is_null())
 }
 
+/// A result that reads as an InputRequiredResult (it carries `inputRequests` or
+/// `requestState`, and no `content`) but lacks `resultType`.
+fn input_required_without_type(result: &Value) -> bool {
+    result.get("resultType").is_none()
+        && result.get("content").is_none()
+        && (result.get("inputRequests").is_some() || result.get("requestState").is_some())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +354,26 @@ mod tests {
                 "t",
                 args::ArgsSource::Configured,
                 &err(4, -32603)
+            ))
+            .status,
+            Status::Fail
+        );
+    }
+
+    #[test]
+    fn an_input_required_result_without_result_type_is_no_tool_result() {
+        let g = args::ArgsSource::Generated;
+        let untyped =
+            json!({"inputRequests": {"q": {"method": "roots/list"}}, "requestState": "s"});
+        let f = built(judge_tool_call("t", g, &ok(4, untyped)));
+        assert_eq!(f.status, Status::Info, "{}", f.detail);
+        assert!(f.detail.contains("lacks resultType"), "{}", f.detail);
+        // A bare {} is still a tool result without content.
+        assert_eq!(
+            built(judge_tool_call(
+                "t",
+                g,
+                &ok(4, json!({"requestState": 1, "content": 2}))
             ))
             .status,
             Status::Fail

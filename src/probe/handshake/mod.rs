@@ -422,7 +422,10 @@ fn discover(s: &mut Session, d: &Reply, dual: bool) {
     if !r.get("capabilities").is_some_and(Value::is_object) {
         problems.push("capabilities is not an object".into());
     }
-    if r.get("ttlMs").and_then(Value::as_u64).is_none() {
+    if !r
+        .get("ttlMs")
+        .is_some_and(crate::report::integer::is_non_negative_integer)
+    {
         problems.push("ttlMs is not an integer >= 0".into());
     }
     if !matches!(

@@ -27,7 +27,7 @@ const ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
 
 crate::checks! { phase: Protocol;
     SUBSCRIPTIONS = "protocol.subscriptions", Major, "A subscription is acknowledged first, with its id", SUB26,
-        "2026-07-28: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources) and reads up to the subscription's first message. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise). Over Streamable HTTP scout then closes the stream, which ends the subscription. Over stdio (where messages of the subscription are told apart by that id) scout then sends notifications/cancelled for the listen request and asks the server a question behind it: once that is answered, nothing more may have come for the subscription, neither a response to the cancelled request nor a notification (a warning: the client ignores them). List-changed delivery is judged when [client] trigger names a tool (called only if the safety policy allows it) or a command: scout fires it once the acknowledgement came and reads on to the subscription's next message, which must be a list-changed notification (any other kind fails: scout asked for list changes only); none within the request timeout, or one without the subscription's id, is a warning (the trigger may not have changed a list the server watches). Without a trigger the verdict says delivery was not triggered. A server that answers -32601 does not offer subscriptions and is not applicable; another error (a limit, say) is reported as information, since no rule makes a server accept every subscription. Not applicable on handshake-era wires.",
+        "2026-07-28: scout opens subscriptions/listen asking for every list-changed notification (tools, prompts, resources) and reads up to the subscription's first message. That first message must be notifications/subscriptions/acknowledged carrying the listen request's JSON-RPC id as io.modelcontextprotocol/subscriptionId in _meta; its filter should be a subset of what was asked (a warning otherwise; only true or a non-empty list grants, so [] or null grants nothing). Over Streamable HTTP scout then closes the stream, which ends the subscription. Over stdio (where messages of the subscription are told apart by that id) scout then sends notifications/cancelled for the listen request and asks the server a question behind it: once that is answered, nothing more may have come for the subscription, neither a response to the cancelled request nor a notification (a warning: the client ignores them). List-changed delivery is judged when [client] trigger names a tool (called only if the safety policy allows it) or a command: scout fires it once the acknowledgement came and reads on to the subscription's next message, which must be a list-changed notification (any other kind fails: scout asked for list changes only); none within the request timeout, or one without the subscription's id, is a warning (the trigger may not have changed a list the server watches). Every notification read on the subscription after the acknowledgement (the trigger's, and over stdio whatever came with the subscription's id before scout cancelled it) must be of a kind the acknowledged filter granted: a list change set to true, or resources/updated when resourceSubscriptions is true or names a URI; any other fails. Without a trigger the verdict says delivery was not triggered. A server that answers -32601 does not offer subscriptions and is not applicable; another error (a limit, say) is reported as information, since no rule makes a server accept every subscription. Not applicable on handshake-era wires.",
         "Send notifications/subscriptions/acknowledged, with the listen request's id as io.modelcontextprotocol/subscriptionId, before anything else on a subscription's stream.";
 }
 
@@ -109,6 +109,19 @@ pub async fn listen(conn: &Connection, w: &Wire) -> FindingBuilder {
             &format!("list-changed delivery was not triggered: {why}"),
         ),
     };
+    // Every message on the stream after the acknowledgement: what the reply read, and (stdio)
+    // what came for the subscription since, before scout cancels it.
+    let mut stream: Vec<Value> = reply.notifications.iter().skip(1).cloned().collect();
+    if let Some(stdio) = conn.stdio() {
+        stream.extend(
+            stdio
+                .inbox()
+                .into_iter()
+                .filter(|(seq, m)| *seq > since && of_subscription(m, &id))
+                .map(|(_, m)| m),
+        );
+    }
+    let opened = kept_to_filter(opened, &reply, &stream);
     // stdio: the subscription stays open until scout cancels it; HTTP closed its stream.
     match conn.stdio() {
         Some(stdio) if !reply.notifications.is_empty() && reply.response.is_none() => {
@@ -222,6 +235,73 @@ const LIST_CHANGED: [(&str, &str); 3] = [
     ),
 ];
 
+/// The notification methods an acknowledgement's filter grants: each list-changed kind set
+/// to `true`, and `notifications/resources/updated` when `resourceSubscriptions` is `true` or
+/// names at least one URI (an empty list or `null` grants nothing).
+fn granted_methods(ack: Option<&Value>) -> Vec<&'static str> {
+    let Some(m) = ack
+        .and_then(|a| a.pointer("/params/notifications"))
+        .and_then(Value::as_object)
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<&'static str> = LIST_CHANGED
+        .iter()
+        .filter(|(k, _)| m.get(*k) == Some(&Value::Bool(true)))
+        .map(|(_, method)| *method)
+        .collect();
+    if m.get("resourceSubscriptions").is_some_and(grants) {
+        out.push("notifications/resources/updated");
+    }
+    out
+}
+
+/// Whether a filter entry grants anything: `true`, or a list with at least one entry.
+fn grants(v: &Value) -> bool {
+    match v {
+        Value::Bool(b) => *b,
+        Value::Array(a) => !a.is_empty(),
+        _ => false,
+    }
+}
+
+/// The notifications on a subscription, after its acknowledgement, of a kind the
+/// acknowledged filter did not grant ("The server MUST NOT send notification types the
+/// client has not explicitly requested"). Responses are not notifications and are left out.
+fn outside_filter<'a>(ack: Option<&Value>, stream: &'a [Value]) -> Vec<&'a str> {
+    let granted = granted_methods(ack);
+    stream
+        .iter()
+        .filter_map(|n| n.get("method").and_then(Value::as_str))
+        .filter(|m| *m != ACKNOWLEDGED && !granted.contains(m))
+        .collect()
+}
+
+/// A passing verdict unless a notification on the subscription's stream (`stream`: every
+/// message after the acknowledgement that carries the subscription's id) is of a kind the
+/// acknowledgement did not grant: that fails.
+pub fn kept_to_filter(opened: FindingBuilder, reply: &Reply, stream: &[Value]) -> FindingBuilder {
+    if opened.status() != Status::Pass {
+        return opened;
+    }
+    let outside = outside_filter(reply.notifications.first(), stream);
+    if outside.is_empty() {
+        return opened;
+    }
+    let granted = granted_methods(reply.notifications.first());
+    SUBSCRIPTIONS
+        .fail(format!(
+            "the subscription carried {}, which the acknowledged filter does not grant (it grants {})",
+            outside.join(", "),
+            if granted.is_empty() {
+                "nothing".to_string()
+            } else {
+                granted.join(", ")
+            }
+        ))
+        .evidence(opened.cited().to_vec())
+}
+
 /// The verdict once the trigger fired: the subscription's next message must be a
 /// list-changed notification of a kind the acknowledgement granted ("The server MUST NOT
 /// send notification types the client has not explicitly requested"); none within the
@@ -245,19 +325,10 @@ pub fn delivered(
         }
     };
     let ev: Vec<Seq> = opened.cited().iter().copied().chain(trigger_ev).collect();
-    let granted: Vec<&str> = reply
-        .notifications
-        .first()
-        .and_then(|a| a.pointer("/params/notifications"))
-        .and_then(Value::as_object)
-        .map(|m| {
-            LIST_CHANGED
-                .iter()
-                .filter(|(k, _)| m.get(*k) == Some(&Value::Bool(true)))
-                .map(|(_, method)| *method)
-                .collect()
-        })
-        .unwrap_or_default();
+    let granted: Vec<&str> = granted_methods(reply.notifications.first())
+        .into_iter()
+        .filter(|m| LIST_CHANGED.iter().any(|(_, l)| l == m))
+        .collect();
     let Some(next) = reply.notifications.get(1) else {
         if granted.is_empty() {
             return noted(
@@ -296,6 +367,18 @@ pub fn delivered(
         return SUBSCRIPTIONS
             .fail(format!(
                 "after {did} the subscription carried {method}, which scout did not subscribe to (it asked for list changes only)"
+            ))
+            .evidence(ev);
+    }
+    if !granted.contains(&method) {
+        return SUBSCRIPTIONS
+            .fail(format!(
+                "after {did} the subscription carried {method}, which the acknowledged filter does not grant (it grants {})",
+                if granted.is_empty() {
+                    "no list change".to_string()
+                } else {
+                    granted.join(", ")
+                }
             ))
             .evidence(ev);
     }
@@ -363,6 +446,37 @@ pub fn cancelled(opened: FindingBuilder, cancel: &Reply, late: &[(Seq, Value)]) 
         .evidence(opened.cited().iter().copied().chain(ev))
 }
 
+/// When the server answered the listen request with an `application/json` body instead of a
+/// stream, what that body held: an acknowledgement that came as JSON is not "no
+/// acknowledgement", it is one sent where no subscription can follow it.
+fn acknowledged_as_json(reply: &Reply) -> Option<String> {
+    let h = reply.http.as_ref().filter(|h| h.sse.is_none())?;
+    let ctype = h.content_type.as_deref().unwrap_or("");
+    if !ctype.starts_with("application/json") {
+        return None;
+    }
+    let body: Value = serde_json::from_str(h.body.trim()).ok()?;
+    let messages = match body {
+        Value::Array(a) => a,
+        v => vec![v],
+    };
+    let acked = messages
+        .iter()
+        .any(|m| m.get("method").and_then(Value::as_str) == Some(ACKNOWLEDGED));
+    Some(if acked {
+        format!(
+            "the acknowledgement came as an application/json body (HTTP {}), not as the first message of an SSE stream, so no subscription can follow it",
+            h.status
+        )
+    } else {
+        format!(
+            "the server answered subscriptions/listen with an application/json body (HTTP {}, {}) instead of an SSE stream that starts with the acknowledgement",
+            h.status,
+            describe(reply)
+        )
+    })
+}
+
 /// The verdict on a listen request with `id` and filter `asked`, from its `reply`.
 pub fn subscriptions(id: &Value, asked: &Value, reply: &Reply) -> FindingBuilder {
     let ev = reply.evidence.clone();
@@ -386,7 +500,9 @@ pub fn subscriptions(id: &Value, asked: &Value, reply: &Reply) -> FindingBuilder
         None => {}
     }
     let Some(first) = reply.notifications.first() else {
-        let why = if reply.result().is_some() {
+        let why = if let Some(what) = acknowledged_as_json(reply) {
+            what
+        } else if reply.result().is_some() {
             "the subscription ended with a result and no acknowledgement".to_string()
         } else {
             format!("no acknowledgement came ({})", describe(reply))
@@ -416,7 +532,8 @@ pub fn subscriptions(id: &Value, asked: &Value, reply: &Reply) -> FindingBuilder
         .as_object()
         .into_iter()
         .flatten()
-        .filter(|(k, v)| **v != Value::Bool(false) && asked.get(k.as_str()).is_none())
+        // Only true or a non-empty list grants: [] or null acknowledges nothing.
+        .filter(|(k, v)| grants(v) && asked.get(k.as_str()).is_none())
         .map(|(k, _)| k)
         .collect();
     if !extra.is_empty() {
@@ -480,6 +597,30 @@ mod tests {
             json!({"resourceSubscriptions": ["x://y"]}),
         )]);
         assert_eq!(status(&more), Status::Warn);
+    }
+
+    #[test]
+    fn only_true_or_a_non_empty_list_grants() {
+        let ack = |f: Value| json!({"method": ACKNOWLEDGED, "params": {"notifications": f}});
+        let a = ack(json!({"toolsListChanged": true, "resourceSubscriptions": []}));
+        assert_eq!(
+            granted_methods(Some(&a)),
+            vec!["notifications/tools/list_changed"]
+        );
+        let a = ack(json!({"resourceSubscriptions": ["x://y"], "promptsListChanged": false}));
+        assert_eq!(
+            granted_methods(Some(&a)),
+            vec!["notifications/resources/updated"]
+        );
+        let stream = [
+            json!({"method": "notifications/resources/updated"}),
+            json!({"method": "notifications/prompts/list_changed"}),
+            json!({"id": "l", "result": {}}),
+        ];
+        assert_eq!(
+            outside_filter(Some(&a), &stream),
+            vec!["notifications/prompts/list_changed"]
+        );
     }
 
     #[test]

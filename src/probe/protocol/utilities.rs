@@ -1,7 +1,8 @@
 //! The server utilities the revisions moved: `protocol.removed_methods` (2026-07-28 removed
 //! `logging/setLevel`, `resources/subscribe` and `resources/unsubscribe`), `protocol.logging`
 //! (handshake era: `logging/setLevel` and log messages only with the `logging` capability;
-//! 2026-07-28: no log message for a request that set no log level) and
+//! 2026-07-28: no log message for a request that set no log level; on both, no message below
+//! the level asked for) and
 //! `protocol.resource_subscribe` (handshake era: a declared `resources.subscribe` works).
 //!
 //! The judges are pure functions of the replies (the requests are sent by
@@ -12,6 +13,7 @@ use crate::report::check::spec_url;
 use crate::report::exchange::Seq;
 use crate::report::finding::{FindingBuilder, SkipReason};
 use crate::transport::Reply;
+use serde_json::Value;
 
 use super::{Wire, cite, code_of, describe, has_result};
 
@@ -26,10 +28,10 @@ crate::checks! { phase: Protocol;
         "2026-07-28 wire: logging/setLevel, resources/subscribe and resources/unsubscribe no longer exist (ping is judged by handshake.ping), and the tasks utility left the core for the io.modelcontextprotocol/tasks extension, which has no tasks/list and no tasks/result: those two are sent always, tasks/get (of an id no server issued) when the server does not declare the extension. Each is sent once with the revision's _meta; the server must answer as for any method it does not implement: -32601, with HTTP 404 over Streamable HTTP. A result means the server served the handshake-era method on a 2026-07-28 request (a warning: a dual-era server implements it for its handshake sessions). A server that speaks only 2026-07-28 should name the versions it supports in its error to initialize (the handshake phase's initialize): one that does not is a warning. Not applicable on handshake-era wires.",
         "Route 2026-07-28 requests for removed methods to the unknown-method answer: HTTP 404 with JSON-RPC error -32601.";
     LOGGING = "protocol.logging", Minor, "Log messages follow the logging rules of the revision", LOG25,
-        "Handshake era: a server that sends notifications/message must have declared the logging capability (every message recorded on the wire during the run is read); with the capability, logging/setLevel to info must be accepted and an unknown level should get -32602. 2026-07-28: scout never sets io.modelcontextprotocol/logLevel, so no notifications/message may arrive for its requests; a request whose logLevel is not a level should be rejected with -32602.",
+        "Handshake era: a server that sends notifications/message must have declared the logging capability (every message recorded on the wire during the run is read); with the capability, logging/setLevel to info must be accepted and an unknown level should get -32602, and every log message on the requests that follow (one ping is sent with the level in force) should be at info or above. 2026-07-28: no notifications/message may arrive for scout's requests without io.modelcontextprotocol/logLevel; one request asks for info, and its log messages should be at info or above; a request whose logLevel is not a level should be rejected with -32602. A 2026-07-28 server that does not declare logging (deprecated there) and sends no log message is not applicable.",
         "Send notifications/message only after declaring logging (handshake era) or for a request that asked for a log level (2026-07-28), and reject unknown levels with -32602.";
     RESOURCE_SUBSCRIBE = "protocol.resource_subscribe", Minor, "A declared resources.subscribe works", RES25,
-        "Handshake era, when the server declares resources.subscribe and lists a resource: resources/subscribe and then resources/unsubscribe of the first listed resource must be answered with a result (the schema's EmptyResult). A server that does not declare subscribe, or lists no resource, is not applicable; 2026-07-28 replaced the methods with subscriptions/listen.",
+        "Handshake era, when the server declares resources.subscribe and lists a resource: resources/subscribe and then resources/unsubscribe of the first listed resource must be answered with a result (the schema's EmptyResult), and a notifications/resources/updated that comes with them must be for that resource or a sub-resource of it (a warning otherwise). A server that does not declare subscribe, or lists no resource, is not applicable; 2026-07-28 replaced the methods with subscriptions/listen.",
         "Answer resources/subscribe and resources/unsubscribe with {} when resources.subscribe is declared, or do not declare it.";
 }
 
@@ -162,11 +164,83 @@ pub struct LogView<'a> {
     /// An unknown level: `logging/setLevel` (handshake era) or a request whose `_meta`
     /// carries it (2026-07-28).
     pub bad_level: Option<&'a Reply>,
+    /// The replies to requests sent while a level was in force, with that level: every
+    /// request after an accepted `logging/setLevel` (handshake era), or a request whose
+    /// `_meta` asked for the level (2026-07-28). Their log messages are judged by level.
+    pub levelled: Vec<(&'a Reply, &'a str)>,
+}
+
+/// The RFC 5424 severities the logging utility uses, least severe first.
+const LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+
+/// The log messages among `r`'s notifications that are less severe than `level` asked for,
+/// as `debug` (their levels). A message whose level is not a known level is not counted here.
+fn below_level(r: &Reply, level: &str) -> Vec<String> {
+    let rank = |l: &str| LEVELS.iter().position(|x| *x == l);
+    let Some(floor) = rank(level) else {
+        return Vec::new();
+    };
+    r.notifications
+        .iter()
+        .filter(|n| n.get("method").and_then(Value::as_str) == Some("notifications/message"))
+        .filter_map(|n| n.pointer("/params/level").and_then(Value::as_str))
+        .filter(|l| rank(l).is_some_and(|x| x < floor))
+        .map(str::to_string)
+        .collect()
+}
+
+/// How many log messages came on the replies sent while a level was in force.
+fn levelled_messages(v: &LogView) -> usize {
+    v.levelled
+        .iter()
+        .flat_map(|(r, _)| r.notifications.iter())
+        .filter(|n| n.get("method").and_then(Value::as_str) == Some("notifications/message"))
+        .count()
+}
+
+/// The level rule: after a level was set (or asked for), "the server should send all logs
+/// at this level and higher"; a message below it ignores what the client asked.
+fn ignored_levels(v: &LogView) -> Option<String> {
+    let mut below = Vec::new();
+    for (r, level) in &v.levelled {
+        let levels = below_level(r, level);
+        if !levels.is_empty() {
+            below.push(format!(
+                "{} message(s) at {} after asking for {level} ({})",
+                levels.len(),
+                levels.join(", "),
+                r.evidence
+                    .first()
+                    .map(|s| format!("req#{s}"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    (!below.is_empty()).then(|| {
+        format!(
+            "the server ignored the log level it was given: {}",
+            below.join("; ")
+        )
+    })
 }
 
 /// `logging`: log messages only where the revision allows them; levels as asked.
 pub fn logging(w: &Wire, v: &LogView) -> FindingBuilder {
-    let probes: Vec<&Reply> = v.set_level.into_iter().chain(v.bad_level).collect();
+    let probes: Vec<&Reply> = v
+        .set_level
+        .into_iter()
+        .chain(v.bad_level)
+        .chain(v.levelled.iter().map(|(r, _)| *r))
+        .collect();
     let ev: Vec<Seq> = v
         .messages
         .iter()
@@ -184,7 +258,16 @@ pub fn logging(w: &Wire, v: &LogView) -> FindingBuilder {
             .fail(format!("{n} notifications/message arrived: {why}"))
             .evidence(ev);
     }
-    let mut warn = Vec::new();
+    let levelled = levelled_messages(v);
+    if w.is_modern() && !v.declared && n == 0 && levelled == 0 {
+        // Logging is deprecated at 2026-07-28: a server that neither declares it nor logs
+        // has no level to respect, and ignoring an invalid one tells nothing.
+        return LOGGING.skip(
+            SkipReason::NotApplicable,
+            "the server does not declare logging and sent no notifications/message, so the log-level rules do not apply",
+        );
+    }
+    let mut warn: Vec<String> = ignored_levels(v).into_iter().collect();
     let mut seen = Vec::new();
     if let Some(r) = v.set_level {
         if has_result(r) {
@@ -212,6 +295,11 @@ pub fn logging(w: &Wire, v: &LogView) -> FindingBuilder {
             "{n} log message(s) came with the declared capability"
         ));
     }
+    if levelled > 0 {
+        seen.push(format!(
+            "{levelled} log message(s) after a level was set were all at or above it"
+        ));
+    }
     if !warn.is_empty() {
         return LOGGING.warn(warn.join("; ")).evidence(ev);
     }
@@ -227,6 +315,26 @@ pub fn logging(w: &Wire, v: &LogView) -> FindingBuilder {
     } else {
         b.evidence(ev)
     }
+}
+
+/// The URIs of `notifications/resources/updated` that came with `replies` for a resource
+/// other than `subscribed`. The schema allows "a sub-resource of the one that the client
+/// actually subscribed to", so a URI that extends the subscribed one is not counted.
+fn unsubscribed_updates<'a>(
+    subscribed: &str,
+    replies: impl Iterator<Item = &'a Reply>,
+) -> Vec<String> {
+    let mut out: Vec<String> = replies
+        .flat_map(|r| r.notifications.iter())
+        .filter(|n| {
+            n.get("method").and_then(Value::as_str) == Some("notifications/resources/updated")
+        })
+        .filter_map(|n| n.pointer("/params/uri").and_then(Value::as_str))
+        .filter(|u| !u.starts_with(subscribed))
+        .map(str::to_string)
+        .collect();
+    out.dedup();
+    out
 }
 
 /// `resource_subscribe`: with `resources.subscribe` declared, subscribing to a listed
@@ -258,6 +366,13 @@ pub fn resource_subscribe(
     };
     let ev = cite(std::iter::once(sub).chain(unsub));
     let mut bad = Vec::new();
+    let others = unsubscribed_updates(uri, std::iter::once(sub).chain(unsub));
+    if !others.is_empty() {
+        bad.push(format!(
+            "after subscribing to {uri} only, notifications/resources/updated came for {}",
+            others.join(", ")
+        ));
+    }
     for (what, r) in [
         ("resources/subscribe", Some(sub)),
         ("resources/unsubscribe", unsub),
@@ -325,6 +440,7 @@ mod tests {
             messages: vec![],
             set_level: None,
             bad_level: None,
+            levelled: vec![],
         };
         assert_eq!(logging(&legacy(), &none).status(), Status::Skip);
         let undeclared = LogView {
@@ -339,6 +455,7 @@ mod tests {
             messages: vec![7],
             set_level: Some(&set),
             bad_level: Some(&bad),
+            levelled: vec![],
         };
         assert_eq!(logging(&legacy(), &declared).status(), Status::Pass);
         let lax = http_json(10, 200, EMPTY);
@@ -353,8 +470,64 @@ mod tests {
             messages: vec![3],
             set_level: None,
             bad_level: Some(&bad),
+            levelled: vec![],
         };
         assert_eq!(logging(&modern(), &modern_msgs).status(), Status::Fail);
+    }
+
+    fn with_logs(seq: Seq, levels: &[&str]) -> Reply {
+        let mut r = http_json(seq, 200, EMPTY);
+        r.notifications = levels
+            .iter()
+            .map(|l| serde_json::json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": l, "data": "x"}}))
+            .collect();
+        r
+    }
+
+    #[test]
+    fn log_messages_below_the_level_asked_for_warn() {
+        let set = http_json(8, 200, EMPTY);
+        let chatty = with_logs(9, &["debug", "info"]);
+        let view = LogView {
+            declared: true,
+            messages: vec![],
+            set_level: Some(&set),
+            bad_level: None,
+            levelled: vec![(&chatty, "info")],
+        };
+        let f = logging(&legacy(), &view);
+        assert_eq!(f.status(), Status::Warn);
+        assert!(
+            f.detail().contains("at debug after asking for info"),
+            "{}",
+            f.detail()
+        );
+        let quiet = with_logs(10, &["info", "error"]);
+        let view = LogView {
+            levelled: vec![(&quiet, "info")],
+            ..view
+        };
+        assert_eq!(logging(&legacy(), &view).status(), Status::Pass);
+    }
+
+    #[test]
+    fn an_undeclared_silent_modern_server_has_no_level_to_respect() {
+        // It accepts a logLevel that is not a level, but it neither declares logging nor logs.
+        let lax = http_json(3, 200, EMPTY);
+        let asked = http_json(4, 200, EMPTY);
+        let view = LogView {
+            declared: false,
+            messages: vec![],
+            set_level: None,
+            bad_level: Some(&lax),
+            levelled: vec![(&asked, "info")],
+        };
+        assert_eq!(logging(&modern(), &view).status(), Status::Skip);
+        let declared = LogView {
+            declared: true,
+            ..view
+        };
+        assert_eq!(logging(&modern(), &declared).status(), Status::Warn);
     }
 
     #[test]
@@ -370,6 +543,15 @@ mod tests {
             resource_subscribe(&w, true, Some("demo://a"), Some(&no), Some(&ok)).status(),
             Status::Warn
         );
+        let mut noisy = http_json(3, 200, EMPTY);
+        noisy.notifications = vec![
+            serde_json::json!({"method": "notifications/resources/updated", "params": {"uri": "demo://a/part"}}),
+            serde_json::json!({"method": "notifications/resources/updated", "params": {"uri": "demo://b"}}),
+        ];
+        let f = resource_subscribe(&w, true, Some("demo://a"), Some(&noisy), Some(&ok));
+        assert_eq!(f.status(), Status::Warn);
+        assert!(f.detail().contains("came for demo://b"), "{}", f.detail());
+        assert!(!f.detail().contains("demo://a/part"), "{}", f.detail());
         assert_eq!(
             resource_subscribe(&w, false, None, None, None).status(),
             Status::Skip

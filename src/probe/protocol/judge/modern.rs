@@ -422,9 +422,9 @@ pub fn cache_hints(_w: &Wire, msgs: &[&Message]) -> FindingBuilder {
             continue;
         }
         seen.push(m.seq);
-        let ttl_ok = result.get("ttlMs").is_some_and(|t| {
-            t.as_u64().is_some() || t.as_f64().is_some_and(|f| f >= 0.0 && f.fract() == 0.0)
-        });
+        let ttl_ok = result
+            .get("ttlMs")
+            .is_some_and(crate::report::integer::is_non_negative_integer);
         let scope = result.get("cacheScope").and_then(Value::as_str);
         let scope_ok = matches!(scope, Some("public") | Some("private"));
         if !ttl_ok || !scope_ok {

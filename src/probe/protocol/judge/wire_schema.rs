@@ -324,7 +324,7 @@ fn is_str(v: Option<&Value>) -> bool {
     v.is_some_and(Value::is_string)
 }
 fn is_id(v: &Value) -> bool {
-    v.is_string() || v.as_i64().is_some() || v.as_u64().is_some()
+    v.is_string() || crate::report::integer::is_integer(v)
 }
 
 /// A pointer with every array index as `*` (`/result/tools/*/title`).
@@ -398,7 +398,10 @@ fn envelope_only(obj: &serde_json::Map<String, Value>) -> Vec<Breach> {
         _ => {}
     }
     if let Some(e) = obj.get("error") {
-        if e.get("code").and_then(Value::as_i64).is_none() {
+        if !e
+            .get("code")
+            .is_some_and(crate::report::integer::is_integer)
+        {
             out.push(fail("error.code is not an integer"));
         }
         if !is_str(e.get("message")) {

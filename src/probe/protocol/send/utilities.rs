@@ -3,6 +3,7 @@
 //! subscription to a resource the server listed (ended at once), or a removed method.
 
 use super::*;
+use crate::probe::protocol::has_result;
 use crate::probe::protocol::judge::wire_schema::sse_values;
 use crate::probe::protocol::utilities::{self as judge_u, LogView, REMOVED, TASKS_EXTENSION};
 use crate::report::exchange::Exchange;
@@ -49,6 +50,15 @@ pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) ->
                 ..plain(w, IdKind::Str("scout-log-level".into()))
             })
             .await;
+        // A request that asks for info: its log messages, if any, must be at info or above.
+        let mut meta = envelope(&w.version);
+        meta[META_LOG_LEVEL] = json!("info");
+        let asked = conn
+            .send(Probe {
+                meta: MetaMode::Custom(meta),
+                ..plain(w, IdKind::Str("scout-log-info".into()))
+            })
+            .await;
         out.findings.push(judge_u::logging(
             w,
             &LogView {
@@ -56,22 +66,22 @@ pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) ->
                 messages,
                 set_level: None,
                 bad_level: Some(&bad),
+                levelled: vec![(&asked, "info")],
             },
         ));
         out.findings
             .push(judge_u::resource_subscribe(w, false, None, None, None));
-        for (r, id) in removed
-            .into_iter()
-            .map(|(_, r)| (r, Value::Null))
-            .chain([(bad, json!("scout-log-level"))])
-        {
+        for (r, id) in removed.into_iter().map(|(_, r)| (r, Value::Null)).chain([
+            (bad, json!("scout-log-level")),
+            (asked, json!("scout-log-info")),
+        ]) {
             out.replies.push(Sent { reply: r, id });
         }
         return out;
     }
     out.findings.push(judge_u::removed_methods(w, &[], None));
     let declared = conn.declares("logging");
-    let (set, bad) = if declared {
+    let (set, bad, after) = if declared {
         let set = conn
             .send(Probe::request("logging/setLevel", json!({"level": "info"})))
             .await;
@@ -81,9 +91,17 @@ pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) ->
                 json!({"level": NO_LEVEL}),
             ))
             .await;
-        (Some(set), Some(bad))
+        // One harmless request with the level in force, so that a server that logs as it
+        // works has a chance to show whether it keeps to the level.
+        let after = conn.send(plain(w, IdKind::Auto)).await;
+        (Some(set), Some(bad), Some(after))
     } else {
-        (None, None)
+        (None, None, None)
+    };
+    // Every reply after an accepted setLevel to info: the unknown level leaves it in force.
+    let levelled: Vec<(&Reply, &str)> = match &set {
+        Some(s) if has_result(s) => bad.iter().chain(&after).map(|r| (r, "info")).collect(),
+        _ => Vec::new(),
     };
     out.findings.push(judge_u::logging(
         w,
@@ -92,6 +110,7 @@ pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) ->
             messages,
             set_level: set.as_ref(),
             bad_level: bad.as_ref(),
+            levelled,
         },
     ));
     let subscribes = conn
@@ -120,7 +139,7 @@ pub(super) async fn utilities_group(s: &Session, conn: &Connection, w: &Wire) ->
         sub.as_ref(),
         unsub.as_ref(),
     ));
-    for r in [set, bad, sub, unsub].into_iter().flatten() {
+    for r in [set, bad, after, sub, unsub].into_iter().flatten() {
         out.replies.push(Sent {
             reply: r,
             id: Value::Null,
