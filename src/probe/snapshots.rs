@@ -101,16 +101,21 @@ fn replaced_name(name: &str) -> String {
 }
 
 /// A file name for an item, one per name: the name itself when it is made only of ASCII
-/// letters, digits, `.`, `_` and `-` (and is not only dots); otherwise the name with every
-/// other character replaced by `_`, then `@` and the first 8 hexadecimal digits of the
-/// name's SHA-256. A name kept as it is has no `@`, so it never meets a replaced one, and
+/// letters, digits, `.`, `_` and `-` (and is not only dots) and has at most 120 of them;
+/// otherwise its first 120 characters with every other character replaced by `_`, then
+/// `@` and the first 8 hexadecimal digits of the whole name's SHA-256. A name kept as it is has no `@`, so it never meets a replaced one, and
 /// two replaced names that read alike (`x://item/1`, `x://item:1`) differ in their hash.
 pub fn file_name(name: &str) -> String {
     use sha2::{Digest, Sha256};
-    let replaced = replaced_name(name);
-    if replaced == name {
+    // Filesystems cap a file name near 255 bytes: a longer name (a long resource URI) kept
+    // whole could not be written, and the whole folder would go unassessed. Its first
+    // characters and the hash of all of it still give one file per name.
+    const KEPT: usize = 120;
+    let mut replaced = replaced_name(name);
+    if replaced == name && replaced.len() <= KEPT {
         return replaced;
     }
+    replaced.truncate(KEPT);
     let hash: String = Sha256::digest(name.as_bytes())
         .iter()
         .take(4)
@@ -610,6 +615,9 @@ mod tests {
         let names = ["x://item/1", "x://item:1", "a b", "a_b", "a@b", "", "."];
         let files: BTreeSet<String> = names.iter().map(|n| file_name(n)).collect();
         assert_eq!(files.len(), names.len(), "{files:?}");
+        let (long_a, long_b) = ("l".repeat(300), format!("{}m", "l".repeat(299)));
+        let (a, b) = (file_name(&long_a), file_name(&long_b));
+        assert!(a != b && a.len() < 200 && file_name(&format!("x://{long_a}")).len() < 200);
         assert_eq!(file_name("x://item/1"), file_name("x://item/1"), "stable");
     }
 

@@ -639,3 +639,29 @@ fn a_narrowed_run_or_a_failed_list_judges_nothing_gone() {
         "{detail}"
     );
 }
+
+/// A resource URI longer than a file name may be: before, its snapshot could not be
+/// written and the whole finding was not assessed, so the gate failed on a correct,
+/// unchanged server. Its file now keeps the URI's start and the hash of all of it, and the
+/// unchanged server passes (the twin without the long URI is every test above).
+#[test]
+fn a_name_longer_than_a_file_name_may_be_still_gets_a_snapshot() {
+    let dir = workspace(None);
+    let long = "SNAPSHOT_LONG_URI = \"1\"";
+    let (code, f, out) = check_items(dir.path(), long, &["--update-snapshots"]);
+    assert_eq!(
+        (code, f["status"].as_str()),
+        (Some(0), Some("pass")),
+        "{f:#}\n{out}"
+    );
+    let (code, f, out) = check_items(dir.path(), long, GATE);
+    assert_eq!(f["status"], "pass", "{f:#}\n{out}");
+    assert_eq!(code, Some(0), "{out}");
+    let files = stored(&dir.path().join("snaps/items"));
+    assert!(
+        files
+            .iter()
+            .any(|f| f.starts_with("resources/x___llll") && f.len() < 200),
+        "{files:?}"
+    );
+}
