@@ -102,6 +102,16 @@ async fn expectation(
         .map(|(n, s)| (Some(n + 1), &s.target));
     for (step, t) in steps.clone().chain([(None, &x.target)]) {
         if let Some(missing) = unlisted(catalog, lists, t) {
+            if let Some(method) = unread_list(catalog, t) {
+                // A list that did not answer whole says nothing of what the server offers.
+                return EXPECTATION.skip(
+                    SkipReason::NotAssessed,
+                    format!(
+                        "{method} could not be read whole this run, so whether the server still offers {} is not known",
+                        t.describe()
+                    ),
+                );
+            }
             return match step {
                 Some(n) => missing.prefixed(&format!("setup step {n}: ")),
                 None => missing,
@@ -308,6 +318,16 @@ fn unlisted(catalog: &Catalog, lists: &ListExchanges, target: &ExpectTarget) -> 
             })
         }
     }
+}
+
+/// The list `target` is looked up in that could not be read whole this run, if any.
+fn unread_list(catalog: &Catalog, target: &ExpectTarget) -> Option<&'static str> {
+    let methods: &[&'static str] = match target {
+        ExpectTarget::Call(_) => &["tools/list"],
+        ExpectTarget::Prompt(_) => &["prompts/list"],
+        ExpectTarget::Resource(_) => &["resources/list", "resources/templates/list"],
+    };
+    methods.iter().copied().find(|m| !catalog.read_whole(m))
 }
 
 /// "12 tools listed", "1 tool listed".
@@ -533,6 +553,9 @@ fn assertions(x: &Expectation, answer: &Answer) -> Vec<String> {
     }
     for (path, want) in &x.json {
         match select(path, answer.doc) {
+            // A query that is not singular yields a node list, and one that selects
+            // nothing yields the empty list: `$.tags[*] = []` holds for a result with none.
+            None if !singular(path) && *want == Value::Array(Vec::new()) => {}
             None => problems.push(format!(
                 "{path}: expected {want}, received nothing (the path selects no value)"
             )),
@@ -736,6 +759,25 @@ mod tests {
             elapsed: std::time::Duration::from_millis(ms),
             ..Reply::default()
         }
+    }
+
+    #[test]
+    fn a_query_that_is_not_singular_and_selects_nothing_is_the_empty_list() {
+        let none = answered(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"tags": []}}}),
+            1,
+        );
+        let some = answered(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [], "structuredContent": {"tags": ["noun"]}}}),
+            1,
+        );
+        let mut x = expecting(false);
+        x.json = vec![("$.structuredContent.tags[*]".into(), json!([]))];
+        assert!(judge(&x, &none).is_empty(), "{:?}", judge(&x, &none));
+        assert_eq!(judge(&x, &some).len(), 1, "one tag is not none");
+        // A singular query that selects nothing is a missing value, whatever was wanted.
+        x.json = vec![("$.structuredContent.tags[0]".into(), json!([]))];
+        assert_eq!(judge(&x, &none).len(), 1);
     }
 
     #[test]

@@ -25,6 +25,19 @@ pub struct Catalog {
     /// The exchanges of `prompts/list` when it answered with a list (empty when the prompt
     /// list was not judged), for the manifest's comparison to cite.
     pub prompt_pages: Vec<crate::report::exchange::Seq>,
+    /// The list methods (`tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`) the server declared but whose answer could not be read
+    /// whole this run (an error, a malformed result, paging stopped early). Its list above
+    /// is then not what the server offers, so nothing may be judged absent from it.
+    pub unread: Vec<&'static str>,
+}
+
+impl Catalog {
+    /// Whether `method`'s list was read whole this run (a list the server declared no
+    /// capability for counts: it offers none).
+    pub fn read_whole(&self, method: &str) -> bool {
+        !self.unread.contains(&method)
+    }
 }
 
 /// The state of one server run.

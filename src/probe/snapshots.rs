@@ -101,16 +101,21 @@ fn replaced_name(name: &str) -> String {
 }
 
 /// A file name for an item, one per name: the name itself when it is made only of ASCII
-/// letters, digits, `.`, `_` and `-` (and is not only dots); otherwise the name with every
-/// other character replaced by `_`, then `@` and the first 8 hexadecimal digits of the
-/// name's SHA-256. A name kept as it is has no `@`, so it never meets a replaced one, and
+/// letters, digits, `.`, `_` and `-` (and is not only dots) and has at most 120 of them;
+/// otherwise its first 120 characters with every other character replaced by `_`, then
+/// `@` and the first 8 hexadecimal digits of the whole name's SHA-256. A name kept as it is has no `@`, so it never meets a replaced one, and
 /// two replaced names that read alike (`x://item/1`, `x://item:1`) differ in their hash.
 pub fn file_name(name: &str) -> String {
     use sha2::{Digest, Sha256};
-    let replaced = replaced_name(name);
-    if replaced == name {
+    // Filesystems cap a file name near 255 bytes: a longer name (a long resource URI) kept
+    // whole could not be written, and the whole folder would go unassessed. Its first
+    // characters and the hash of all of it still give one file per name.
+    const KEPT: usize = 120;
+    let mut replaced = replaced_name(name);
+    if replaced == name && replaced.len() <= KEPT {
         return replaced;
     }
+    replaced.truncate(KEPT);
     let hash: String = Sha256::digest(name.as_bytes())
         .iter()
         .take(4)
@@ -306,14 +311,68 @@ pub fn run(s: &mut Session) {
     ));
     items.extend(call_items);
     evidence.extend(catalog.evidence.iter().copied());
-    let f = settle_all(&spec, &file_name(&s.spec.name), items);
+    let scope = Enumerated::of(&catalog);
+    let f = settle_all(&spec, &file_name(&s.spec.name), items, &scope);
     s.add(f.evidence(evidence));
+}
+
+/// What this run enumerated, so what a stored snapshot without an item may be judged
+/// against: only a list read whole can say an item is gone. A narrowed run (`--only`,
+/// `--skip`), a list that failed, or a read-only call that was not answered this run (not
+/// sent, refused by the policy, an error) says nothing about the stored file, which is then
+/// kept and reported as not compared.
+struct Enumerated {
+    /// Folders whose list could not be read whole, with the list method.
+    unread: Vec<(&'static str, &'static str)>,
+    /// The file names (under the current rule and the old one) of every listed tool.
+    tool_files: BTreeSet<String>,
+}
+
+impl Enumerated {
+    fn of(catalog: &crate::probe::Catalog) -> Self {
+        let unread = [
+            ("tools", "tools/list"),
+            ("prompts", "prompts/list"),
+            ("resources", "resources/list"),
+            ("resource_templates", "resources/templates/list"),
+        ]
+        .into_iter()
+        .filter(|(_, method)| !catalog.read_whole(method))
+        .collect();
+        let tool_files = catalog
+            .tools
+            .iter()
+            .filter_map(|t| t.get("name").and_then(Value::as_str))
+            .flat_map(|n| [file_name(n), replaced_name(n)])
+            .map(|f| format!("{f}.json"))
+            .collect();
+        Enumerated { unread, tool_files }
+    }
+
+    /// `None` when this run can judge the stored file `rel` gone; else why it cannot.
+    fn unjudged(&self, rel: &Path) -> Option<String> {
+        let mut parts = rel.components().map(|c| c.as_os_str().to_string_lossy());
+        let kind = parts.next().unwrap_or_default();
+        let file = parts.next().unwrap_or_default();
+        let folder = if kind == "calls" {
+            "tools"
+        } else {
+            kind.as_ref()
+        };
+        if let Some((_, method)) = self.unread.iter().find(|(f, _)| *f == folder) {
+            return Some(format!("{method} could not be read whole this run"));
+        }
+        (kind == "calls" && self.tool_files.contains(file.as_ref())).then(|| {
+            "the tool is still listed, but this run has no answered call of it to compare (the execution phase did not run, the policy refused the call, or it got an error)".to_string()
+        })
+    }
 }
 
 fn settle_all(
     spec: &SnapshotSpec,
     server: &str,
     mut items: Vec<Item>,
+    scope: &Enumerated,
 ) -> crate::report::finding::FindingBuilder {
     let base = spec.dir.join(server);
     adopt_legacy(&base, &mut items);
@@ -342,7 +401,15 @@ fn settle_all(
         }
     };
     let mut gone = Vec::new();
+    let mut unjudged = Vec::new();
     for rel in orphans {
+        if let Some(why) = scope.unjudged(&rel) {
+            // A removal an earlier run marked is not confirmed by this one: accepting it
+            // now would delete a snapshot this run never looked at.
+            let _ = std::fs::remove_file(suffixed(&base.join(&rel), GONE));
+            unjudged.push(format!("{} ({why})", rel.display()));
+            continue;
+        }
         let why = why_gone(&rel, &legacy);
         match settle_gone(&base.join(&rel), &why, spec.update) {
             Ok(()) => gone.push(format!("{} ({why})", rel.display())),
@@ -352,6 +419,15 @@ fn settle_all(
     if !errors.is_empty() {
         return SNAPSHOT.skip(SkipReason::NotAssessed, errors.join("; "));
     }
+    let kept = if unjudged.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} stored snapshot(s) not compared (kept as they are): {}",
+            unjudged.len(),
+            unjudged.join(", ")
+        )
+    };
     if spec.update {
         let removed = if gone.is_empty() {
             String::new()
@@ -364,7 +440,7 @@ fn settle_all(
         };
         if written > 0 || !gone.is_empty() {
             return SNAPSHOT.pass(format!(
-                "{written} snapshot(s) written (--update-snapshots), {same} unchanged{removed}"
+                "{written} snapshot(s) written (--update-snapshots), {same} unchanged{removed}{kept}"
             ));
         }
     }
@@ -387,7 +463,7 @@ fn settle_all(
         }
         let diffs: Vec<&str> = changed.iter().map(|(_, d)| d.as_str()).collect();
         return SNAPSHOT.fail(format!(
-            "{}; review with `scout snapshots review`, accept with --update-snapshots{}",
+            "{}; review with `scout snapshots review`, accept with --update-snapshots{kept}{}",
             parts.join("; "),
             if diffs.is_empty() {
                 String::new()
@@ -398,13 +474,13 @@ fn settle_all(
     }
     if !pending.is_empty() {
         return SNAPSHOT.info(format!(
-            "{} new snapshot(s) written as pending .new files ({} matched): {}; accept them with --update-snapshots or `scout snapshots accept`",
+            "{} new snapshot(s) written as pending .new files ({} matched): {}; accept them with --update-snapshots or `scout snapshots accept`{kept}",
             pending.len(),
             same,
             pending.join(", ")
         ));
     }
-    SNAPSHOT.pass(format!("all {same} snapshots match"))
+    SNAPSHOT.pass(format!("all {same} snapshots match{kept}"))
 }
 
 /// Folders written before file names were one-to-one keep their files: an item whose name
@@ -539,7 +615,39 @@ mod tests {
         let names = ["x://item/1", "x://item:1", "a b", "a_b", "a@b", "", "."];
         let files: BTreeSet<String> = names.iter().map(|n| file_name(n)).collect();
         assert_eq!(files.len(), names.len(), "{files:?}");
+        let (long_a, long_b) = ("l".repeat(300), format!("{}m", "l".repeat(299)));
+        let (a, b) = (file_name(&long_a), file_name(&long_b));
+        assert!(a != b && a.len() < 200 && file_name(&format!("x://{long_a}")).len() < 200);
         assert_eq!(file_name("x://item/1"), file_name("x://item/1"), "stable");
+    }
+
+    #[test]
+    fn only_what_this_run_enumerated_can_be_judged_gone() {
+        let catalog = crate::probe::Catalog {
+            tools: vec![json!({"name": "lookup"}), json!({"name": "a b"})],
+            unread: vec!["prompts/list"],
+            ..Default::default()
+        };
+        let scope = Enumerated::of(&catalog);
+        // A listed tool without an answered call, under either naming rule: not judged.
+        for kept in ["calls/lookup.json", "calls/a_b.json", "prompts/greet.json"] {
+            assert!(scope.unjudged(Path::new(kept)).is_some(), "{kept}");
+        }
+        let spaced = format!("calls/{}.json", file_name("a b"));
+        assert!(scope.unjudged(Path::new(&spaced)).is_some());
+        // A tool no longer listed, from a list read whole: gone, its call too.
+        for gone in [
+            "calls/removed.json",
+            "tools/removed.json",
+            "resources/x.json",
+        ] {
+            assert_eq!(scope.unjudged(Path::new(gone)), None, "{gone}");
+        }
+        let blind = Enumerated::of(&crate::probe::Catalog {
+            unread: vec!["tools/list"],
+            ..Default::default()
+        });
+        assert!(blind.unjudged(Path::new("calls/removed.json")).is_some());
     }
 
     #[test]

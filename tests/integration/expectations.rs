@@ -610,3 +610,38 @@ fn max_ms_times_a_multi_round_request_from_its_first_send() {
         "pass"
     );
 }
+
+/// A list that failed says nothing of what the server offers: an expectation of a prompt
+/// looked up in a `prompts/list` that answered with an error is not assessed, where before
+/// it failed as "not in prompts/list (0 prompts listed)" on a server that still has it. The
+/// twin: the same list read whole, and the prompt there, holds.
+#[test]
+fn an_expectation_looked_up_in_a_list_that_failed_is_not_assessed() {
+    let config = |set: &str| {
+        format!(
+            "[[default.servers]]\nname = \"items\"\ncommand = [\"python3\", {:?}, \"stdio\"]\n\
+             stdio_set = {{ {set} }}\n\n\
+             [[default.servers.expect]]\nname = \"greet prompt\"\nprompt = \"greet\"\n\
+             arguments = {{ who = \"scout\" }}\n",
+            fixture("snapshot_items.py").display().to_string()
+        )
+    };
+    let (_, found, out) = gate(&config("SNAPSHOT_PROMPTS_FAIL = \"1\""));
+    let f = by_id(&found, "expect.greet_prompt");
+    assert_eq!(
+        (f["status"].as_str(), f["skip_reason"].as_str()),
+        (Some("skip"), Some("not_assessed")),
+        "{f:#}\n{out}"
+    );
+    assert!(
+        detail(f).contains("prompts/list` could not be read whole"),
+        "{f:#}"
+    );
+    let (code, found, out) = gate(&config(""));
+    assert_eq!(
+        by_id(&found, "expect.greet_prompt")["status"],
+        "pass",
+        "{out}"
+    );
+    assert_eq!(code, Some(0), "{out}");
+}

@@ -591,3 +591,77 @@ fn a_stored_snapshot_without_an_item_fails_until_its_removal_is_accepted() {
     assert!(stored(&snaps).is_empty(), "{:?}", stored(&snaps));
     assert!(pending(&snaps).is_empty(), "{:?}", pending(&snaps));
 }
+
+/// Only what this run enumerated can be judged gone. A run narrowed with `--skip
+/// execution` has no answered call, and a `prompts/list` that failed lists no prompt: the
+/// stored call and prompt files of the unchanged server are kept and reported as not
+/// compared, never failed as gone, and `--update-snapshots` does not delete them. An
+/// expectation of a prompt looked up in the failed list is not assessed. The twin: a tool
+/// the server really dropped still fails, its call file with it.
+#[test]
+fn a_narrowed_run_or_a_failed_list_judges_nothing_gone() {
+    let dir = workspace(None);
+    let (code, _, out) = check_items(dir.path(), "", &["--update-snapshots"]);
+    assert_eq!(code, Some(0), "{out}");
+    let snaps = dir.path().join("snaps/items");
+    let before = stored(&snaps);
+    assert!(
+        before.iter().any(|f| f == "calls/lookup.json"),
+        "{before:?}"
+    );
+
+    let narrowed = ["--skip", "execution", GATE[0], GATE[1]];
+    let (code, f, out) = check_items(dir.path(), "SNAPSHOT_PROMPTS_FAIL = \"1\"", &narrowed);
+    assert_eq!(f["status"], "pass", "{f:#}\n{out}");
+    assert_eq!(code, Some(0), "{out}");
+    let detail = f["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("calls/lookup.json (the tool is still listed")
+            && detail.contains("prompts/greet.json (prompts/list could not be read whole"),
+        "{detail}"
+    );
+    let (code, f, out) = check_items(
+        dir.path(),
+        "SNAPSHOT_PROMPTS_FAIL = \"1\"",
+        &["--skip", "execution", "--update-snapshots"],
+    );
+    assert_eq!(code, Some(0), "{f:#}\n{out}");
+    assert_eq!(stored(&snaps), before, "nothing unseen is removed");
+
+    // The twin: `lookup` really dropped, from a list read whole, with the same narrowing.
+    let (code, f, out) = check_items(dir.path(), "SNAPSHOT_DROP = \"lookup\"", &narrowed);
+    assert_eq!(f["status"], "fail", "{f:#}\n{out}");
+    assert_eq!(code, Some(1), "{out}");
+    let detail = f["detail"].as_str().unwrap_or_default();
+    assert!(
+        detail.contains("tools/lookup.json (no such tool")
+            && detail.contains("calls/lookup.json (no answered call"),
+        "{detail}"
+    );
+}
+
+/// A resource URI longer than a file name may be: before, its snapshot could not be
+/// written and the whole finding was not assessed, so the gate failed on a correct,
+/// unchanged server. Its file now keeps the URI's start and the hash of all of it, and the
+/// unchanged server passes (the twin without the long URI is every test above).
+#[test]
+fn a_name_longer_than_a_file_name_may_be_still_gets_a_snapshot() {
+    let dir = workspace(None);
+    let long = "SNAPSHOT_LONG_URI = \"1\"";
+    let (code, f, out) = check_items(dir.path(), long, &["--update-snapshots"]);
+    assert_eq!(
+        (code, f["status"].as_str()),
+        (Some(0), Some("pass")),
+        "{f:#}\n{out}"
+    );
+    let (code, f, out) = check_items(dir.path(), long, GATE);
+    assert_eq!(f["status"], "pass", "{f:#}\n{out}");
+    assert_eq!(code, Some(0), "{out}");
+    let files = stored(&dir.path().join("snaps/items"));
+    assert!(
+        files
+            .iter()
+            .any(|f| f.starts_with("resources/x___llll") && f.len() < 200),
+        "{files:?}"
+    );
+}

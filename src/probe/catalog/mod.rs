@@ -190,12 +190,16 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
         s.join(branch);
     }
     let mut size_evidence = Vec::new();
+    if tools.is_none() && declared(wire.capabilities(), "tools") {
+        catalog.unread.push("tools/list");
+    }
     if let Some((items, evidence, pages)) = tools {
         size_evidence.extend(evidence);
         catalog.tools = items;
         catalog.tool_pages = pages;
     }
-    if let Some((items, templates, evidence)) = resources {
+    if let Some((items, templates, evidence, unread)) = resources {
+        catalog.unread.extend(unread);
         size_evidence.extend(evidence);
         catalog.resources = items;
         catalog.resource_templates = templates;
@@ -203,6 +207,8 @@ async fn catalog_wire(s: &mut Session, wire: &Connection, limiter: &RateLimiter)
     if let Some((items, evidence, answered)) = prompts {
         if answered {
             catalog.prompt_pages = evidence.clone();
+        } else {
+            catalog.unread.push("prompts/list");
         }
         size_evidence.extend(evidence);
         catalog.prompts = items;
@@ -354,12 +360,13 @@ async fn list_tools(
 }
 
 /// Resources and resource templates (listed at the same time once the capability is
-/// declared): the resources, the templates and the exchanges that listed them.
+/// declared): the resources, the templates, the exchanges that listed them and which of the
+/// two lists could not be read whole.
 async fn list_resources(
     s: &mut Session,
     wire: &Connection,
     limiter: &RateLimiter,
-) -> Option<(Vec<Value>, Vec<Value>, Vec<Seq>)> {
+) -> Option<(Vec<Value>, Vec<Value>, Vec<Seq>, Vec<&'static str>)> {
     let era = wire.era();
     if !declared(wire.capabilities(), "resources") {
         // Probed once anyway, to catch "works without being declared".
@@ -390,7 +397,19 @@ async fn list_resources(
         .copied()
         .collect();
     s.add(resources(&paged, &templates).era(era));
-    Some((paged.items, templates.items, evidence))
+    let mut unread = Vec::new();
+    if !paged.read_whole() {
+        unread.push("resources/list");
+    }
+    // -32601 for templates is the server saying it has none, as the resources check reads it.
+    let no_templates = templates
+        .failed
+        .as_ref()
+        .is_some_and(|r| r.error_code() == Some(-32601));
+    if !templates.read_whole() && !no_templates {
+        unread.push("resources/templates/list");
+    }
+    Some((paged.items, templates.items, evidence, unread))
 }
 
 /// The prompt list: the prompts, the exchanges that listed them, and whether the list

@@ -37,6 +37,13 @@ pub struct Paged {
     pub malformed: Option<String>,
 }
 
+impl Paged {
+    /// Whether every page answered with its list, so the items are all the server offers.
+    pub fn read_whole(&self) -> bool {
+        self.failed.is_none() && self.malformed.is_none() && self.problem.is_none()
+    }
+}
+
 /// The most characters of a server-chosen cursor quoted in a finding.
 const CURSOR_QUOTE: usize = 80;
 
