@@ -35,8 +35,8 @@ crate::checks! { phase: Resilience;
     SESSION_RECOVERY = "resilience.session_recovery", Minor, "A client can start over after its session ended", spec_url::T25C,
         "Handshake era over Streamable HTTP: scout opens a throw-away session, ends it with DELETE, checks that its id now gets 404, and then sends a new initialize, whose session must serve a ping. Servers that refuse DELETE (405) or keep the ended session are left to protocol.delete.",
         "After a session ends, accept a new initialize without a session id and issue a new session, as clients re-initialize on 404.";
-    CONCURRENT_SESSIONS = "resilience.concurrent_sessions", Major, "Two clients at once stay apart", "",
-        "Streamable HTTP: scout opens two clients at once (two sessions in the handshake era, two independent connections on 2026-07-28) and, in 3 rounds, sends from both at the same moment requests with the same id whose answers show whom they were meant for (a list, and server/discover or ping; the clients swap every round). When the execution phase found a read-only tool that reports progress, both also call it at once with the same id and their own progressToken. A response or progress notification of one client reaching the other, or an answer lost, fails. Only read-only requests are sent. stdio: not applicable (each client is its own process).",
+    CONCURRENT_SESSIONS = "resilience.concurrent_sessions", Critical, "Two clients at once stay apart", "",
+        "Streamable HTTP: scout opens two clients at once (two sessions in the handshake era, two independent connections on 2026-07-28) and, in 3 rounds, sends from both at the same moment requests with the same id whose answers show whom they were meant for (a list, and server/discover or ping; the clients swap every round). When the execution phase found a read-only tool that reports progress, both also call it at once with the same id and their own progressToken. Then both repeat, in 4 rounds with the same id each, the slowest request the run had answered that scout may send again (a tools/call the policy allows, a resources/read or a prompts/get, up to 3 s), each with its own progressToken; in the last two rounds one client sends the list instead. A response or progress notification of one client reaching the other, or an answer lost, fails. A run in which no request of one client was in flight while the other's was (by the recorded send and answer times) is not assessed. Only requests the policy allows are sent. stdio: not applicable (each client is its own process).",
         "Key in-flight requests by session or connection and request id, never by id alone, and send each response and notification on the stream of the request it belongs to.";
     OUTPUT_VOLUME = "resilience.output_volume", Minor, "The server's output fits in what scout keeps", "",
         "Judged over the whole run, from the spawn or first request to the shutdown. scout keeps at most 20,000 exchanges and 64 MiB of bodies, lines and headers per server. Messages the server sends on its own past that (notifications, stray stdout lines, unmatched replies, HTTP+SSE events) are counted but neither kept nor judged: a server that floods its client this way fails, and checks that read those messages saw only the part before the cap. When only scout's own exchanges pass the byte cap, they are kept with their bodies cut to the first 512 bytes, and this is a warning.",
@@ -213,7 +213,8 @@ async fn concurrent_sessions(s: &mut Session, wires: &[Connection], dual: bool) 
     }
     for w in http {
         let progress = concurrent::progress_tool(s, w.era());
-        let f = match concurrent::probe(w, progress).await {
+        let slow = concurrent::slowest_request(s, w.era());
+        let f = match concurrent::probe(w, progress, slow).await {
             Ok(run) => concurrent::judge(&run),
             Err((why, setup)) => concurrent::not_assessed(&why, setup),
         };

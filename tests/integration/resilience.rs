@@ -4,7 +4,7 @@
 use scout::report::finding::{Phase, Status};
 use scout::spec::ServerSpec;
 
-use crate::phase_fixtures::{expect, fixture, fixture_http, never, run};
+use crate::phase_fixtures::{expect, fixture, fixture_http, fixture_http_env, never, run};
 use scout::transport::process::ProcessConfig;
 
 fn resilience(mut spec: ServerSpec) -> ServerSpec {
@@ -103,6 +103,67 @@ async fn two_clients_at_once_must_stay_apart() {
     never(&bad, "resilience.concurrent_sessions", Status::Pass);
     let f = expect(&stdio, "resilience.concurrent_sessions", None, Status::Skip);
     assert!(f.detail.contains("process"), "{}", f.detail);
+}
+
+/// The phases that find the run's slowest request (catalog, execution) and the resilience
+/// phase.
+fn with_execution(mut spec: ServerSpec) -> ServerSpec {
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Catalog,
+        Phase::Execution,
+        Phase::Resilience,
+    ];
+    spec
+}
+
+#[tokio::test]
+async fn same_id_requests_of_two_clients_overlap_and_stay_apart() {
+    // request_state_by_id.py keeps a resources/read in flight in a table keyed by its id
+    // alone (its slow tool carries no annotations, so scout does not call it); every other
+    // method answers at once. Previously the rounds paired only those millisecond methods,
+    // nothing met in the server, and the check passed. Now both clients repeat the run's
+    // slowest request (the read) with the same id and their own progress token. The twin
+    // keys the table by session or connection. Three runs of each at once, every one with
+    // the same verdict.
+    const RUNS: usize = 3;
+    let twin = || {
+        with_execution(fixture_http_env(
+            "request_state_by_id.py",
+            &[("SCOUT_FIXTURE_KEY", "session")],
+        ))
+    };
+    let defect = || with_execution(fixture_http("request_state_by_id.py"));
+    let (good, bad) = tokio::join!(
+        futures_util::future::join_all((0..RUNS).map(|_| run(twin()))),
+        futures_util::future::join_all((0..RUNS).map(|_| run(defect()))),
+    );
+    for r in &good {
+        let f = expect(r, "resilience.concurrent_sessions", None, Status::Pass);
+        assert!(
+            f.detail.contains("resources/read of fixture://readme"),
+            "{}",
+            f.detail
+        );
+        assert!(f.detail.contains("in flight together"), "{}", f.detail);
+        never(r, "resilience.concurrent_sessions", Status::Warn);
+    }
+    for r in &bad {
+        let fails = crate::phase_fixtures::all(r, "resilience.concurrent_sessions");
+        // Both eras' wires share the table: each fails.
+        assert_eq!(fails.len(), 2, "{fails:#?}");
+        for f in fails {
+            assert_eq!(f.status, Status::Fail, "{}", f.detail);
+            assert_eq!(f.severity, Some(scout::report::finding::Severity::Critical));
+            assert!(
+                f.detail.contains("progress notification(s) for client")
+                    || f.detail.contains("lost"),
+                "{}",
+                f.detail
+            );
+        }
+    }
 }
 
 /// A spec for a real server over HTTP, with the phases that find a progress tool and the
