@@ -24,7 +24,7 @@ crate::checks! { phase: Resilience;
         "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then an ordinary request every server serves whatever it declared (ping in the handshake era, server/discover on 2026-07-28 wires), which must still be answered. Over stdio a crash here kills the session an agent depends on.",
         "Handle malformed input per message: answer or drop it, never tear down the process or connection.";
     TIMEOUT_RECOVERY = "resilience.timeout_recovery", Major, "The server still serves after an abandoned request", "",
-        "scout sends tools/list and abandons it, as an agent that gives up does (stdio: the line is written and its answer never awaited; Streamable HTTP, http:// and https:// alike, local or remote: the request is written whole on a connection of its own, which is closed unread as soon as the write completed), then sends an ordinary request (server/discover on 2026-07-28 wires, ping otherwise), which must be answered. A request that could not be written leaves the check not assessed.",
+        "scout abandons a request, as an agent that gives up does, then sends an ordinary request (server/discover on 2026-07-28 wires, ping otherwise), which must be answered. The request abandoned is the run's slowest answered request that scout may send again (one that reported progress first: a tools/call the policy allows, a resources/read or a prompts/get), sent with a progress token and given up once its first progress notification shows the server at work on it (or, from a server that reports none, after half the time it took before), then cancelled with notifications/cancelled; on stdio and Streamable HTTP alike. Without such a request it is tools/list, abandoned at once (stdio: the line is written and its answer never awaited; Streamable HTTP, http:// and https:// alike, local or remote: the request is written whole on a connection of its own, which is closed unread as soon as the write completed). A request that could not be written, or that was answered before scout gave up on it, leaves the check not assessed.",
         "Do not let one slow or abandoned request block the others: handle requests concurrently, or at least let the next one through once the client has gone.";
     OVERSIZED_REQUEST = "resilience.oversized_request", Major, "An oversized request is refused, not fatal", "",
         "scout sends one read-only request (server/discover on 2026-07-28 wires, ping otherwise) whose params carry a 4 MiB padding string, then an ordinary request. Refusing the big one (HTTP 413 or another 4xx, a JSON-RPC error, or closing the connection before taking the whole body, as a server does after an early 413 that scout may not get to read) or serving it passes; a 5xx or a connection dropped after the whole body was written is a warning; a crash, a hang, or a next request that is not served fails.",
@@ -147,7 +147,8 @@ pub async fn run_late(s: &mut Session) {
         return;
     }
     for w in &wires {
-        let (abandoned, next) = recovery::probe_timeout(w).await;
+        let slow = concurrent::slowest_request(s, w.era());
+        let (abandoned, next) = recovery::probe_timeout(w, slow.as_ref()).await;
         s.add(tag(
             recovery::timeout_recovery(&abandoned, &next),
             w.era(),

@@ -29,6 +29,62 @@ async fn an_abandoned_request_must_not_stop_the_server() {
 }
 
 #[tokio::test]
+async fn a_server_stuck_after_an_abandoned_request_fails_on_both_transports() {
+    // abandon_leaks_lock.py: its read-only tool `slow` holds the server's one work lock; a
+    // call the client gives up on never releases it, and every later request waits for it.
+    // Previously scout abandoned only tools/list, which takes the lock and lets it go, and
+    // the server passed. Now scout abandons the run's slowest request once it reports
+    // progress, cancels it, and asks again. The twin releases the lock of an abandoned call.
+    // One run of each on stdio and on HTTP, at once (repeated by hand: ten runs of each
+    // gave the same verdicts).
+    const RUNS: usize = 1;
+    let quick = |mut spec: ServerSpec| {
+        // After the lock is lost every request waits out its timeout: keep it short.
+        spec.timeout = std::time::Duration::from_secs(3);
+        with_execution(spec)
+    };
+    let release = || vec![("SCOUT_FIXTURE_RELEASE", "1".to_string())];
+    let specs = move |twin: bool| -> Vec<ServerSpec> {
+        let env = if twin { release() } else { vec![] };
+        let http_env: Vec<(&str, &str)> = if twin {
+            vec![("SCOUT_FIXTURE_RELEASE", "1")]
+        } else {
+            vec![]
+        };
+        (0..RUNS)
+            .flat_map(|_| {
+                [
+                    quick(fixture("abandon_leaks_lock.py", &env)),
+                    quick(fixture_http_env("abandon_leaks_lock.py", &http_env)),
+                ]
+            })
+            .collect()
+    };
+    let task = |spec| tokio::spawn(run(spec));
+    let (good, bad) = tokio::join!(
+        futures_util::future::join_all(specs(true).into_iter().map(task)),
+        futures_util::future::join_all(specs(false).into_iter().map(task)),
+    );
+    for r in good.into_iter().map(|r| r.expect("a run's task")) {
+        let f = expect(&r, "resilience.timeout_recovery", None, Status::Pass);
+        assert!(f.detail.contains("tools/call of slow"), "{}", f.detail);
+        assert!(f.detail.contains("progress notification"), "{}", f.detail);
+        never(&r, "resilience.timeout_recovery", Status::Warn);
+        never(&r, "execution.cancellation", Status::Fail);
+        never(&r, "execution.cancellation", Status::Warn);
+    }
+    for r in bad.into_iter().map(|r| r.expect("a run's task")) {
+        never(&r, "resilience.timeout_recovery", Status::Pass);
+        let f = crate::phase_fixtures::all(&r, "resilience.timeout_recovery")
+            .into_iter()
+            .find(|f| f.status == Status::Fail)
+            .unwrap_or_else(|| panic!("{:#?}", r.findings));
+        assert!(f.detail.contains("tools/call of slow"), "{}", f.detail);
+        assert!(f.detail.contains("next ordinary request"), "{}", f.detail);
+    }
+}
+
+#[tokio::test]
 async fn an_oversized_body_is_refused_or_served_never_fatal() {
     let (good, bad) = tokio::join!(
         run(resilience(fixture("minimal_server.py", &[]))),

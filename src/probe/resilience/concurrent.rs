@@ -12,7 +12,7 @@ use super::{CONCURRENT_SESSIONS, cite};
 use crate::client::{Connection, lifecycle};
 use crate::probe::Session;
 use crate::probe::resilience::recovery::describe;
-use crate::report::exchange::ExchangeKind;
+use crate::report::exchange::{ExchangeKind, jsonrpc_messages};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::transport::{IdKind, Probe, Reply};
 
@@ -183,22 +183,10 @@ pub const SLOW_ROUNDS: usize = 4;
 /// probe's purpose); the next slowest is.
 const SLOW_CAP_MS: f64 = 3000.0;
 
-/// The messages of a recorded HTTP response body: one JSON value, or the data of each SSE
-/// event that parses.
-fn body_messages(body: &str) -> Vec<Value> {
-    if let Ok(v) = serde_json::from_str::<Value>(body) {
-        return vec![v];
-    }
-    let mut parser = crate::transport::sse::SseParser::new();
-    let mut events = parser.feed(body.as_bytes());
-    events.extend(parser.feed(b"\n\n"));
-    events
-        .iter()
-        .filter_map(|e| serde_json::from_str(&e.data).ok())
-        .collect()
-}
-
-/// The [`Slow`] request of the `era` wire, if the run recorded one.
+/// The [`Slow`] request of the `era` wire, if the run recorded one: read from the timings of
+/// the ordinary requests answered with a result (either transport), each request's params
+/// from its recorded exchanges. One that reported progress wins over a slower one that did
+/// not.
 pub fn slowest_request(s: &Session, era: Era) -> Option<Slow> {
     let tool = |name: &str| {
         s.catalogs
@@ -208,48 +196,65 @@ pub fn slowest_request(s: &Session, era: Era) -> Option<Slow> {
             .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
     };
     s.recorder
-        .shared()
-        .iter()
-        .filter(|e| e.era == Some(era) && e.duration_ms <= SLOW_CAP_MS)
-        .filter_map(|e| {
-            let ExchangeKind::Http(h) = &e.kind else {
-                return None;
-            };
-            let req: Value = serde_json::from_str(h.request_body.as_deref()?).ok()?;
-            let method = req.get("method")?.as_str()?;
+        .timings()
+        .into_iter()
+        .filter(|t| t.era == Some(era) && t.elapsed.as_secs_f64() * 1000.0 <= SLOW_CAP_MS)
+        .filter(|t| {
+            matches!(
+                t.method.as_str(),
+                "tools/call" | "resources/read" | "prompts/get"
+            )
+        })
+        .filter_map(|t| {
+            let messages: Vec<Value> = t
+                .evidence
+                .iter()
+                .filter_map(|seq| s.recorder.get(*seq))
+                .flat_map(|e| jsonrpc_messages(&e))
+                .collect();
+            let req = messages
+                .iter()
+                .find(|m| m.get("method").and_then(Value::as_str) == Some(t.method.as_str()))?;
             let id = req.get("id")?;
             let mut params = req.get("params")?.as_object()?.clone();
             params.remove("_meta");
-            let input_schema = match method {
-                "resources/read" | "prompts/get" => Value::Null,
-                "tools/call" => {
-                    let t = tool(params.get("name")?.as_str()?)?;
-                    if !crate::policy::decide(t, &s.spec.policy).allows() {
-                        return None;
-                    }
-                    t.get("inputSchema").cloned().unwrap_or(Value::Null)
+            let input_schema = if t.method == "tools/call" {
+                let tool = tool(params.get("name")?.as_str()?)?;
+                if !crate::policy::decide(tool, &s.spec.policy).allows() {
+                    return None;
                 }
-                _ => return None,
+                tool.get("inputSchema").cloned().unwrap_or(Value::Null)
+            } else {
+                Value::Null
             };
-            // Answered with a result, not an error or a tool error: the same call again is
-            // then an ordinary request that does its work.
-            let answered = body_messages(h.response_body.as_deref()?).iter().any(|m| {
+            // Answered with a result, not a tool error: the same call again is then an
+            // ordinary request that does its work.
+            let succeeded = messages.iter().any(|m| {
                 m.get("id") == Some(id)
                     && m.get("result")
                         .is_some_and(|r| r.get("isError").and_then(Value::as_bool) != Some(true))
             });
-            answered.then(|| Slow {
-                method: method.to_string(),
-                params: Value::Object(params),
-                input_schema,
-                took_ms: e.duration_ms,
+            let progressed = messages
+                .iter()
+                .any(|m| m.get("method").and_then(Value::as_str) == Some("notifications/progress"));
+            succeeded.then(|| {
+                let slow = Slow {
+                    method: t.method.clone(),
+                    params: Value::Object(params),
+                    input_schema,
+                    took_ms: t.elapsed.as_secs_f64() * 1000.0,
+                };
+                (progressed, slow)
             })
         })
-        .max_by(|a, b| a.took_ms.total_cmp(&b.took_ms))
+        // A request that reported progress first: the server says it is at work on it,
+        // where another may only have waited behind it.
+        .max_by(|(pa, a), (pb, b)| pa.cmp(pb).then(a.took_ms.total_cmp(&b.took_ms)))
+        .map(|(_, slow)| slow)
 }
 
 /// The slow request with id `id` and progress token `token`.
-fn slow_probe(slow: &Slow, id: &str, token: &str, modern: bool) -> Probe {
+pub(super) fn slow_probe(slow: &Slow, id: &str, token: &str, modern: bool) -> Probe {
     let mut params = slow.params.clone();
     if let Some(p) = params.as_object_mut() {
         p.insert("_meta".into(), json!({"progressToken": token}));
@@ -644,7 +649,7 @@ fn in_flight_together(run: &ConcurrentRun) -> usize {
 }
 
 /// The slow request as the detail names it: `tools/call of slow_report`.
-fn slow_name(s: &Slow) -> String {
+pub(super) fn slow_name(s: &Slow) -> String {
     let name = s
         .params
         .get("name")
@@ -951,14 +956,5 @@ mod tests {
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Fail, "{}", f.detail);
         assert!(f.detail.contains("tools/list result"), "{}", f.detail);
-    }
-
-    #[test]
-    fn the_slowest_answered_request_is_read_from_an_sse_body() {
-        let body = "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\nevent: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{}}\n\n";
-        let msgs = body_messages(body);
-        assert_eq!(msgs.len(), 2);
-        assert_eq!(msgs[1]["id"], 7);
-        assert_eq!(body_messages("{\"id\":1}").len(), 1);
     }
 }
