@@ -113,6 +113,34 @@ async fn an_oversized_body_over_http_is_judged_too() {
 }
 
 #[tokio::test]
+async fn an_http_server_that_exits_before_reading_a_big_body_fails() {
+    // crashes_on_large_body.py with SCOUT_FIXTURE_EARLY=1 exits on reading a Content-Length
+    // over 1 MiB: scout finds the connection closed under its write, exactly as with
+    // early_413.py, which refuses with 413 and keeps serving. The next request tells them
+    // apart: the crash fails and never passes, the refusal passes (three runs of each).
+    const RUNS: usize = 3;
+    let early = || fixture_http_env("crashes_on_large_body.py", &[("SCOUT_FIXTURE_EARLY", "1")]);
+    let (bad, good) = tokio::join!(
+        futures_util::future::join_all((0..RUNS).map(|_| run(resilience(early())))),
+        futures_util::future::join_all(
+            (0..RUNS).map(|_| run(resilience(fixture_http("early_413.py"))))
+        ),
+    );
+    for r in &bad {
+        never(r, "resilience.oversized_request", Status::Pass);
+        let f = crate::phase_fixtures::all(r, "resilience.oversized_request")
+            .into_iter()
+            .find(|f| f.status == Status::Fail)
+            .unwrap_or_else(|| panic!("{:#?}", r.findings));
+        assert!(f.detail.contains("next ordinary request"), "{}", f.detail);
+    }
+    for r in &good {
+        expect(r, "resilience.oversized_request", None, Status::Pass);
+        never(r, "resilience.oversized_request", Status::Warn);
+    }
+}
+
+#[tokio::test]
 async fn answers_must_not_depend_on_the_connection() {
     let (good, bad) = tokio::join!(
         run(resilience(fixture("minimal_server.py", &[]))),
