@@ -32,6 +32,9 @@ pub(super) struct Abandoned {
     pub cancel: Option<Reply>,
 }
 
+/// The shortest time a request of the run must have taken to be abandoned mid-work.
+pub(super) const SLOW_ENOUGH_TO_ABANDON_MS: f64 = 200.0;
+
 /// The shortest time scout waits for a slow request's progress before giving up on it.
 const GIVE_UP_FLOOR: Duration = Duration::from_millis(50);
 
@@ -46,7 +49,8 @@ const GIVE_UP_FLOOR: Duration = Duration::from_millis(50);
 pub(super) async fn probe_timeout(w: &Connection, slow: Option<&Slow>) -> (Abandoned, Reply) {
     let stdio = w.transport() == TransportKind::Stdio;
     let id = format!("{ABANDONED_ID}-{}", era_tag(w.era()));
-    let Some(slow) = slow else {
+    // A request quicker than this would be answered before scout gave up on it.
+    let Some(slow) = slow.filter(|s| s.took_ms >= SLOW_ENOUGH_TO_ABANDON_MS) else {
         let reply = w
             .send(Probe {
                 id: IdKind::Str(id),
@@ -136,7 +140,9 @@ pub(super) fn timeout_recovery(a: &Abandoned, next: &Reply) -> FindingBuilder {
     }
     let how = match a.started {
         Some(when) => format!("After scout gave up on {what} {when} and cancelled it"),
-        None => format!("After scout gave up on {what} without waiting for its answer"),
+        None => format!(
+            "After scout gave up on {what} without waiting for its answer (no request of the run took {SLOW_ENOUGH_TO_ABANDON_MS:.0} ms or more, to be abandoned while at work)"
+        ),
     };
     if served(next) {
         TIMEOUT_RECOVERY
