@@ -47,29 +47,13 @@ const GIVE_UP_FLOOR: Duration = Duration::from_millis(50);
 /// its answer; HTTP: written whole on a connection of its own, `https://` included, which
 /// is closed unread once the write completed).
 pub(super) async fn probe_timeout(w: &Connection, slow: Option<&Slow>) -> (Abandoned, Reply) {
-    let stdio = w.transport() == TransportKind::Stdio;
     let id = format!("{ABANDONED_ID}-{}", era_tag(w.era()));
     // A request quicker than this would be answered before scout gave up on it.
     let Some(slow) = slow.filter(|s| s.took_ms >= SLOW_ENOUGH_TO_ABANDON_MS) else {
-        let reply = w
-            .send(Probe {
-                id: IdKind::Str(id),
-                // Bounds the write of the request over HTTP (and keeps it out of the latency
-                // timings: it is not an ordinary request).
-                timeout: Some(w.connector().timeout()),
-                expect_no_reply: stdio,
-                abandon: !stdio,
-                ..Probe::request("tools/list", json!({}))
-            })
-            .await;
-        let next = w.request(follow_up(w), json!({})).await;
-        let abandoned = Abandoned {
-            what: "tools/list".into(),
-            reply,
-            started: None,
-            cancel: None,
-        };
-        return (abandoned, next);
+        let what = format!(
+            "tools/list (no request of the run took {SLOW_ENOUGH_TO_ABANDON_MS:.0} ms or more, to be abandoned while at work)"
+        );
+        return abandon_at_once(w, id, what).await;
     };
     let give_up = Duration::from_secs_f64(slow.took_ms / 2000.0).max(GIVE_UP_FLOOR);
     let mut probe = slow_probe(slow, &id, &id, w.era() == Era::Modern);
@@ -77,6 +61,15 @@ pub(super) async fn probe_timeout(w: &Connection, slow: Option<&Slow>) -> (Aband
     probe.end_after = 1;
     probe.timeout = Some(give_up);
     let reply = w.send(probe).await;
+    if reply.response.is_some() {
+        // It had only waited behind other requests when it was slow: nothing was abandoned,
+        // so tools/list is, as when the run has no slow request.
+        let what = format!(
+            "tools/list ({} was answered before scout could give up on it)",
+            crate::probe::resilience::concurrent::slow_name(slow)
+        );
+        return abandon_at_once(w, format!("{id}-list"), what).await;
+    }
     let progressed = reply
         .notifications
         .iter()
@@ -97,6 +90,30 @@ pub(super) async fn probe_timeout(w: &Connection, slow: Option<&Slow>) -> (Aband
             "after half the time it took before"
         }),
         cancel: Some(cancel),
+    };
+    (abandoned, next)
+}
+
+/// Sends `tools/list` with id `id` and abandons it at once, then an ordinary request.
+async fn abandon_at_once(w: &Connection, id: String, what: String) -> (Abandoned, Reply) {
+    let stdio = w.transport() == TransportKind::Stdio;
+    let reply = w
+        .send(Probe {
+            id: IdKind::Str(id),
+            // Bounds the write of the request over HTTP (and keeps it out of the latency
+            // timings: it is not an ordinary request).
+            timeout: Some(w.connector().timeout()),
+            expect_no_reply: stdio,
+            abandon: !stdio,
+            ..Probe::request("tools/list", json!({}))
+        })
+        .await;
+    let next = w.request(follow_up(w), json!({})).await;
+    let abandoned = Abandoned {
+        what,
+        reply,
+        started: None,
+        cancel: None,
     };
     (abandoned, next)
 }
@@ -140,9 +157,7 @@ pub(super) fn timeout_recovery(a: &Abandoned, next: &Reply) -> FindingBuilder {
     }
     let how = match a.started {
         Some(when) => format!("After scout gave up on {what} {when} and cancelled it"),
-        None => format!(
-            "After scout gave up on {what} without waiting for its answer (no request of the run took {SLOW_ENOUGH_TO_ABANDON_MS:.0} ms or more, to be abandoned while at work)"
-        ),
+        None => format!("After scout gave up on {what} without waiting for its answer"),
     };
     if served(next) {
         TIMEOUT_RECOVERY
