@@ -25,7 +25,7 @@ crate::checks! { phase: Resilience;
         "scout sends a burst of malformed messages (truncated JSON, a bare string, an array of garbage, invalid UTF-8 replaced text) and then a request the server already answered in this run (server/discover on 2026-07-28 wires; ping in the handshake era when the server served it, otherwise a list it served), which must still get a JSON-RPC answer (a result or an error). Over stdio a crash here kills the session an agent depends on.",
         "Handle malformed input per message: answer or drop it, never tear down the process or connection.";
     TIMEOUT_RECOVERY = "resilience.timeout_recovery", Major, "The server still serves after an abandoned request", "",
-        "scout sends tools/list and abandons it, as an agent that gives up does (stdio: the line is written and its answer never awaited; Streamable HTTP, http:// and https:// alike, local or remote: the request is written whole on a connection of its own, which is closed unread as soon as the write completed), then sends a request the server already answered in this run (as for malformed_survival), which must get a JSON-RPC answer. A request that could not be written leaves the check not assessed.",
+        "scout abandons a request, as an agent that gives up does, then sends a request the server already answered in this run (as for malformed_survival), which must get a JSON-RPC answer. The request abandoned is the run's slowest answered request that scout may send again (one that reported progress first: a tools/call the policy allows, a resources/read or a prompts/get), if it took 200 ms or more, sent with a progress token and given up once its first progress notification shows the server at work on it (or, from a server that reports none, after half the time it took before), then cancelled with notifications/cancelled; on stdio and Streamable HTTP alike. Without such a request, or when that request is answered before scout gives up on it (it had only waited behind others), it is tools/list, abandoned at once (stdio: the line is written and its answer never awaited; Streamable HTTP, http:// and https:// alike, local or remote: the request is written whole on a connection of its own, which is closed unread as soon as the write completed). A tools/list that could not be written, or that was answered before scout gave up on it, leaves the check not assessed.",
         "Do not let one slow or abandoned request block the others: handle requests concurrently, or at least let the next one through once the client has gone.";
     OVERSIZED_REQUEST = "resilience.oversized_request", Major, "An oversized request is refused, not fatal", "",
         "scout sends one read-only request the server already answered in this run (as for malformed_survival) whose params carry a 4 MiB padding string, then the same request without the padding, which must get a JSON-RPC answer. Refusing the big one (HTTP 413 or another 4xx, a JSON-RPC error, or closing the connection before taking the whole body, as a server does after an early 413 that scout may not get to read) or serving it passes; a 5xx or a connection dropped after the whole body was written is a warning; a crash, a hang, or a next request that is not served fails.",
@@ -36,8 +36,8 @@ crate::checks! { phase: Resilience;
     SESSION_RECOVERY = "resilience.session_recovery", Minor, "A client can start over after its session ended", spec_url::T25C,
         "Handshake era over Streamable HTTP: scout opens a throw-away session, ends it with DELETE, checks that its id now gets 404, and then sends a new initialize, whose session must answer a request the server already answered in this run (as for malformed_survival). Servers that refuse DELETE (405) or keep the ended session are left to protocol.delete.",
         "After a session ends, accept a new initialize without a session id and issue a new session, as clients re-initialize on 404.";
-    CONCURRENT_SESSIONS = "resilience.concurrent_sessions", Major, "Two clients at once stay apart", "",
-        "Streamable HTTP: scout opens two clients at once (two sessions in the handshake era, two independent connections on 2026-07-28) and, in 3 rounds, sends from both at the same moment requests with the same id whose answers show whom they were meant for (a list, and server/discover or ping; the clients swap every round). When the execution phase found a read-only tool that reports progress, both also call it at once with the same id and their own progressToken. A response or progress notification of one client reaching the other, or an answer lost, fails. Only read-only requests are sent. stdio: not applicable (each client is its own process).",
+    CONCURRENT_SESSIONS = "resilience.concurrent_sessions", Critical, "Two clients at once stay apart", "",
+        "Streamable HTTP: scout opens two clients at once (two sessions in the handshake era, two independent connections on 2026-07-28) and, in 3 rounds, sends from both at the same moment requests with the same id whose answers show whom they were meant for (a list, and server/discover or ping; the clients swap every round). When the execution phase found a read-only tool that reports progress, both also call it at once with the same id and their own progressToken. Then both repeat, in 4 rounds with the same id each, the slowest request the run had answered that scout may send again (a tools/call the policy allows, a resources/read or a prompts/get, up to 3 s), each with its own progressToken; in the last two rounds one client sends the list instead. A response or progress notification of one client reaching the other, or an answer lost, fails. A run in which no request of one client was in flight while the other's was (by the recorded send and answer times) is not assessed. Only requests the policy allows are sent. stdio: not applicable (each client is its own process).",
         "Key in-flight requests by session or connection and request id, never by id alone, and send each response and notification on the stream of the request it belongs to.";
     OUTPUT_VOLUME = "resilience.output_volume", Minor, "The server's output fits in what scout keeps", "",
         "Judged over the whole run, from the spawn or first request to the shutdown. scout keeps at most 20,000 exchanges and 64 MiB of bodies, lines and headers per server. Messages the server sends on its own past that (notifications, stray stdout lines, unmatched replies, HTTP+SSE events) are counted but neither kept nor judged: a server that floods its client this way fails, and checks that read those messages saw only the part before the cap. When only scout's own exchanges pass the byte cap, they are kept with their bodies cut to the first 512 bytes, and this is a warning.",
@@ -135,7 +135,8 @@ pub async fn run_late(s: &mut Session) {
     }
     for w in &wires {
         let ask = liveness_request(s, w);
-        let (abandoned, next) = recovery::probe_timeout(w, ask).await;
+        let slow = concurrent::slowest_request(s, w.era());
+        let (abandoned, next) = recovery::probe_timeout(w, slow.as_ref(), ask).await;
         s.add(tag(
             recovery::timeout_recovery(&abandoned, &next),
             w.era(),
@@ -203,7 +204,8 @@ async fn concurrent_sessions(s: &mut Session, wires: &[Connection], dual: bool) 
     }
     for w in http {
         let progress = concurrent::progress_tool(s, w.era());
-        let f = match concurrent::probe(w, progress).await {
+        let slow = concurrent::slowest_request(s, w.era());
+        let f = match concurrent::probe(w, progress, slow).await {
             Ok(run) => concurrent::judge(&run),
             Err((why, setup)) => concurrent::not_assessed(&why, setup),
         };

@@ -647,8 +647,8 @@ pub static GROUNDS: &[Ground] = &[
     g(
         "resilience.concurrent_sessions",
         Must,
-        "MCP 2026-07-28 basic",
-        "Result responses MUST include the same ID as the request they correspond to.",
+        "MCP 2025-11-25 basic/transports",
+        "The server MUST send each of its JSON-RPC messages on only one of the connected streams; that is, it MUST NOT broadcast the same message across multiple streams.",
     ),
     g(
         "resilience.output_volume",

@@ -3,7 +3,7 @@
 //! the demo server. A host's rule warns and never fails, and the category does not move the
 //! overall score.
 
-use scout::report::finding::{Phase, Status};
+use scout::report::finding::{Phase, SkipReason, Status};
 use scout::report::host::HostProfile;
 use scout::report::model::ServerReport;
 
@@ -147,6 +147,7 @@ async fn a_plain_tool_list_keeps_openais_default_rules() {
     keeps(&r, "compat.openai");
     keeps(&r, "compat.anthropic");
     let f = expect(&r, "compat.openai_strict", None, Status::Skip);
+    assert_eq!(f.skip_reason, Some(SkipReason::NotApplicable), "{f:?}");
     assert!(
         f.detail.contains("opt-in") && f.detail.contains("--compat openai-strict"),
         "{}",

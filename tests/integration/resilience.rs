@@ -4,7 +4,9 @@
 use scout::report::finding::{Phase, Status};
 use scout::spec::ServerSpec;
 
-use crate::phase_fixtures::{expect, expect_era, fixture, fixture_http, never, run};
+use crate::phase_fixtures::{
+    expect, expect_era, fixture, fixture_http, fixture_http_env, never, run,
+};
 use scout::transport::process::ProcessConfig;
 
 fn resilience(mut spec: ServerSpec) -> ServerSpec {
@@ -26,6 +28,62 @@ async fn an_abandoned_request_must_not_stop_the_server() {
     // stall_blocks_server.py sleeps on the abandoned request, blocking the next one.
     let f = expect(&bad, "resilience.timeout_recovery", None, Status::Fail);
     assert!(f.detail.contains("timed out"), "{}", f.detail);
+}
+
+#[tokio::test]
+async fn a_server_stuck_after_an_abandoned_request_fails_on_both_transports() {
+    // abandon_leaks_lock.py: its read-only tool `slow` holds the server's one work lock; a
+    // call the client gives up on never releases it, and every later request waits for it.
+    // Previously scout abandoned only tools/list, which takes the lock and lets it go, and
+    // the server passed. Now scout abandons the run's slowest request once it reports
+    // progress, cancels it, and asks again. The twin releases the lock of an abandoned call.
+    // One run of each on stdio and on HTTP, at once (repeated by hand: ten runs of each
+    // gave the same verdicts).
+    const RUNS: usize = 1;
+    let quick = |mut spec: ServerSpec| {
+        // After the lock is lost every request waits out its timeout: keep it short.
+        spec.timeout = std::time::Duration::from_secs(3);
+        with_execution(spec)
+    };
+    let release = || vec![("SCOUT_FIXTURE_RELEASE", "1".to_string())];
+    let specs = move |twin: bool| -> Vec<ServerSpec> {
+        let env = if twin { release() } else { vec![] };
+        let http_env: Vec<(&str, &str)> = if twin {
+            vec![("SCOUT_FIXTURE_RELEASE", "1")]
+        } else {
+            vec![]
+        };
+        (0..RUNS)
+            .flat_map(|_| {
+                [
+                    quick(fixture("abandon_leaks_lock.py", &env)),
+                    quick(fixture_http_env("abandon_leaks_lock.py", &http_env)),
+                ]
+            })
+            .collect()
+    };
+    let task = |spec| tokio::spawn(run(spec));
+    let (good, bad) = tokio::join!(
+        futures_util::future::join_all(specs(true).into_iter().map(task)),
+        futures_util::future::join_all(specs(false).into_iter().map(task)),
+    );
+    for r in good.into_iter().map(|r| r.expect("a run's task")) {
+        let f = expect(&r, "resilience.timeout_recovery", None, Status::Pass);
+        assert!(f.detail.contains("tools/call of slow"), "{}", f.detail);
+        assert!(f.detail.contains("progress notification"), "{}", f.detail);
+        never(&r, "resilience.timeout_recovery", Status::Warn);
+        never(&r, "execution.cancellation", Status::Fail);
+        never(&r, "execution.cancellation", Status::Warn);
+    }
+    for r in bad.into_iter().map(|r| r.expect("a run's task")) {
+        never(&r, "resilience.timeout_recovery", Status::Pass);
+        let f = crate::phase_fixtures::all(&r, "resilience.timeout_recovery")
+            .into_iter()
+            .find(|f| f.status == Status::Fail)
+            .unwrap_or_else(|| panic!("{:#?}", r.findings));
+        assert!(f.detail.contains("tools/call of slow"), "{}", f.detail);
+        assert!(f.detail.contains("next ordinary request"), "{}", f.detail);
+    }
 }
 
 #[tokio::test]
@@ -54,6 +112,34 @@ async fn an_oversized_body_over_http_is_judged_too() {
     );
     expect(&good, "resilience.oversized_request", None, Status::Pass);
     never(&bad, "resilience.oversized_request", Status::Pass);
+}
+
+#[tokio::test]
+async fn an_http_server_that_exits_before_reading_a_big_body_fails() {
+    // crashes_on_large_body.py with SCOUT_FIXTURE_EARLY=1 exits on reading a Content-Length
+    // over 1 MiB: scout finds the connection closed under its write, exactly as with
+    // early_413.py, which refuses with 413 and keeps serving. The next request tells them
+    // apart: the crash fails and never passes, the refusal passes (three runs of each).
+    const RUNS: usize = 3;
+    let early = || fixture_http_env("crashes_on_large_body.py", &[("SCOUT_FIXTURE_EARLY", "1")]);
+    let (bad, good) = tokio::join!(
+        futures_util::future::join_all((0..RUNS).map(|_| run(resilience(early())))),
+        futures_util::future::join_all(
+            (0..RUNS).map(|_| run(resilience(fixture_http("early_413.py"))))
+        ),
+    );
+    for r in &bad {
+        never(r, "resilience.oversized_request", Status::Pass);
+        let f = crate::phase_fixtures::all(r, "resilience.oversized_request")
+            .into_iter()
+            .find(|f| f.status == Status::Fail)
+            .unwrap_or_else(|| panic!("{:#?}", r.findings));
+        assert!(f.detail.contains("next ordinary request"), "{}", f.detail);
+    }
+    for r in &good {
+        expect(r, "resilience.oversized_request", None, Status::Pass);
+        never(r, "resilience.oversized_request", Status::Warn);
+    }
 }
 
 #[tokio::test]
@@ -103,6 +189,67 @@ async fn two_clients_at_once_must_stay_apart() {
     never(&bad, "resilience.concurrent_sessions", Status::Pass);
     let f = expect(&stdio, "resilience.concurrent_sessions", None, Status::Skip);
     assert!(f.detail.contains("process"), "{}", f.detail);
+}
+
+/// The phases that find the run's slowest request (catalog, execution) and the resilience
+/// phase.
+fn with_execution(mut spec: ServerSpec) -> ServerSpec {
+    spec.only = vec![
+        Phase::Discovery,
+        Phase::Handshake,
+        Phase::Catalog,
+        Phase::Execution,
+        Phase::Resilience,
+    ];
+    spec
+}
+
+#[tokio::test]
+async fn same_id_requests_of_two_clients_overlap_and_stay_apart() {
+    // request_state_by_id.py keeps a resources/read in flight in a table keyed by its id
+    // alone (its slow tool carries no annotations, so scout does not call it); every other
+    // method answers at once. Previously the rounds paired only those millisecond methods,
+    // nothing met in the server, and the check passed. Now both clients repeat the run's
+    // slowest request (the read) with the same id and their own progress token. The twin
+    // keys the table by session or connection. Three runs of each at once, every one with
+    // the same verdict.
+    const RUNS: usize = 3;
+    let twin = || {
+        with_execution(fixture_http_env(
+            "request_state_by_id.py",
+            &[("SCOUT_FIXTURE_KEY", "session")],
+        ))
+    };
+    let defect = || with_execution(fixture_http("request_state_by_id.py"));
+    let (good, bad) = tokio::join!(
+        futures_util::future::join_all((0..RUNS).map(|_| run(twin()))),
+        futures_util::future::join_all((0..RUNS).map(|_| run(defect()))),
+    );
+    for r in &good {
+        let f = expect(r, "resilience.concurrent_sessions", None, Status::Pass);
+        assert!(
+            f.detail.contains("resources/read of fixture://readme"),
+            "{}",
+            f.detail
+        );
+        assert!(f.detail.contains("in flight together"), "{}", f.detail);
+        never(r, "resilience.concurrent_sessions", Status::Warn);
+    }
+    for r in &bad {
+        let fails = crate::phase_fixtures::all(r, "resilience.concurrent_sessions");
+        // Both eras' wires share the table: each fails.
+        assert_eq!(fails.len(), 2, "{fails:#?}");
+        for f in fails {
+            assert_eq!(f.status, Status::Fail, "{}", f.detail);
+            assert_eq!(f.severity, Some(scout::report::finding::Severity::Critical));
+            assert!(
+                f.detail.contains("progress notification(s) for client")
+                    || f.detail.contains("lost"),
+                "{}",
+                f.detail
+            );
+        }
+    }
 }
 
 /// A spec for a real server over HTTP, with the phases that find a progress tool and the

@@ -75,8 +75,11 @@ fn judge_all(s: &Session) -> Vec<FindingBuilder> {
         for p in HostProfile::ALL {
             let check = check_of(p);
             let f = if !s.spec.judges(p) && s.spec.compat.is_empty() {
+                // Not applicable rather than not assessed: the host applies these rules only
+                // to a function whose author turned strict mode on, so by default there is
+                // nothing for them to judge (and nothing a run failed to look at).
                 check.skip(
-                    SkipReason::NotAssessed,
+                    SkipReason::NotApplicable,
                     format!(
                         "profile `{p}` is an opt-in (strict mode: `\"strict\": true` on a function, set by its author) and is judged only when selected (--compat {p})"
                     ),

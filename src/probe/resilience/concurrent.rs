@@ -13,7 +13,7 @@ use crate::client::{Connection, lifecycle};
 use crate::probe::Session;
 use crate::probe::liveness::alive;
 use crate::probe::resilience::recovery::describe;
-use crate::report::exchange::ExchangeKind;
+use crate::report::exchange::{ExchangeKind, jsonrpc_messages};
 use crate::report::finding::{Era, FindingBuilder, SkipReason};
 use crate::transport::{IdKind, Probe, Reply};
 
@@ -38,6 +38,10 @@ pub struct Sent {
     /// The progress token it sent, if any.
     pub token: Option<String>,
     pub reply: Reply,
+    /// When the request went out and when its answer was complete, in milliseconds since
+    /// the Unix epoch, from the recorded exchange; `None` when the server never got it (no
+    /// HTTP status) or nothing was recorded.
+    pub span: Option<(f64, f64)>,
 }
 
 /// The requests of both clients, pair by pair (each pair sent at once, with the same id).
@@ -48,6 +52,8 @@ pub struct ConcurrentRun {
     pub pairs: Vec<(Sent, Sent)>,
     /// [`SESSIONS`] or [`CONNECTIONS`].
     pub clients: &'static str,
+    /// The slow request sent in the last rounds, if the run had one.
+    pub slow: Option<Slow>,
 }
 
 /// A read-only tool that reports progress, found in what the run recorded: the execution
@@ -156,12 +162,151 @@ async fn open_client(w: &Connection) -> (Result<Connection, String>, Vec<Reply>)
     (Ok(c), setup)
 }
 
-/// Runs the probe on `w` (HTTP); `progress`: a read-only tool that reports progress.
-/// Both clients are opened at once; the rounds go out beside the progress calls (other
-/// ids), so a slow tool does not hold up the rounds.
+/// The slowest request the run saw answered with a result that this probe may send again:
+/// a `tools/call` of a tool the policy lets scout call, a `resources/read` or a
+/// `prompts/get`, as it was sent. Sent by both clients at once, it keeps both requests in
+/// the server for as long as it takes, where millisecond methods may never meet.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slow {
+    pub method: String,
+    /// Its params as the run sent them, without `_meta`.
+    pub params: Value,
+    /// The tool's `inputSchema` (for the 2026-07-28 `Mcp-Param-*` headers); `Null` otherwise.
+    pub input_schema: Value,
+    /// How long the run's request took, in milliseconds.
+    pub took_ms: f64,
+}
+
+/// Rounds of the slow request (see [`Slow`]): in the first two both clients send it, in the
+/// other two one of them sends the list instead, so a crossed answer shows by its shape.
+pub const SLOW_ROUNDS: usize = 4;
+/// A request that took longer than this is not repeated (the rounds would outlast the
+/// probe's purpose); the next slowest is.
+const SLOW_CAP_MS: f64 = 3000.0;
+
+/// The [`Slow`] request of the `era` wire, if the run recorded one: read from the timings of
+/// the ordinary requests answered with a result (either transport), each request's params
+/// from its recorded exchanges. One that reported progress wins over a slower one that did
+/// not.
+pub fn slowest_request(s: &Session, era: Era) -> Option<Slow> {
+    let tool = |name: &str| {
+        s.catalogs
+            .iter()
+            .filter(|c| c.era == Some(era))
+            .flat_map(|c| &c.tools)
+            .find(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    };
+    s.recorder
+        .timings()
+        .into_iter()
+        .filter(|t| t.era == Some(era) && t.elapsed.as_secs_f64() * 1000.0 <= SLOW_CAP_MS)
+        .filter(|t| {
+            matches!(
+                t.method.as_str(),
+                "tools/call" | "resources/read" | "prompts/get"
+            )
+        })
+        .filter_map(|t| {
+            let messages: Vec<Value> = t
+                .evidence
+                .iter()
+                .filter_map(|seq| s.recorder.get(*seq))
+                .flat_map(|e| jsonrpc_messages(&e))
+                .collect();
+            let req = messages
+                .iter()
+                .find(|m| m.get("method").and_then(Value::as_str) == Some(t.method.as_str()))?;
+            let id = req.get("id")?;
+            let mut params = req.get("params")?.as_object()?.clone();
+            params.remove("_meta");
+            let input_schema = if t.method == "tools/call" {
+                let tool = tool(params.get("name")?.as_str()?)?;
+                if !crate::policy::decide(tool, &s.spec.policy).allows() {
+                    return None;
+                }
+                tool.get("inputSchema").cloned().unwrap_or(Value::Null)
+            } else {
+                Value::Null
+            };
+            // Answered with a result, not a tool error: the same call again is then an
+            // ordinary request that does its work.
+            let succeeded = messages.iter().any(|m| {
+                m.get("id") == Some(id)
+                    && m.get("result")
+                        .is_some_and(|r| r.get("isError").and_then(Value::as_bool) != Some(true))
+            });
+            let progressed = messages
+                .iter()
+                .any(|m| m.get("method").and_then(Value::as_str) == Some("notifications/progress"));
+            succeeded.then(|| {
+                let slow = Slow {
+                    method: t.method.clone(),
+                    params: Value::Object(params),
+                    input_schema,
+                    took_ms: t.elapsed.as_secs_f64() * 1000.0,
+                };
+                (progressed, slow)
+            })
+        })
+        // A request that reported progress first: the server says it is at work on it,
+        // where another may only have waited behind it.
+        .max_by(|(pa, a), (pb, b)| pa.cmp(pb).then(a.took_ms.total_cmp(&b.took_ms)))
+        .map(|(_, slow)| slow)
+}
+
+/// The slow request with id `id` and progress token `token`.
+pub(super) fn slow_probe(slow: &Slow, id: &str, token: &str, modern: bool) -> Probe {
+    let mut params = slow.params.clone();
+    if let Some(p) = params.as_object_mut() {
+        p.insert("_meta".into(), json!({"progressToken": token}));
+    }
+    let headers = if modern && slow.method == "tools/call" {
+        let args = slow.params.get("arguments").cloned().unwrap_or(json!({}));
+        crate::transport::headers::param_headers(&args, &slow.input_schema)
+            .into_iter()
+            .map(|(k, v)| (k, Some(v)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    Probe {
+        id: IdKind::Str(id.to_string()),
+        headers,
+        ..Probe::request(&slow.method, params)
+    }
+}
+
+/// One pair of [`Sent`], spans not yet read.
+fn pair(a: (String, Option<String>, Reply), b: (String, Option<String>, Reply)) -> (Sent, Sent) {
+    let sent = |client, (method, token, reply)| Sent {
+        client,
+        method,
+        token,
+        reply,
+        span: None,
+    };
+    (sent('A', a), sent('B', b))
+}
+
+/// The recorded span of a reply's exchange (see [`Sent::span`]).
+fn span_of(w: &Connection, r: &Reply) -> Option<(f64, f64)> {
+    let e = w.connector().recorder().get(*r.evidence.first()?)?;
+    let ExchangeKind::Http(h) = &e.kind else {
+        return None;
+    };
+    h.status?;
+    let start = (e.started_at.unix_timestamp_nanos() as f64) / 1e6;
+    Some((start, start + e.duration_ms))
+}
+
+/// Runs the probe on `w` (HTTP); `progress`: a read-only tool that reports progress; `slow`:
+/// the slowest request scout may send again. Both clients are opened at once; the rounds go
+/// out beside the progress calls (other ids), so a slow tool does not hold up the rounds;
+/// the slow rounds come last.
 pub async fn probe(
     w: &Connection,
     progress: Option<ProgressTool>,
+    slow: Option<Slow>,
 ) -> Result<ConcurrentRun, (String, Vec<Reply>)> {
     let mut run = ConcurrentRun {
         clients: if w.era() == Era::Modern {
@@ -184,10 +329,8 @@ pub async fn probe(
         }
     };
     let (list, cheap) = methods(w);
-    let era = match w.era() {
-        Era::Modern => "modern",
-        Era::Legacy => "legacy",
-    };
+    let modern = w.era() == Era::Modern;
+    let era = if modern { "modern" } else { "legacy" };
     let rounds = async {
         let mut pairs = Vec::new();
         for round in 0..ROUNDS {
@@ -202,27 +345,14 @@ pub async fn probe(
                 ..Probe::request(m, json!({}))
             };
             let (ra, rb) = tokio::join!(a.send(probe(ma)), b.send(probe(mb)));
-            pairs.push((
-                Sent {
-                    client: 'A',
-                    method: ma.into(),
-                    token: None,
-                    reply: ra,
-                },
-                Sent {
-                    client: 'B',
-                    method: mb.into(),
-                    token: None,
-                    reply: rb,
-                },
-            ));
+            pairs.push(pair((ma.into(), None, ra), (mb.into(), None, rb)));
         }
         pairs
     };
     let progress = async {
         let tool = progress?;
         let id = format!("{ID_PREFIX}-{era}-progress");
-        let headers: Vec<(String, Option<String>)> = if w.era() == Era::Modern {
+        let headers: Vec<(String, Option<String>)> = if modern {
             crate::transport::headers::param_headers(&tool.arguments, &tool.input_schema)
                 .into_iter()
                 .map(|(k, v)| (k, Some(v)))
@@ -240,24 +370,50 @@ pub async fn probe(
         };
         let (ta, tb) = (format!("{ID_PREFIX}-a"), format!("{ID_PREFIX}-b"));
         let (ra, rb) = tokio::join!(a.send(call(&ta)), b.send(call(&tb)));
-        Some((
-            Sent {
-                client: 'A',
-                method: "tools/call".into(),
-                token: Some(ta),
-                reply: ra,
-            },
-            Sent {
-                client: 'B',
-                method: "tools/call".into(),
-                token: Some(tb),
-                reply: rb,
-            },
+        Some(pair(
+            ("tools/call".into(), Some(ta), ra),
+            ("tools/call".into(), Some(tb), rb),
         ))
     };
     let (pairs, progress) = tokio::join!(rounds, progress);
     run.pairs = pairs;
     run.pairs.extend(progress);
+    if let Some(slow) = &slow {
+        for round in 0..SLOW_ROUNDS {
+            let id = format!("{ID_PREFIX}-{era}-slow-{round}");
+            let (ta, tb) = (
+                format!("{ID_PREFIX}-{era}-a-{round}"),
+                format!("{ID_PREFIX}-{era}-b-{round}"),
+            );
+            // Every request carries its client's own progress token, the list too: progress
+            // of one client's slow request reaching the other shows on either.
+            let build = |slow_one: bool, token: &str| {
+                if slow_one {
+                    slow_probe(slow, &id, token, modern)
+                } else {
+                    Probe {
+                        id: IdKind::Str(id.clone()),
+                        ..Probe::request(list, json!({"_meta": {"progressToken": token}}))
+                    }
+                }
+            };
+            let (sa, sb) = match round {
+                0 | 1 => (true, true),
+                r if r % 2 == 0 => (true, false),
+                _ => (false, true),
+            };
+            let (pa, pb) = (build(sa, &ta), build(sb, &tb));
+            let (ra, rb) = tokio::join!(a.send(pa), b.send(pb));
+            let m = |s: bool| if s { slow.method.clone() } else { list.into() };
+            run.pairs
+                .push(pair((m(sa), Some(ta), ra), (m(sb), Some(tb), rb)));
+        }
+    }
+    run.slow = slow;
+    for (x, y) in &mut run.pairs {
+        x.span = span_of(w, &x.reply);
+        y.span = span_of(w, &y.reply);
+    }
     tokio::join!(a.close(), b.close());
     Ok(run)
 }
@@ -272,6 +428,8 @@ fn fits(method: &str, result: &Value) -> Option<bool> {
         "server/discover" => has("supportedVersions"),
         "ping" => !(has("tools") || has("resources") || has("prompts") || has("supportedVersions")),
         "tools/call" => has("content") || has("structuredContent"),
+        "resources/read" => has("contents"),
+        "prompts/get" => has("messages"),
         _ => return None,
     })
 }
@@ -281,9 +439,9 @@ fn token_of(n: &Value) -> Option<&Value> {
 }
 
 /// What went wrong for one client, if anything. `theirs`: the other client's progress
-/// token, if it sent one (its progress may not reach any of this client's requests, the
-/// rounds sent beside the progress calls included).
-fn problem(me: &Sent, other: &Sent, theirs: Option<&str>, sessions: bool) -> Option<Problem> {
+/// tokens (its progress may not reach any of this client's requests, the rounds sent beside
+/// the progress calls included).
+fn problem(me: &Sent, other: &Sent, theirs: &[&str], sessions: bool) -> Option<Problem> {
     let seq = me.reply.evidence.first().copied().unwrap_or_default();
     if unimplemented_ping(me) {
         return None;
@@ -311,19 +469,21 @@ fn problem(me: &Sent, other: &Sent, theirs: Option<&str>, sessions: bool) -> Opt
             me.client, me.method, other.method, other.client
         )));
     }
-    if let Some(theirs) = theirs {
-        let stray = me
-            .reply
-            .notifications
-            .iter()
-            .filter(|n| token_of(n).and_then(Value::as_str) == Some(theirs))
-            .count();
-        if stray > 0 {
-            return Some(Problem::Mixed(format!(
-                "client {} received {stray} progress notification(s) for client {}'s token with its {} (req#{seq})",
-                me.client, other.client, me.method
-            )));
-        }
+    let stray = me
+        .reply
+        .notifications
+        .iter()
+        .filter(|n| {
+            token_of(n)
+                .and_then(Value::as_str)
+                .is_some_and(|t| theirs.contains(&t))
+        })
+        .count();
+    if stray > 0 {
+        return Some(Problem::Mixed(format!(
+            "client {} received {stray} progress notification(s) for client {}'s token with its {} (req#{seq})",
+            me.client, other.client, me.method
+        )));
     }
     None
 }
@@ -361,22 +521,23 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
             .iter()
             .chain(run.pairs.iter().flat_map(|(a, b)| [&a.reply, &b.reply])),
     );
-    let token = |client: char| {
+    let tokens = |client: char| -> Vec<&str> {
         run.pairs
             .iter()
             .flat_map(|(a, b)| [a, b])
-            .find(|s| s.client == client && s.token.is_some())
-            .and_then(|s| s.token.as_deref())
+            .filter(|s| s.client == client)
+            .filter_map(|s| s.token.as_deref())
+            .collect()
     };
-    let (token_a, token_b) = (token('A'), token('B'));
+    let (tokens_a, tokens_b) = (tokens('A'), tokens('B'));
     let sessions = run.clients == SESSIONS;
     let found: Vec<Problem> = run
         .pairs
         .iter()
         .flat_map(|(a, b)| {
             [
-                problem(a, b, token_b, sessions),
-                problem(b, a, token_a, sessions),
+                problem(a, b, &tokens_b, sessions),
+                problem(b, a, &tokens_a, sessions),
             ]
         })
         .flatten()
@@ -409,19 +570,40 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
             )
             .evidence(ev);
     }
-    let progress = run
-        .pairs
+    let slow_pairs = if run.slow.is_some() {
+        SLOW_ROUNDS.min(run.pairs.len())
+    } else {
+        0
+    };
+    let (early, slow) = run.pairs.split_at(run.pairs.len() - slow_pairs);
+    let notes = |pairs: &[(Sent, Sent)]| -> usize {
+        pairs
+            .iter()
+            .map(|(a, b)| a.reply.notifications.len() + b.reply.notifications.len())
+            .sum()
+    };
+    let progress_pair: Vec<_> = early
         .iter()
         .filter(|(a, _)| a.token.is_some())
-        .map(|(a, b)| a.reply.notifications.len() + b.reply.notifications.len())
-        .sum::<usize>();
-    let with_progress = if run.pairs.iter().any(|(a, _)| a.token.is_some()) {
-        format!(
-            ", then both called a read-only tool with their own progress token ({progress} progress notification(s), each to its own client)"
-        )
-    } else {
+        .cloned()
+        .collect();
+    let mut with_progress = if progress_pair.is_empty() {
         String::new()
+    } else {
+        format!(
+            ", then both called a read-only tool with their own progress token ({} progress notification(s), each to its own client)",
+            notes(&progress_pair)
+        )
     };
+    if let Some(s) = &run.slow {
+        with_progress.push_str(&format!(
+            ", then {} round(s) of {}, the slowest request the run had answered ({:.0} ms), each request with its client's own progress token ({} progress notification(s))",
+            slow.len(),
+            slow_name(s),
+            s.took_ms,
+            notes(slow)
+        ));
+    }
     let with_progress = if ended.is_empty() {
         with_progress
     } else {
@@ -430,12 +612,25 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
             ended.len()
         )
     };
+    let together = in_flight_together(run);
+    if problems.is_empty() && together == 0 {
+        return CONCURRENT_SESSIONS
+            .skip(
+                SkipReason::NotAssessed,
+                format!(
+                    "Not assessed: no request of one client was in flight while the other's was (by their recorded send and answer times), so nothing shows whether the server keeps two clients apart ({} pair(s) sent{with_progress}).",
+                    run.pairs.len()
+                ),
+            )
+            .evidence(ev);
+    }
     if problems.is_empty() {
         CONCURRENT_SESSIONS
             .pass(format!(
-                "{} sent requests with the same ids at once, {} round(s) of different methods{with_progress}: each got its own answer.",
+                "{} sent requests with the same ids at once, {} round(s) of different methods{with_progress}: each got its own answer; {together} of {} pair(s) were in flight together.",
                 capitalise(run.clients),
-                run.pairs.iter().filter(|(a, _)| a.token.is_none()).count()
+                early.iter().filter(|(a, _)| a.token.is_none()).count(),
+                run.pairs.len()
             ))
             .evidence(ev)
     } else {
@@ -450,6 +645,31 @@ pub fn judge(run: &ConcurrentRun) -> FindingBuilder {
                 problems[..problems.len().min(MAX_TOLD)].join("; ")
             ))
             .evidence(ev)
+    }
+}
+
+/// How many pairs had both requests in flight at once: each sent before the other's answer
+/// was complete, by the recorded times. A request the server never got has no span.
+fn in_flight_together(run: &ConcurrentRun) -> usize {
+    run.pairs
+        .iter()
+        .filter(|(a, b)| match (a.span, b.span) {
+            (Some((a0, a1)), Some((b0, b1))) => a0 < b1 && b0 < a1,
+            _ => false,
+        })
+        .count()
+}
+
+/// The slow request as the detail names it: `tools/call of slow_report`.
+pub(super) fn slow_name(s: &Slow) -> String {
+    let name = s
+        .params
+        .get("name")
+        .or_else(|| s.params.get("uri"))
+        .and_then(Value::as_str);
+    match name {
+        Some(n) => format!("{} of {n}", s.method),
+        None => s.method.clone(),
     }
 }
 
@@ -501,6 +721,8 @@ mod tests {
             method: method.into(),
             token: token.map(str::to_string),
             reply,
+            // Both requests of a pair in flight together unless a test says otherwise.
+            span: Some((0.0, 10.0)),
         }
     }
 
@@ -523,6 +745,7 @@ mod tests {
                 sent('B', "ping", None, reply(2, Some(json!({})), vec![])),
             )],
             clients: SESSIONS,
+            slow: None,
         };
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Pass, "{}", f.detail);
@@ -551,6 +774,7 @@ mod tests {
                 sent('B', "tools/call", Some("b"), reply(2, Some(done), vec![])),
             )],
             clients: CONNECTIONS,
+            slow: None,
         };
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Fail);
@@ -585,6 +809,7 @@ mod tests {
                 ),
             ],
             clients: SESSIONS,
+            slow: None,
         };
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Fail);
@@ -622,6 +847,7 @@ mod tests {
                 sent('B', "ping", None, not_found(2)),
             )],
             clients: SESSIONS,
+            slow: None,
         };
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Skip, "{}", f.detail);
@@ -660,6 +886,7 @@ mod tests {
                 sent('B', "ping", None, no_ping),
             )],
             clients: SESSIONS,
+            slow: None,
         };
         assert_eq!(judge(&unimplemented).status(), Status::Pass);
         // Without sessions (2026-07-28) a 404 is an answer lost.
@@ -668,5 +895,98 @@ mod tests {
         let f = judge(&run).build(|_| true).expect("valid");
         assert_eq!(f.status, Status::Fail, "{}", f.detail);
         assert!(f.detail.contains("lost"), "{}", f.detail);
+    }
+
+    #[test]
+    fn a_run_with_no_two_requests_in_flight_together_is_not_assessed() {
+        // Each pair answered one after the other (as with one request slot): nothing shows
+        // whether the server keeps two clients apart, so this is never a pass.
+        let mut run = ConcurrentRun {
+            setup: vec![],
+            pairs: vec![(
+                sent(
+                    'A',
+                    "tools/list",
+                    None,
+                    reply(1, Some(json!({"tools": []})), vec![]),
+                ),
+                sent('B', "ping", None, reply(2, Some(json!({})), vec![])),
+            )],
+            clients: SESSIONS,
+            slow: None,
+        };
+        run.pairs[0].0.span = Some((0.0, 5.0));
+        run.pairs[0].1.span = Some((5.0, 9.0));
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Skip, "{}", f.detail);
+        assert!(f.detail.contains("in flight"), "{}", f.detail);
+        // A request the server never got overlaps nothing either.
+        run.pairs[0].1.span = None;
+        assert_eq!(judge(&run).status(), Status::Skip);
+        // Overlapping by a millisecond is in flight together.
+        run.pairs[0].1.span = Some((4.0, 9.0));
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Pass, "{}", f.detail);
+        assert!(f.detail.contains("1 of 1 pair(s)"), "{}", f.detail);
+    }
+
+    #[test]
+    fn progress_of_a_slow_round_reaching_the_other_client_fails() {
+        let slow = Slow {
+            method: "resources/read".into(),
+            params: json!({"uri": "fixture://slow"}),
+            input_schema: Value::Null,
+            took_ms: 120.0,
+        };
+        let read = json!({"contents": []});
+        let mut run = ConcurrentRun {
+            setup: vec![],
+            pairs: vec![(
+                sent(
+                    'A',
+                    "resources/read",
+                    Some("ta0"),
+                    reply(1, Some(read.clone()), vec![progress("ta0")]),
+                ),
+                sent(
+                    'B',
+                    "resources/read",
+                    Some("tb0"),
+                    reply(2, Some(read.clone()), vec![progress("tb0")]),
+                ),
+            )],
+            clients: SESSIONS,
+            slow: Some(slow),
+        };
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Pass, "{}", f.detail);
+        assert!(
+            f.detail.contains("resources/read of fixture://slow"),
+            "{}",
+            f.detail
+        );
+        // B's token reaching A, on a later round of its own token.
+        run.pairs.push((
+            sent(
+                'A',
+                "resources/read",
+                Some("ta1"),
+                reply(3, Some(read.clone()), vec![progress("tb0")]),
+            ),
+            sent(
+                'B',
+                "tools/list",
+                Some("tb1"),
+                reply(4, Some(json!({"tools": []})), vec![]),
+            ),
+        ));
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        assert!(f.detail.contains("client B's token"), "{}", f.detail);
+        // A list answer reaching the client that read: crossed by its shape.
+        run.pairs[1].0.reply = reply(3, Some(json!({"tools": []})), vec![]);
+        let f = judge(&run).build(|_| true).expect("valid");
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        assert!(f.detail.contains("tools/list result"), "{}", f.detail);
     }
 }

@@ -2,8 +2,11 @@
 //! (`timeout_recovery`), after an oversized body (`oversized_request`), and after a
 //! handshake-era session was ended (`session_recovery`).
 
-use serde_json::json;
+use std::time::Duration;
 
+use serde_json::{Value, json};
+
+use super::concurrent::{Slow, slow_probe};
 use super::{OVERSIZED_REQUEST, SESSION_RECOVERY, TIMEOUT_RECOVERY, cite};
 use crate::client::{Connection, lifecycle};
 use crate::probe::liveness::alive;
@@ -19,14 +22,94 @@ pub const OVERSIZED_BYTES: usize = 4 * 1024 * 1024;
 /// up on" match it).
 pub const ABANDONED_ID: &str = "scout-abandoned";
 
-/// Sends `tools/list` and abandons it (stdio: without waiting for its answer; HTTP: written
-/// whole on a connection of its own, `https://` included, which is closed unread once the
-/// write completed), then `ask`, a request the server already answered.
-pub(super) async fn probe_timeout(w: &Connection, ask: &str) -> (Reply, Reply) {
+/// What `timeout_recovery` abandoned.
+pub(super) struct Abandoned {
+    /// The request scout gave up on (`tools/list`, or the run's slowest request).
+    pub what: String,
+    pub reply: Reply,
+    /// How scout knew the request had started before giving up on it (slow requests).
+    pub started: Option<&'static str>,
+    /// The `notifications/cancelled` sent for it (slow requests).
+    pub cancel: Option<Reply>,
+}
+
+/// The shortest time a request of the run must have taken to be abandoned mid-work.
+pub(super) const SLOW_ENOUGH_TO_ABANDON_MS: f64 = 200.0;
+
+/// The shortest time scout waits for a slow request's progress before giving up on it.
+const GIVE_UP_FLOOR: Duration = Duration::from_millis(50);
+
+/// Abandons a request, then sends `ask`, a request the server already answered. With `slow` (the run's slowest request
+/// scout may send again, see [`Slow`]): sends it with a progress token and gives up at its
+/// first progress notification, the server's word that it is at work on it, or, from a
+/// server that reports none, at half the time the same request took before (a client's
+/// timeout); then cancels it with `notifications/cancelled`, as an agent that gives up
+/// does. Without: sends `tools/list` and abandons it at once (stdio: without waiting for
+/// its answer; HTTP: written whole on a connection of its own, `https://` included, which
+/// is closed unread once the write completed).
+pub(super) async fn probe_timeout(
+    w: &Connection,
+    slow: Option<&Slow>,
+    ask: &str,
+) -> (Abandoned, Reply) {
+    let id = format!("{ABANDONED_ID}-{}", era_tag(w.era()));
+    // A request quicker than this would be answered before scout gave up on it.
+    let Some(slow) = slow.filter(|s| s.took_ms >= SLOW_ENOUGH_TO_ABANDON_MS) else {
+        let what = format!(
+            "tools/list (no request of the run took {SLOW_ENOUGH_TO_ABANDON_MS:.0} ms or more, to be abandoned while at work)"
+        );
+        return abandon_at_once(w, id, what, ask).await;
+    };
+    let give_up = Duration::from_secs_f64(slow.took_ms / 2000.0).max(GIVE_UP_FLOOR);
+    let mut probe = slow_probe(slow, &id, &id, w.era() == Era::Modern);
+    // Reading ends at the first message that is not the answer: its progress.
+    probe.end_after = 1;
+    probe.timeout = Some(give_up);
+    let reply = w.send(probe).await;
+    if reply.response.is_some() {
+        // It had only waited behind other requests when it was slow: nothing was abandoned,
+        // so tools/list is, as when the run has no slow request.
+        let what = format!(
+            "tools/list ({} was answered before scout could give up on it)",
+            crate::probe::resilience::concurrent::slow_name(slow)
+        );
+        return abandon_at_once(w, format!("{id}-list"), what, ask).await;
+    }
+    let progressed = reply
+        .notifications
+        .iter()
+        .any(|n| n.get("method").and_then(Value::as_str) == Some("notifications/progress"));
+    let cancel = w
+        .notify(
+            "notifications/cancelled",
+            Some(json!({"requestId": id, "reason": "scout gave up on the request"})),
+        )
+        .await;
+    let next = w.request(ask, json!({})).await;
+    let abandoned = Abandoned {
+        what: crate::probe::resilience::concurrent::slow_name(slow),
+        reply,
+        started: Some(if progressed {
+            "at its first progress notification"
+        } else {
+            "after half the time it took before"
+        }),
+        cancel: Some(cancel),
+    };
+    (abandoned, next)
+}
+
+/// Sends `tools/list` with id `id` and abandons it at once, then `ask`.
+async fn abandon_at_once(
+    w: &Connection,
+    id: String,
+    what: String,
+    ask: &str,
+) -> (Abandoned, Reply) {
     let stdio = w.transport() == TransportKind::Stdio;
-    let abandoned = w
+    let reply = w
         .send(Probe {
-            id: IdKind::Str(format!("{ABANDONED_ID}-{}", era_tag(w.era()))),
+            id: IdKind::Str(id),
             // Bounds the write of the request over HTTP (and keeps it out of the latency
             // timings: it is not an ordinary request).
             timeout: Some(w.connector().timeout()),
@@ -36,6 +119,12 @@ pub(super) async fn probe_timeout(w: &Connection, ask: &str) -> (Reply, Reply) {
         })
         .await;
     let next = w.request(ask, json!({})).await;
+    let abandoned = Abandoned {
+        what,
+        reply,
+        started: None,
+        cancel: None,
+    };
     (abandoned, next)
 }
 
@@ -47,13 +136,22 @@ fn era_tag(e: Era) -> &'static str {
 }
 
 /// Judges `timeout_recovery`: only a request scout really stopped waiting for counts as
-/// abandoned (one written without waiting, `NoResponse` with no HTTP answer, or one that
-/// timed out).
-pub(super) fn timeout_recovery(abandoned: &Reply, next: &Reply) -> FindingBuilder {
-    let ev = cite([abandoned, next]);
-    let given_up = match abandoned.outcome {
-        Outcome::TimedOut => true,
-        Outcome::NoResponse => abandoned.http.is_none(),
+/// abandoned (one written without waiting, one whose reading scout ended before its
+/// answer, or one that timed out).
+pub(super) fn timeout_recovery(a: &Abandoned, next: &Reply) -> FindingBuilder {
+    let ev = cite(
+        std::iter::once(&a.reply)
+            .chain(a.cancel.iter())
+            .chain(std::iter::once(next)),
+    );
+    let what = &a.what;
+    // A slow request's reading ends at its first progress notification, whatever the
+    // transport calls that outcome: given up on as long as its response had not come.
+    let given_up = match (&a.reply.outcome, a.started) {
+        (Outcome::TransportError(_), _) => false,
+        (Outcome::TimedOut, _) => true,
+        (_, Some(_)) => a.reply.response.is_none(),
+        (Outcome::NoResponse, None) => a.reply.http.is_none(),
         _ => false,
     };
     if !given_up {
@@ -61,20 +159,24 @@ pub(super) fn timeout_recovery(abandoned: &Reply, next: &Reply) -> FindingBuilde
             .skip(
                 SkipReason::NotAssessed,
                 format!(
-                    "The tools/list scout meant to abandon was not abandoned ({} before scout gave up), so there was nothing to recover from.",
-                    describe(abandoned)
+                    "The {what} scout meant to abandon was not abandoned ({} before scout gave up), so there was nothing to recover from.",
+                    describe(&a.reply)
                 ),
             )
             .evidence(ev);
     }
+    let how = match a.started {
+        Some(when) => format!("After scout gave up on {what} {when} and cancelled it"),
+        None => format!("After scout gave up on {what} without waiting for its answer"),
+    };
     if alive(next) {
         TIMEOUT_RECOVERY
-            .pass("After scout gave up on tools/list without waiting for its answer, the next request was answered.")
+            .pass(format!("{how}, the next request was answered normally."))
             .evidence(ev)
     } else {
         TIMEOUT_RECOVERY
             .fail(format!(
-                "After scout gave up on tools/list without waiting for its answer, the next ordinary request {}.",
+                "{how}, the next ordinary request {}.",
                 describe(next)
             ))
             .evidence(ev)
@@ -345,23 +447,59 @@ mod tests {
         }
     }
 
+    fn at_once(reply: Reply) -> Abandoned {
+        Abandoned {
+            what: "tools/list".into(),
+            reply,
+            started: None,
+            cancel: None,
+        }
+    }
+
     #[test]
     fn timeout_recovery_needs_a_real_abandon() {
-        let timed_out = reply(1, Outcome::TimedOut, None);
-        let f = timeout_recovery(&timed_out, &ok(2));
+        let timed_out = || at_once(reply(1, Outcome::TimedOut, None));
+        let f = timeout_recovery(&timed_out(), &ok(2));
         assert_eq!(f.status(), Status::Pass);
         let dead = reply(2, Outcome::TimedOut, None);
-        assert_eq!(timeout_recovery(&timed_out, &dead).status(), Status::Fail);
+        assert_eq!(timeout_recovery(&timed_out(), &dead).status(), Status::Fail);
         // stdio: written without waiting for the answer.
-        let unawaited = reply(1, Outcome::NoResponse, None);
+        let unawaited = at_once(reply(1, Outcome::NoResponse, None));
         assert_eq!(timeout_recovery(&unawaited, &ok(2)).status(), Status::Pass);
         // Answered within the short timeout: nothing was abandoned, so no verdict.
-        assert_eq!(timeout_recovery(&ok(1), &ok(2)).status(), Status::Skip);
-        // HTTP answered without a JSON-RPC response: not abandoned either.
         assert_eq!(
-            timeout_recovery(&status(1, 202), &ok(2)).status(),
+            timeout_recovery(&at_once(ok(1)), &ok(2)).status(),
             Status::Skip
         );
+        // HTTP answered without a JSON-RPC response: not abandoned either.
+        assert_eq!(
+            timeout_recovery(&at_once(status(1, 202)), &ok(2)).status(),
+            Status::Skip
+        );
+    }
+
+    #[test]
+    fn a_slow_request_given_up_at_its_progress_is_abandoned() {
+        // Over HTTP scout stops reading the stream at the first progress notification: an
+        // HTTP answer without the response, abandoned all the same; then it cancels.
+        let slow = Abandoned {
+            what: "tools/call of slow".into(),
+            reply: status(1, 200),
+            started: Some("at its first progress notification"),
+            cancel: Some(status(2, 202)),
+        };
+        let f = timeout_recovery(&slow, &ok(3))
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(f.status, Status::Pass, "{}", f.detail);
+        assert_eq!(f.evidence, vec![1, 2, 3]);
+        let hung = reply(3, Outcome::TimedOut, None);
+        let f = timeout_recovery(&slow, &hung)
+            .build(|_| true)
+            .expect("valid");
+        assert_eq!(f.status, Status::Fail, "{}", f.detail);
+        assert!(f.detail.contains("tools/call of slow"), "{}", f.detail);
+        assert!(f.detail.contains("cancelled it"), "{}", f.detail);
     }
 
     #[test]
