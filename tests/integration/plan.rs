@@ -123,13 +123,17 @@ async fn a_server_that_answers_everything_after_1_5_s_is_checked_within_the_defa
     assert_eq!(spec.deadline, std::time::Duration::from_secs(120));
     let r = crate::phase_fixtures::run(spec).await;
     assert!(!r.interrupted, "the run was cut short: {:?}", r.findings);
-    // The revision matrix is extra work that yields when half the deadline is gone (here,
-    // with 1.5 s an answer, it is); every check of the phases is judged.
+    // The revision matrix has a budget of its own and stops before the last tenth of the
+    // deadline (here, with 1.5 s an answer, it may reach either, and says which); every
+    // check of the phases is judged and the run is not cut short.
     let cut: Vec<_> = r
         .findings
         .iter()
         .filter(|f| f.detail.contains("deadline"))
-        .filter(|f| !(f.id == "protocol.revisions" && f.detail.contains("yields")))
+        .filter(|f| {
+            !(f.id == "protocol.revisions"
+                && (f.detail.contains("its budget") || f.detail.contains("last steps")))
+        })
         .map(|f| &f.id)
         .collect();
     assert!(cut.is_empty(), "skipped for the deadline: {cut:?}");

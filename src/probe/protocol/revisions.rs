@@ -15,8 +15,9 @@
 //! reads the lines between two probes of their own process) one at a time.
 //!
 //! The matrix has a time budget of its own (a quarter of `--deadline`, from when it starts,
-//! never past the run's deadline), so whether it runs does not depend on how long the phases
-//! before it took: a slow server is asked the same questions as a fast one.
+//! never into the last tenth of the run's deadline, which the steps after it need), so
+//! whether it runs does not depend on how long the phases before it took: a slow server is
+//! asked the same questions as a fast one, unless the run as a whole is out of time.
 
 use serde_json::{Value, json};
 
@@ -147,11 +148,19 @@ pub async fn matrix(s: &Session) -> Matrix {
     let (budget, until) = budget(s);
     match tokio::time::timeout_at(until, ask_all(s, &own, revisions)).await {
         Ok(m) => m,
-        Err(_) if until < budget.run_deadline => Matrix::only(REVISIONS.skip(
+        Err(_) if until == budget.own_end => Matrix::only(REVISIONS.skip(
             SkipReason::NotAssessed,
             format!(
                 "the revision matrix's own requests took longer than its budget of {} ms (a quarter of the {} s --deadline), so it stopped before every revision was asked",
                 budget.own.as_millis(),
+                s.spec.deadline.as_secs()
+            ),
+        )),
+        Err(_) if until < budget.run_deadline => Matrix::only(REVISIONS.skip(
+            SkipReason::NotAssessed,
+            format!(
+                "the run came within {} ms of its {} s --deadline while the revision matrix was still asking, and the matrix stops there to leave the run's last steps their time (a longer --deadline runs it whole)",
+                budget.reserve.as_millis(),
                 s.spec.deadline.as_secs()
             ),
         )),
@@ -161,20 +170,35 @@ pub async fn matrix(s: &Session) -> Matrix {
 
 /// The matrix's own time: a quarter of `--deadline`, counted from when it starts, so that
 /// how long the phases before it took cannot decide whether it runs (a server whose tools
-/// are slow is asked the same questions as a fast one); and never past the run's deadline.
+/// are slow is asked the same questions as a fast one); and never into the last tenth of the
+/// run's deadline, which the steps after the matrix need (the security judgements, ending
+/// every session, the shutdown): a matrix that ran to the deadline itself would leave the
+/// whole run interrupted.
 struct Budget {
     own: std::time::Duration,
+    own_end: tokio::time::Instant,
+    reserve: std::time::Duration,
     run_deadline: tokio::time::Instant,
 }
 
-/// The matrix's [`Budget`], and the instant it ends (its own end, or the run's deadline
-/// when that comes first).
+/// The matrix's [`Budget`], and the instant it ends (its own end, or the start of the run's
+/// reserve when that comes first).
 fn budget(s: &Session) -> (Budget, tokio::time::Instant) {
     let now = tokio::time::Instant::now();
     let own = s.spec.deadline / 4;
+    let reserve = s.spec.deadline / 10;
     let run_deadline = s.deadline.unwrap_or(now + s.spec.deadline);
-    let until = (now + own).min(run_deadline);
-    (Budget { own, run_deadline }, until)
+    let own_end = now + own;
+    let until = own_end.min(run_deadline.checked_sub(reserve).unwrap_or(now));
+    (
+        Budget {
+            own,
+            own_end,
+            reserve,
+            run_deadline,
+        },
+        until,
+    )
 }
 
 /// Asks every revision in `revisions`, from the run's handshake-era wire `own`, and judges
