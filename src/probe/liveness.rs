@@ -142,7 +142,8 @@ pub fn settle(s: &mut Session) {
     // A server that never answered did not stop part-way: what it never said is judged as
     // before (discovery says it could not be reached).
     let charged_as_before = broken_input(s, d.after).is_some() || last_word == 0;
-    let cut_off = http_without_answer(s);
+    let mut cut_off = http_without_answer(s);
+    cut_off.extend(stdio_without_answer(s));
     // Over stdio the revision matrix's handshakes are processes of their own, which the
     // run's own process stopping does not stop: what rests on them alone stands.
     let own_process = matches!(s.spec.target, crate::spec::TargetSpec::Stdio(_));
@@ -234,8 +235,60 @@ fn http_without_answer(s: &Session) -> Vec<Seq> {
     s.recorder
         .shared()
         .iter()
-        .filter(|e| matches!(&e.kind, ExchangeKind::Http(h) if h.status.is_none()))
+        .filter(|e| match &e.kind {
+            ExchangeKind::Http(h) => h.status.is_none() || request_left_unanswered(e),
+            ExchangeKind::Stdio(_) => false,
+        })
         .map(|e| e.seq)
+        .collect()
+}
+
+/// True when `e` is an HTTP request with an id whose answer carried no JSON-RPC response (a
+/// status line, then nothing): a server that exits while writing takes the body with it.
+/// Only read once the server is known to have stopped.
+fn request_left_unanswered(e: &Exchange) -> bool {
+    let messages = jsonrpc_messages(e);
+    let asked = messages
+        .first()
+        .is_some_and(|m| m.get("method").is_some() && m.get("id").is_some_and(|id| !id.is_null()));
+    asked
+        && !messages
+            .iter()
+            .skip(1)
+            .any(|m| m.get("result").is_some() || m.get("error").is_some())
+}
+
+/// The stdio requests of the run that never got an answer (no line the server wrote carries
+/// their id): scout writes requests from several tasks at once, so one numbered before the
+/// server's last line can still have met the closed pipe, and what it "got" was the stop.
+fn stdio_without_answer(s: &Session) -> Vec<Seq> {
+    let mut asked: Vec<(String, Seq)> = Vec::new();
+    let mut answered: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for e in s.recorder.shared().iter() {
+        let ExchangeKind::Stdio(m) = &e.kind else {
+            continue;
+        };
+        for msg in jsonrpc_messages(e) {
+            let Some(id) = msg
+                .get("id")
+                .filter(|id| !id.is_null())
+                .map(|id| id.to_string())
+            else {
+                continue;
+            };
+            match (m.direction, msg.get("method").is_some()) {
+                (Direction::Sent, true) => asked.push((id, e.seq)),
+                (Direction::Received, false) => {
+                    answered.insert(id);
+                }
+                _ => {}
+            }
+        }
+    }
+    asked
+        .into_iter()
+        .filter(|(id, _)| !answered.contains(id))
+        .map(|(_, seq)| seq)
         .collect()
 }
 
